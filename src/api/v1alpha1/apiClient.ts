@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { API_VERSION, ObjectMetaSchema } from './meta.ts';
+import { PaymentModeSchema } from './executionRequest.ts';
+
+/**
+ * An API key's tenant. The key itself is never stored: only sha256 of its secret part. The resource name is
+ * the key id (the part of the key before the secret), so a lookup is a get by name, then a constant-time
+ * compare. Rotation replaces the hash and keeps the name, so an agent's wallets survive rotation.
+ */
+export const ApiClientSpecSchema = z.object({
+  displayName: z.string().optional(),
+  keyHash: z.string().regex(/^[0-9a-f]{64}$/),
+  paymentMode: PaymentModeSchema,
+  enabled: z.boolean().default(true),
+  limits: z
+    .object({
+      /** Sustained requests per second per key on protected endpoints (token bucket). */
+      requestsPerSecond: z.number().positive().default(50),
+      burst: z.number().int().positive().default(100),
+      maxBatchCalls: z.number().int().positive().default(20),
+    })
+    .default({ requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 }),
+});
+export type ApiClientSpec = z.infer<typeof ApiClientSpecSchema>;
+
+export const ApiClientSchema = z.object({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('ApiClient'),
+  metadata: ObjectMetaSchema,
+  spec: ApiClientSpecSchema,
+  status: z.object({ rotatedAt: z.string().optional(), revokedAt: z.string().optional() }).optional(),
+});
+export type ApiClient = z.infer<typeof ApiClientSchema>;

@@ -1,0 +1,16 @@
+export * from './meta.ts';
+export * from './executionRequest.ts';
+export * from './apiClient.ts';
+export * from './paymentReceipt.ts';
+
+import type { ApiClient } from './apiClient.ts';
+import type { ExecutionRequest } from './executionRequest.ts';
+import type { PaymentReceipt } from './paymentReceipt.ts';
+
+/** Maps a kind name to its resource type, so the store is typed by kind. */
+export interface ResourceByKind {
+  ExecutionRequest: ExecutionRequest;
+  ApiClient: ApiClient;
+  PaymentReceipt: PaymentReceipt;
+}
+export type AnyResource = ResourceByKind[keyof ResourceByKind];

@@ -1,0 +1,101 @@
+import type { Address, Hex } from 'viem';
+import type { Call, SignedUserOperation } from '../api/v1alpha1/index.ts';
+import type { ChainName } from '../config/chains.ts';
+import type { Result } from '../lib/result.ts';
+
+/**
+ * The chain worker's contract. In the embedded mode the controller calls an in-process implementation; in a
+ * cluster the same interface is served over gRPC (proto/chainworker/v1), one worker per chain. Everything
+ * here must therefore be plain data (bigints as decimal strings where they cross the wire).
+ */
+
+/** Identifies a wallet: the owner key is derived from (service secret, apiClient); the salt from agentId. */
+export interface WalletRef {
+  apiClient: string;
+  agentId: string;
+}
+
+export interface WalletInfo {
+  address: Address;
+  deployed: boolean;
+}
+
+export interface TokenBalance {
+  symbol: string;
+  address: Address;
+  decimals: number;
+  raw: string;
+}
+export interface WalletBalances {
+  address: Address;
+  deployed: boolean;
+  nativeWei: string;
+  tokens: TokenBalance[];
+}
+
+export interface SimulationResult {
+  wallet: WalletInfo;
+  /** Gas the whole UserOperation may use (verification + call + paymaster + pre-verification). */
+  estimatedGas: bigint;
+  /** Gas of the calls alone, as executed from the wallet. */
+  callGas: bigint;
+  /** Current max fee per gas the worker would sign with. */
+  maxFeePerGas: bigint;
+  estimatedCostWei: bigint;
+  estimatedCostUsd: number;
+}
+
+export type SimulationFailureCode =
+  | 'simulation_reverted' // a call reverted; revertReason says why
+  | 'insufficient_funds' // the wallet cannot cover the value it sends
+  | 'rpc_unavailable'; // the chain did not answer: operational, retry
+export interface SimulationFailure {
+  code: SimulationFailureCode;
+  message: string;
+  /** Index in the batch of the call that failed, when known. */
+  callIndex?: number;
+  revertReason?: string;
+  revertData?: Hex;
+}
+
+export type OperationOutcome =
+  /** The bundler holds it and will try to include it. */
+  | { state: 'pending' }
+  /** Neither the bundler nor the chain knows it (e.g. after a restart): re-submit the same operation. */
+  | { state: 'unknown' }
+  | {
+      state: 'included';
+      success: boolean;
+      txHash: Hex;
+      blockNumber: string;
+      actualGasUsed: string;
+      actualGasCostWei: string;
+      revertReason?: string;
+      revertData?: Hex;
+    }
+  /** Will never be included (validation failed, sponsorship expired, nonce used by another op). */
+  | { state: 'dropped'; code: string; message: string };
+
+export interface PrepareOptions {
+  requestId: string;
+}
+
+export interface ChainWorker {
+  readonly chain: ChainName;
+  resolveWallet(ref: WalletRef): Promise<WalletInfo>;
+  getBalances(ref: WalletRef): Promise<WalletBalances>;
+  simulate(ref: WalletRef, calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>>;
+  /**
+   * Allocates the next nonce of the wallet (under the (chain, sender) lock), builds the UserOperation with
+   * the paymaster's sponsorship and signs it. Nothing is sent: the caller persists the result first.
+   */
+  prepareOperation(ref: WalletRef, calls: readonly Call[], opts: PrepareOptions): Promise<SignedUserOperation>;
+  /** Hands a signed operation to the bundler. Idempotent by operation hash; never re-signs. */
+  submitOperation(op: SignedUserOperation): Promise<void>;
+  getOperationOutcome(op: SignedUserOperation): Promise<OperationOutcome>;
+  /** Tells the worker which signed operations are still in flight (after a restart), so nonces are not reused. */
+  restoreInFlight(ops: readonly SignedUserOperation[]): Promise<void>;
+  /** Pushes outcomes as they happen so the controller need not poll. Returns an unsubscribe function. */
+  onOutcome(listener: (opHash: Hex, outcome: OperationOutcome) => void): () => void;
+  close(): Promise<void>;
+}

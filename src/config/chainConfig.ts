@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { ChainNameSchema } from './chains.ts';
+
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
+const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
+
+export const TOKEN_SYMBOLS = ['USDC', 'USDT', 'aUSD'] as const;
+export const TokenSymbolSchema = z.enum(TOKEN_SYMBOLS);
+export type TokenSymbol = z.infer<typeof TokenSymbolSchema>;
+
+export const TokenConfigSchema = z.object({
+  symbol: TokenSymbolSchema,
+  address: Address,
+  decimals: z.number().int().min(0).max(36),
+  /** Accepted for payment on this chain (spec §2.7: USDT only on ethereum, only when enabled). */
+  acceptedForPayment: z.boolean().default(true),
+});
+export type TokenConfig = z.infer<typeof TokenConfigSchema>;
+
+/**
+ * Everything a chain worker needs to serve one chain. Produced from the devnet manifest in the embedded
+ * mode, or read from YAML (validated by this schema) in a cluster. Private keys here come from secrets.
+ */
+export const ChainConfigSchema = z.object({
+  name: ChainNameSchema,
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url(),
+  entryPoint: Address,
+  simpleAccountFactory: Address,
+  paymaster: Address,
+  /** Signs VerifyingPaymaster sponsorships; must be the paymaster's `verifyingSigner`. */
+  paymasterSignerKey: PrivateKey,
+  /** Executor EOAs that send handleOps bundles; one bundle in flight per key. */
+  executorKeys: z.array(PrivateKey).min(1),
+  /** Receives the bundles' gas refunds (EntryPoint `beneficiary`). */
+  beneficiary: Address,
+  treasury: Address,
+  tokens: z.array(TokenConfigSchema),
+  /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
+  nativeUsdPrice: z.number().positive().default(3000),
+  bundler: z
+    .object({
+      maxOpsPerBundle: z.number().int().positive().default(32),
+      /** How long the bundler waits for more operations before sending a non-full bundle. */
+      maxWaitMs: z.number().int().min(0).default(2),
+      /** A sponsorship's validity window: an operation not included by then can never be, and fails. */
+      sponsorshipTtlSeconds: z.number().int().positive().default(600),
+      /** eth_sendRawTransactionSync (anvil and some L2s) instead of send + receipt polling. */
+      syncSend: z.boolean().default(false),
+      receiptPollMs: z.number().int().positive().default(250),
+    })
+    .default({ maxOpsPerBundle: 32, maxWaitMs: 2, sponsorshipTtlSeconds: 600, syncSend: false, receiptPollMs: 250 }),
+});
+export type ChainConfig = z.infer<typeof ChainConfigSchema>;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { ChainNameSchema } from '../config/chains.ts';
+import { TokenConfigSchema } from '../config/chainConfig.ts';
+
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
+const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
+const Account = z.object({ address: Address, privateKey: PrivateKey });
+
+/**
+ * What the devnet wrote at start (`<data-dir>/devnet/manifest.json`): enough for the service, the CLI and the
+ * tests to reach every chain and contract. The keys are anvil's public test keys: devnet only.
+ */
+export const DevnetChainSchema = z.object({
+  name: ChainNameSchema,
+  chainId: z.number().int(),
+  rpcUrl: z.string().url(),
+  entryPoint: Address,
+  simpleAccountFactory: Address,
+  accountImplementation: Address,
+  paymaster: Address,
+  treasury: Address,
+  tokens: z.array(TokenConfigSchema),
+  /** Contracts the tests and examples call: a Counter and a Gate (see contracts/). */
+  testContracts: z.object({ counter: Address, gate: Address }),
+});
+export type DevnetChain = z.infer<typeof DevnetChainSchema>;
+
+export const DevnetManifestSchema = z.object({
+  version: z.literal(1),
+  createdAt: z.string(),
+  /** True when this start deployed the contracts (empty or lost chain state), false when state was reloaded. */
+  fresh: z.boolean(),
+  chains: z.array(DevnetChainSchema),
+  accounts: z.object({
+    deployer: Account,
+    paymasterSigner: Account,
+    executors: z.array(Account),
+    /** Funded with native coin and every test token: for tests and for trying the API by hand. */
+    funded: z.array(Account),
+  }),
+});
+export type DevnetManifest = z.infer<typeof DevnetManifestSchema>;

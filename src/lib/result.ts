@@ -1,0 +1,5 @@
+/** Expected outcomes that are not exceptions (a simulation revert, a refused proof) travel as values. */
+export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
+export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });

@@ -1,0 +1,74 @@
+import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import { AgentWalletError } from '../lib/errors.ts';
+
+/**
+ * The resource store: the subset of the Kubernetes API server's semantics the controllers rely on.
+ * Two backends implement it (embedded, durable single process; and kube, the real API server), and the same
+ * scenario tests run against both, so every rule below must hold for both:
+ *
+ * - resourceVersion is an opaque string, changed by every write; it orders events of a watch.
+ * - create fails with AlreadyExists if the name is taken (create-if-absent is the single-use primitive).
+ * - update replaces metadata (labels, annotations, finalizers) and spec, bumping generation when spec
+ *   changes; status in the body is ignored. updateStatus replaces status only and never bumps generation.
+ *   Both fail with Conflict when the body's resourceVersion is not the stored one (optimistic concurrency).
+ * - delete with a resourceVersion precondition fails with Conflict when it does not match.
+ * - watch delivers ADDED / MODIFIED / DELETED after the given resourceVersion, in order, each object at most
+ *   once per change; if that version is too old it fails with Gone (410) and the caller must re-list.
+ */
+export type StoreErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'Invalid' | 'Unavailable';
+
+export class StoreError extends AgentWalletError<StoreErrorCode> {
+  override readonly name = 'StoreError';
+}
+export const isStoreError = (e: unknown, code?: StoreErrorCode): e is StoreError =>
+  e instanceof StoreError && (code === undefined || e.code === code);
+
+export interface ListOptions {
+  namespace?: string;
+  /** Equality selector only: every given label must match. */
+  labelSelector?: Record<string, string>;
+}
+
+export interface ListResult<T> {
+  items: T[];
+  /** Start a watch from here to see every change after this list. */
+  resourceVersion: string;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export interface WatchOptions extends ListOptions {
+  /** Deliver changes after this version; omitted means "from now". */
+  resourceVersion?: string;
+}
+
+export interface WatchHandle {
+  stop(): void;
+  /** Settles when the watch ends: resolves on stop(), rejects with StoreError (Gone, Unavailable) otherwise. */
+  readonly done: Promise<void>;
+}
+
+export interface DeleteOptions {
+  namespace?: string;
+  preconditions?: { resourceVersion?: string };
+}
+
+export interface ResourceStore {
+  get<K extends Kind>(kind: K, name: string, namespace?: string): Promise<ResourceByKind[K]>; // NotFound
+  list<K extends Kind>(kind: K, opts?: ListOptions): Promise<ListResult<ResourceByKind[K]>>;
+  watch<K extends Kind>(
+    kind: K,
+    opts: WatchOptions,
+    onEvent: (event: WatchEvent<ResourceByKind[K]>) => void,
+  ): WatchHandle;
+  create<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // AlreadyExists
+  update<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // Conflict, NotFound
+  updateStatus<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // Conflict, NotFound
+  delete(kind: Kind, name: string, opts?: DeleteOptions): Promise<void>; // NotFound, Conflict
+  /** Flushes and releases resources. */
+  close(): Promise<void>;
+}
