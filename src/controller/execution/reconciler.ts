@@ -1,0 +1,272 @@
+import type { ExecutionRequest, ExecutionRequestStatus, Failure, SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
+import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
+import type { ChainName } from '../../config/chains.ts';
+import type { PaymentPolicies } from '../../payments/policy.ts';
+import type { ResourceStore } from '../../store/types.ts';
+import { isStoreError } from '../../store/types.ts';
+
+export type ReconcileResult = { done: true } | { requeueAfterMs: number };
+
+export interface ExecutionReconcilerDeps {
+  store: ResourceStore;
+  workers: ReadonlyMap<ChainName, ChainWorker>;
+  payments: PaymentPolicies;
+  /**
+   * Requests of the same wallet that were accepted earlier and are not yet signed. Operations of one wallet
+   * are signed in acceptance order (names are time-sortable), so nonces follow the order agents sent them.
+   */
+  earlierUnsigned(request: ExecutionRequest): number;
+  /** Called when an operation is persisted, so pushed outcomes can be routed back to the request. */
+  trackOperation?(opHash: string, request: ExecutionRequest): void;
+  now?: () => Date;
+  /** How long a Broadcasting request waits for a pushed outcome before polling the worker again. */
+  outcomePollMs?: number;
+}
+
+/** Thrown for conditions a retry cannot fix; the controller logs it and does not requeue. */
+export class ReconcileTerminalError extends Error {
+  override readonly name = 'ReconcileTerminalError';
+}
+
+/**
+ * The execution reconciler: reads one ExecutionRequest, takes the one next step of spec §3 and writes status.
+ *   (new/Pending) ─simulate, pay, sign─▶ Queued(op) ─submit─▶ Broadcasting ─outcome─▶ Confirmed|Reverted|Failed
+ * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
+ * operation, and the EntryPoint nonce makes a second execution impossible.
+ */
+export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
+  const now = deps.now ?? (() => new Date());
+  const pollMs = deps.outcomePollMs ?? 15_000;
+
+  async function reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    let req: ExecutionRequest;
+    try {
+      req = await deps.store.get('ExecutionRequest', name, namespace);
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) return { done: true };
+      throw e;
+    }
+    const phase = req.status?.phase;
+    if (isTerminal(phase)) return { done: true };
+    const worker = deps.workers.get(req.spec.chain);
+    if (!worker) return fail(req, { code: 'chain_unavailable', message: `no chain worker serves '${req.spec.chain}'` });
+
+    switch (phase) {
+      case undefined:
+      case 'Pending':
+      case 'PaymentVerified':
+        return admit(req, worker);
+      case 'PaymentRequired':
+        return { done: true }; // the payments controller moves it on when a proof arrives
+      case 'Queued':
+        return submit(req, worker);
+      case 'Broadcasting':
+        return track(req, worker);
+      default:
+        return { done: true };
+    }
+  }
+
+  /** Simulate, settle payment and sign: one status write that moves a new request to Queued (or out). */
+  async function admit(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const t = now();
+    const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
+    const sim = await worker.simulate(ref, req.spec.calls);
+    if (!sim.ok) {
+      if (sim.error.code === 'rpc_unavailable') throw new Error(`simulation: ${sim.error.message}`);
+      return fail(
+        req,
+        {
+          code: sim.error.code,
+          message: sim.error.message,
+          ...(sim.error.revertReason !== undefined && { revertReason: sim.error.revertReason }),
+          ...(sim.error.revertData !== undefined && { revertData: sim.error.revertData }),
+        },
+        { Simulated: ['False', 'SimulationReverted', sim.error.message] },
+      );
+    }
+    const estimates = simulationStatus(sim.value);
+    const decision = await deps.payments[req.spec.paymentMode].decide(req, sim.value);
+    if (decision.kind === 'refused') return fail(req, decision.failure, { Simulated: ['True', 'SimulationSucceeded', ''] });
+    if (decision.kind === 'required') {
+      return write(req, (s) => ({
+        ...s,
+        ...estimates,
+        estimatedCostUsd: decision.amountUsd,
+        phase: 'PaymentRequired',
+        payment: { amountUsd: decision.amountUsd },
+        startTime: s.startTime ?? t.toISOString(),
+        conditions: conditions(s, t, {
+          Simulated: ['True', 'SimulationSucceeded', ''],
+          PaymentSatisfied: ['False', 'PaymentRequired', `pay ${decision.amountUsd} USD`],
+          Succeeded: ['Unknown', 'AwaitingPayment', ''],
+        }),
+      }));
+    }
+    // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
+    if (deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
+    const op = await worker.prepareOperation(ref, req.spec.calls, { requestId: req.metadata.name });
+    const written = await write(req, (s) => ({
+      ...s,
+      ...estimates,
+      estimatedCostUsd: decision.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
+      phase: 'Queued',
+      costUsd: decision.costUsd,
+      userOperation: op,
+      startTime: s.startTime ?? t.toISOString(),
+      queuedTime: t.toISOString(),
+      conditions: conditions(s, t, {
+        Simulated: ['True', 'SimulationSucceeded', ''],
+        PaymentSatisfied: ['True', decision.reason, ''],
+        Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
+        Succeeded: ['Unknown', 'Queued', ''],
+      }),
+    }));
+    deps.trackOperation?.(op.hash, req);
+    return written;
+  }
+
+  /** Hand the persisted operation to the bundler; a retry re-sends the very same operation. */
+  async function submit(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const op = req.status?.userOperation;
+    if (!op) return admit(req, worker); // queued by a payment step but not signed yet
+    deps.trackOperation?.(op.hash, req);
+    await worker.submitOperation(op);
+    const t = now();
+    return write(req, (s) => ({
+      ...s,
+      phase: 'Broadcasting',
+      submitAttempts: (s.submitAttempts ?? 0) + 1,
+      conditions: conditions(s, t, {
+        Submitted: ['True', 'BundlerAccepted', ''],
+        Succeeded: ['Unknown', 'Broadcasting', ''],
+      }),
+    }));
+  }
+
+  async function track(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const op = req.status?.userOperation as SignedUserOperation; // Broadcasting always has one
+    deps.trackOperation?.(op.hash, req);
+    const outcome = await worker.getOperationOutcome(op);
+    return applyOutcome(req, worker, outcome);
+  }
+
+  async function applyOutcome(
+    req: ExecutionRequest,
+    worker: ChainWorker,
+    outcome: OperationOutcome,
+  ): Promise<ReconcileResult> {
+    const t = now();
+    switch (outcome.state) {
+      case 'pending':
+        return { requeueAfterMs: pollMs };
+      case 'unknown': {
+        // Not in the bundler and not on chain (the worker restarted): send the same signed operation again.
+        await worker.submitOperation(req.status!.userOperation!);
+        return write(req, (s) => ({ ...s, submitAttempts: (s.submitAttempts ?? 0) + 1 }), { requeueAfterMs: pollMs });
+      }
+      case 'dropped':
+        return fail(req, { code: outcome.code, message: outcome.message });
+      case 'included': {
+        const success = outcome.success;
+        return write(req, (s) => ({
+          ...s,
+          phase: success ? 'Confirmed' : 'Reverted',
+          txHash: outcome.txHash,
+          blockNumber: outcome.blockNumber,
+          gasUsed: outcome.actualGasUsed,
+          actualGasCostWei: outcome.actualGasCostWei,
+          completionTime: t.toISOString(),
+          ...(!success && {
+            failure: {
+              code: 'execution_reverted',
+              message: outcome.revertReason ?? 'the call reverted on chain',
+              ...(outcome.revertReason !== undefined && { revertReason: outcome.revertReason }),
+              ...(outcome.revertData !== undefined && { revertData: outcome.revertData }),
+            },
+          }),
+          conditions: conditions(s, t, {
+            Succeeded: success
+              ? ['True', 'Confirmed', `included in block ${outcome.blockNumber}`]
+              : ['False', 'Reverted', outcome.revertReason ?? 'the call reverted on chain'],
+          }),
+        }));
+      }
+    }
+  }
+
+  function fail(
+    req: ExecutionRequest,
+    failure: Failure,
+    extra: Record<string, [Status, string, string]> = {},
+  ): Promise<ReconcileResult> {
+    const t = now();
+    return write(req, (s) => ({
+      ...s,
+      phase: 'Failed',
+      failure,
+      startTime: s.startTime ?? t.toISOString(),
+      completionTime: t.toISOString(),
+      conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
+    }));
+  }
+
+  /**
+   * Writes the next status computed from the current one. On a conflict (someone else wrote since we read)
+   * we re-read and re-apply only if the phase has not moved meanwhile; otherwise the next reconcile decides.
+   */
+  async function write(
+    req: ExecutionRequest,
+    next: (s: ExecutionRequestStatus) => ExecutionRequestStatus,
+    result: ReconcileResult = { done: true },
+  ): Promise<ReconcileResult> {
+    let current = req;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const status = next({ ...(current.status ?? {}) });
+      status.observedGeneration = current.metadata.generation;
+      try {
+        await deps.store.updateStatus({ ...current, status });
+        return result;
+      } catch (e) {
+        if (!isStoreError(e, 'Conflict')) throw e;
+        const fresh = await deps.store.get('ExecutionRequest', req.metadata.name, req.metadata.namespace);
+        if (fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: 0 };
+        current = fresh;
+      }
+    }
+    throw new Error(`status of ${req.metadata.name} kept conflicting`);
+  }
+
+  return { reconcile, applyOutcome };
+}
+
+type Status = 'True' | 'False' | 'Unknown';
+
+function conditions(
+  s: ExecutionRequestStatus,
+  t: Date,
+  changes: Partial<Record<keyof typeof CONDITION, [Status, string, string]>>,
+) {
+  let list = s.conditions ?? [];
+  for (const [type, [status, reason, message]] of Object.entries(changes)) {
+    list = setCondition(list, { type, status, reason, message }, t);
+  }
+  return list;
+}
+
+function simulationStatus(sim: SimulationResult): Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'> {
+  return {
+    smartWalletAddress: sim.wallet.address,
+    estimatedGas: Number(sim.estimatedGas),
+    estimatedCostUsd: sim.estimatedCostUsd,
+  };
+}
+
+/** simulation_reverted → SimulationReverted: condition reasons are CamelCase. */
+const camel = (code: string): string =>
+  code
+    .split(/[_\s-]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
