@@ -1,4 +1,4 @@
-import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import type { AnyResource, Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 
 /**
@@ -65,9 +65,10 @@ export interface ResourceStore {
     opts: WatchOptions,
     onEvent: (event: WatchEvent<ResourceByKind[K]>) => void,
   ): WatchHandle;
-  create<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // AlreadyExists
-  update<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // Conflict, NotFound
-  updateStatus<K extends Kind>(obj: ResourceByKind[K]): Promise<ResourceByKind[K]>; // Conflict, NotFound
+  /** Writes take the object itself; its `kind` picks the collection and the result has the same type. */
+  create<T extends AnyResource>(obj: T): Promise<T>; // AlreadyExists
+  update<T extends AnyResource>(obj: T): Promise<T>; // Conflict, NotFound
+  updateStatus<T extends AnyResource>(obj: T): Promise<T>; // Conflict, NotFound
   delete(kind: Kind, name: string, opts?: DeleteOptions): Promise<void>; // NotFound, Conflict
   /** Flushes and releases resources. */
   close(): Promise<void>;
