@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Test files share the devnet's chains and executor keys, and the machine has two cores: one file at a time.
+    fileParallelism: false,
   },
 });
