@@ -22,6 +22,8 @@ export const DevnetChainSchema = z.object({
   tokens: z.array(TokenConfigSchema),
   /** Contracts the tests and examples call: a Counter and a Gate (see contracts/). */
   testContracts: z.object({ counter: Address, gate: Address }),
+  /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
+  syncSend: z.boolean().optional(),
 });
 export type DevnetChain = z.infer<typeof DevnetChainSchema>;
 
