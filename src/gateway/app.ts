@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type FastifyPluginAsyncZod,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { defaultPaymentPolicies } from '../payments/policy.ts';
+import { authHook } from './auth.ts';
+import type { GatewayContext, GatewayDeps } from './context.ts';
+import { createDecisionWaiter } from './decisionWaiter.ts';
+import { handleError, handleNotFound } from './errors.ts';
+import { startExecutionInformer } from './executionInformer.ts';
+import { createInMemoryRateLimiter } from './rateLimit.ts';
+import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
+import { executeRoutes } from './routes/execute.ts';
+import { feedRoutes } from './routes/feed.ts';
+import { healthRoutes } from './routes/health.ts';
+import { openapiRoutes } from './routes/openapi.ts';
+import { simulateRoutes } from './routes/simulate.ts';
+import { statusRoutes } from './routes/status.ts';
+import { walletRoutes } from './routes/wallet.ts';
+
+const DEFAULTS = {
+  namespace: 'default',
+  decisionTimeoutMs: 30_000,
+  bodyLimitBytes: 1024 * 1024,
+  publicRateLimit: { requestsPerSecond: 20, burst: 40 },
+};
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/**
+ * The HTTP gateway: stateless apart from its shared watch of ExecutionRequests. It validates, authenticates,
+ * rate-limits and creates resources; the controllers do the rest. Call `close()` to stop the watch (the store
+ * and the chain workers belong to the caller and stay open).
+ */
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const namespace = deps.namespace ?? DEFAULTS.namespace;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+    // Our own trace ids, never taken from the client; `req-N` (Fastify's default) would read like a request_id.
+    genReqId: () => randomUUID(),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-trace-id', request.id);
+  });
+
+  const informer = startExecutionInformer(deps.store, {
+    namespace,
+    onError: (e) => app.log.warn({ err: e }, 'ExecutionRequest watch failed; relisting'),
+  });
+  app.addHook('onClose', async () => informer.stop());
+
+  const version = deps.version ?? packageVersion();
+  const ctx: GatewayContext = {
+    store: deps.store,
+    namespace,
+    workers: deps.workers,
+    chainTokens: deps.chainTokens ?? {},
+    payments: deps.payments ?? defaultPaymentPolicies(),
+    rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
+    publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
+    decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,
+    chainProbe: deps.chainProbe,
+    version,
+    startedAt: Date.now(),
+    informer,
+    waiter: createDecisionWaiter(informer),
+  };
+
+  // Registered first: @fastify/swagger collects the routes registered after it.
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'agent-wallet',
+        version,
+        description: 'Execute EVM transactions for software agents through ERC-4337 smart wallets.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      tags: [
+        { name: 'public', description: 'No API key needed' },
+        { name: 'wallet', description: 'Smart wallet resolution and balances' },
+        { name: 'execution', description: 'Simulation, execution and status' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  const publicScope: FastifyPluginAsyncZod = async (scope) => {
+    if (ctx.publicRateLimit) scope.addHook('onRequest', perAddressRateLimit(ctx.rateLimiter, ctx.publicRateLimit));
+    await scope.register(healthRoutes(ctx));
+    await scope.register(feedRoutes(ctx));
+    await scope.register(openapiRoutes());
+  };
+
+  // Encapsulated: the auth and rate-limit hooks apply to these routes only, in this order.
+  const protectedScope: FastifyPluginAsyncZod = async (scope) => {
+    scope.addHook('onRequest', authHook(ctx));
+    scope.addHook('onRequest', perKeyRateLimit(ctx.rateLimiter));
+    await scope.register(walletRoutes(ctx));
+    await scope.register(simulateRoutes(ctx));
+    await scope.register(executeRoutes(ctx));
+    await scope.register(statusRoutes(ctx));
+  };
+
+  await app.register(publicScope);
+  await app.register(protectedScope);
+  return app;
+}

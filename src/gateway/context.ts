@@ -1,0 +1,64 @@
+import type { FastifyServerOptions } from 'fastify';
+import type { ChainWorker } from '../chain/types.ts';
+import type { TokenConfig } from '../config/chainConfig.ts';
+import type { ChainName } from '../config/chains.ts';
+import type { PaymentPolicies } from '../payments/policy.ts';
+import type { ResourceStore } from '../store/types.ts';
+import type { DecisionWaiter } from './decisionWaiter.ts';
+import { fieldError } from './errors.ts';
+import type { ExecutionInformer } from './executionInformer.ts';
+import type { RateLimit, RateLimiter } from './rateLimit.ts';
+
+/** Reports a chain's head for GET /health; the chain worker contract has no such call (yet). */
+export type ChainProbe = (chain: ChainName) => Promise<{ blockNumber: bigint | string }>;
+
+export interface GatewayDeps {
+  store: ResourceStore;
+  /** Namespace of the service's resources (ApiClients and ExecutionRequests). Default `default`. */
+  namespace?: string;
+  /** The chains this deployment serves; a payload chain without a worker is answered `unsupported_chain`. */
+  workers: ReadonlyMap<ChainName, ChainWorker>;
+  /** Token configuration per chain: marks which balances are accepted for payment. */
+  chainTokens?: Partial<Record<ChainName, readonly TokenConfig[]>>;
+  /**
+   * The payment policies the controller runs: a key whose mode's policy is not `available` is refused
+   * (501 payment_mode_unavailable) before anything is created. Default: sponsored only.
+   */
+  payments?: PaymentPolicies;
+  /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
+  rateLimiter?: RateLimiter;
+  /** Per-client-address limit of the public endpoints; `false` disables it. Default 20/s, burst 40. */
+  publicRateLimit?: RateLimit | false;
+  /** How long `POST /execute` waits for the controller's decision. Default 30 s. */
+  decisionTimeoutMs?: number;
+  /** Block-number probe per chain for GET /health; without it chains are reported with reachable = null. */
+  chainProbe?: ChainProbe;
+  logger?: FastifyServerOptions['logger'];
+  /** Largest accepted request body. Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Reported by GET /health. Default: the package version. */
+  version?: string;
+}
+
+/** What the route plugins share: the resolved deps plus the gateway's own long-lived parts. */
+export interface GatewayContext {
+  store: ResourceStore;
+  namespace: string;
+  workers: ReadonlyMap<ChainName, ChainWorker>;
+  chainTokens: Partial<Record<ChainName, readonly TokenConfig[]>>;
+  payments: PaymentPolicies;
+  rateLimiter: RateLimiter;
+  publicRateLimit: RateLimit | false;
+  decisionTimeoutMs: number;
+  chainProbe: ChainProbe | undefined;
+  version: string;
+  startedAt: number;
+  informer: ExecutionInformer;
+  waiter: DecisionWaiter;
+}
+
+export function workerFor(ctx: GatewayContext, chain: ChainName): ChainWorker {
+  const worker = ctx.workers.get(chain);
+  if (!worker) throw fieldError('unsupported_chain', 'chain', `${chain} is not served by this deployment`);
+  return worker;
+}

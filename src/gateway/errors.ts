@@ -1,0 +1,126 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AgentWalletError } from '../lib/errors.ts';
+import { isStoreError } from '../store/types.ts';
+import { FIELD_ERROR_CODES, REQUIRED } from './schemas.ts';
+
+/**
+ * Every error body is `{ error: <code>, message: <human text>, ...details }`. `error` is a stable snake_case
+ * code a client can match on (except the two authentication texts fixed by spec §5.6); `message` is for
+ * people; details (e.g. `field`, `request_id`, `retry_after_seconds`) use snake_case like the rest of the API.
+ */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  [detail: string]: unknown;
+}
+
+/** An error the gateway answers on purpose: its status, code, message and details reach the client as-is. */
+export class GatewayError extends AgentWalletError<string> {
+  override readonly name = 'GatewayError';
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    statusCode: number,
+    code: string,
+    message: string,
+    opts: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(code, message, { details: opts.details, cause: opts.cause });
+    this.statusCode = statusCode;
+    this.headers = opts.headers ?? {};
+  }
+
+  body(): ErrorBody {
+    return { error: this.code, message: this.shortMessage, ...this.details };
+  }
+}
+
+/** A 400 naming the offending field, shaped exactly like a schema validation error. */
+export function fieldError(code: string, field: string, message: string): GatewayError {
+  return new GatewayError(400, code, `${field} ${message}`, {
+    details: { field, issues: [{ field, code, message: `${field} ${message}` }] },
+  });
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'idempotency-key': 'Idempotency-Key' };
+
+/** `/batch_calls/2/calldata` → `batch_calls[2].calldata`; the whole part (empty path) → `body`, `query`… */
+function fieldName(instancePath: string, context: string | undefined): string {
+  const segments = instancePath.split('/').filter((s) => s !== '');
+  if (segments.length === 0) return context === 'querystring' ? 'query' : (context ?? 'body');
+  if (context === 'headers') return HEADER_DISPLAY_NAMES[segments[0]!] ?? segments[0]!;
+  return segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc === '' ? s : `${acc}.${s}`), '');
+}
+
+function issueCode(issue: ValidationIssue, instancePath: string): string {
+  const explicit = (issue.params?.['params'] as { code?: unknown } | undefined)?.code;
+  if (typeof explicit === 'string') return explicit;
+  if (issue.message === REQUIRED) return 'missing_field';
+  const last = instancePath.split('/').filter((s) => s !== '' && !/^\d+$/.test(s)).pop();
+  return (last && FIELD_ERROR_CODES[last]) || 'invalid_request';
+}
+
+function validationBody(error: { validation: ValidationIssue[]; validationContext?: string }): ErrorBody {
+  const issues = error.validation.map((issue) => {
+    const field = fieldName(issue.instancePath, error.validationContext);
+    return { field, code: issueCode(issue, issue.instancePath), message: `${field} ${issue.message ?? 'is invalid'}` };
+  });
+  // A body of the wrong shape explains the other issues better than any of them: report it first.
+  const first = issues.find((i) => i.code === 'invalid_request_shape') ?? issues[0]!;
+  return { error: first.code, message: first.message, field: first.field, issues };
+}
+
+/** Fastify's own client errors that we answer with a code of ours; their messages are safe to show. */
+const FASTIFY_CLIENT_ERRORS: Readonly<Record<string, { status: number; code: string; message?: string }>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', message: 'request body is empty' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'send the body as Content-Type: application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', message: 'Content-Length does not match the body' },
+};
+
+/** The gateway's one error handler (set on the root instance; every scope inherits it). */
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof GatewayError) {
+    if (error.statusCode >= 500) request.log.warn({ code: error.code, err: error.cause ?? error }, 'request failed');
+    return reply.code(error.statusCode).headers(error.headers).send(error.body());
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return reply.code(400).send(validationBody(error as unknown as { validation: ValidationIssue[]; validationContext?: string }));
+  }
+  const fastifyCode = (error as FastifyError).code;
+  const known = fastifyCode !== undefined ? FASTIFY_CLIENT_ERRORS[fastifyCode] : undefined;
+  if (known) return reply.code(known.status).send({ error: known.code, message: known.message ?? error.message });
+  if (isStoreError(error, 'Unavailable')) {
+    request.log.error({ err: error }, 'resource store unavailable');
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send({ error: 'store_unavailable', message: 'the service cannot reach its state store; retry with backoff', trace_id: request.id });
+  }
+  // Anything else is a bug or an outage we did not anticipate: log everything, tell the client nothing
+  // beyond a trace id that support can find in the logs. Response-serialization failures land here too.
+  // Other 4xx errors raised by Fastify itself (codes FST_*) describe the request, not our internals.
+  const status = (error as FastifyError).statusCode;
+  if (fastifyCode?.startsWith('FST_') && !isResponseSerializationError(error) && status !== undefined && status >= 400 && status < 500) {
+    return reply.code(status).send({ error: 'invalid_request', message: error.message });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send({ error: 'internal_error', message: 'internal error', trace_id: request.id });
+}
+
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+}

@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/chains.ts';
+import type { GatewayContext } from '../context.ts';
+import { HealthSchema, type Health } from '../schemas.ts';
+
+type ChainHealth = Health['chains'][number];
+
+const PROBE_TIMEOUT_MS = 2_000;
+/** Public endpoint: chain probes are shared by all callers for this long, so /health cannot flood an RPC. */
+const PROBE_CACHE_MS = 2_000;
+
+function chainHealth(ctx: GatewayContext): (chain: ChainName) => Promise<ChainHealth> {
+  const cache = new Map<ChainName, { at: number; value: Promise<ChainHealth> }>();
+  const base = (chain: ChainName) => ({ chain, network: CHAIN_NETWORK_NAMES[chain], chain_id: CHAIN_IDS[chain] });
+
+  const probe = async (chain: ChainName): Promise<ChainHealth> => {
+    if (!ctx.chainProbe) return { ...base(chain), reachable: null, block_number: null, latency_ms: null };
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const head = await Promise.race([
+        ctx.chainProbe(chain),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`probe timed out after ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+        }),
+      ]);
+      const latency = Math.round(performance.now() - started);
+      return { ...base(chain), reachable: true, block_number: String(head.blockNumber), latency_ms: latency };
+    } catch {
+      return { ...base(chain), reachable: false, block_number: null, latency_ms: null };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return (chain) => {
+    const hit = cache.get(chain);
+    if (hit && performance.now() - hit.at < PROBE_CACHE_MS) return hit.value;
+    const value = probe(chain);
+    cache.set(chain, { at: performance.now(), value });
+    return value;
+  };
+}
+
+export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const health = chainHealth(ctx);
+    app.get(
+      '/health',
+      {
+        schema: {
+          tags: ['public'],
+          summary: 'Service health: version, uptime, state store sync and each served chain’s head block',
+          response: { 200: HealthSchema },
+        },
+      },
+      async () => {
+        const chains = await Promise.all([...ctx.workers.keys()].map(health));
+        const ok = ctx.informer.synced && chains.every((c) => c.reachable !== false);
+        return {
+          status: ok ? ('ok' as const) : ('degraded' as const),
+          version: ctx.version,
+          uptime_seconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+          time: new Date().toISOString(),
+          store: { synced: ctx.informer.synced },
+          chains,
+        };
+      },
+    );
+  };
+}

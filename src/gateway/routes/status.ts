@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { isStoreError } from '../../store/types.ts';
+import { clientOf } from '../auth.ts';
+import type { GatewayContext } from '../context.ts';
+import { GatewayError } from '../errors.ts';
+import { presentStatus } from '../presenters.ts';
+import { isResourceName } from '../requestIds.ts';
+import { ErrorBodySchema, StatusParamsSchema, StatusRecordSchema } from '../schemas.ts';
+
+export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/status/:id',
+      {
+        schema: {
+          tags: ['execution'],
+          summary: 'State of an execution request (source of truth; poll every 2 to 5 s until terminal)',
+          security: [{ apiKey: [] }],
+          params: StatusParamsSchema,
+          response: { 200: StatusRecordSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 429: ErrorBodySchema },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        // Unknown ids and other keys' ids get the same answer: a request's existence is not disclosed.
+        const notFound = new GatewayError(404, 'not_found', 'no request with this id for this API key');
+        if (!isResourceName(id)) throw notFound;
+        let found: ExecutionRequest;
+        try {
+          found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);
+        } catch (e) {
+          if (isStoreError(e, 'NotFound')) throw notFound;
+          throw e;
+        }
+        if (found.spec.apiClient !== clientOf(request).metadata.name) throw notFound;
+        return presentStatus(found);
+      },
+    );
+  };
+}
