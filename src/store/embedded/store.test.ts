@@ -254,7 +254,9 @@ describe('delete', () => {
   });
 
   it('with finalizers only marks the object; removing the last finalizer deletes it', async () => {
-    const a = await store.create({ ...apiClient('a'), metadata: { name: 'a', namespace: 'default', finalizers: ['x/archive'] } });
+    const body = apiClient('a');
+    body.metadata.finalizers = ['x/archive'];
+    const a = await store.create(body);
     await store.delete('ApiClient', 'a');
     const marked = await store.get('ApiClient', 'a');
     expect(marked.metadata.deletionTimestamp).toBeDefined();

@@ -145,7 +145,10 @@ export interface WalWriterStats {
  */
 export class WalWriter<T extends WalItem> {
   private pending: T[] = [];
-  private tasks: { run: () => Promise<void>; fail: (e: unknown) => void }[] = [];
+  /** Work between batches (rotation), each to run once the items appended before it are written. */
+  private tasks: { after: number; run: () => Promise<void>; fail: (e: unknown) => void }[] = [];
+  private appended = 0;
+  private written = 0;
   private failure: unknown;
   private running = false;
   private scheduled = false;
@@ -174,12 +177,13 @@ export class WalWriter<T extends WalItem> {
   append(item: T): void {
     if (this.failed) throw new Error('write-ahead log has failed');
     this.pending.push(item);
+    this.appended++;
     this.schedule();
   }
 
   /**
-   * Starts a new segment between two batches. `atBoundary` runs synchronously when every appended item so
-   * far is committed and nothing is in flight; it returns the revision the new segment starts at. Resolves
+   * Starts a new segment between two batches. `atBoundary` runs synchronously once every item appended
+   * before this call is committed, and before any item appended after it is written; it returns the revision the new segment starts at. Resolves
    * with that revision once the new segment is durable (segments before it hold only revisions below it).
    */
   rotate(atBoundary: () => number): Promise<number> {
@@ -203,7 +207,7 @@ export class WalWriter<T extends WalItem> {
           reject(e);
         }
       };
-      this.tasks.push({ run, fail: reject });
+      this.tasks.push({ after: this.appended, run, fail: reject });
       this.schedule();
     });
   }
@@ -234,8 +238,18 @@ export class WalWriter<T extends WalItem> {
   private async runOnce(): Promise<void> {
     this.running = true;
     try {
-      for (let task = this.tasks.shift(); task && !this.failed; task = this.tasks.shift()) await task.run();
-      if (this.pending.length > 0 && !this.failed) await this.writeBatch();
+      for (;;) {
+        const task = this.tasks[0];
+        if (this.failed) break;
+        if (task !== undefined && task.after <= this.written) {
+          this.tasks.shift();
+          await task.run();
+          continue;
+        }
+        if (this.pending.length === 0) break;
+        await this.writeBatch(task === undefined ? this.pending.length : task.after - this.written);
+        if (task === undefined) break;
+      }
     } finally {
       this.running = false;
     }
@@ -248,9 +262,9 @@ export class WalWriter<T extends WalItem> {
     }
   }
 
-  private async writeBatch(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
+  private async writeBatch(count: number): Promise<void> {
+    const batch = this.pending.slice(0, count);
+    this.pending = this.pending.slice(count);
     const data = Buffer.from(batch.map((i) => i.line).join(''), 'utf8');
     try {
       let written = 0;
@@ -270,6 +284,7 @@ export class WalWriter<T extends WalItem> {
       this.opts.onFail(e, lost);
       return;
     }
+    this.written += batch.length;
     this.stats.batches++;
     this.stats.records += batch.length;
     this.stats.bytes += data.length;
