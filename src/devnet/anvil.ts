@@ -124,8 +124,9 @@ async function startAnvilOnce(params: StartAnvilParameters, port: number): Promi
     '--balance', String(params.balanceEther ?? 1_000_000),
     '--state', params.statePath,
     '--state-interval', '1',
-    // No per-transaction log lines: long runs would otherwise spend time on output nobody reads.
-    '--silent',
+    // No per-transaction log lines: long runs would otherwise spend time on output nobody reads. (`--silent`
+    // works too but is an undocumented alias; `anvil --help` lists `-q, --quiet`.)
+    '--quiet',
   ];
   installExitHooks();
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -165,7 +166,8 @@ async function startAnvilOnce(params: StartAnvilParameters, port: number): Promi
   while (true) {
     if (exitCode !== undefined) throw new AnvilStartError(`anvil (chain ${params.chainId}) exited with ${exitCode} while starting`, output);
     const chainId = await readChainId(rpcUrl);
-    if (chainId === params.chainId) break;
+    // Still ours: if our anvil died on a port race, another node could be answering there.
+    if (chainId === params.chainId && exitCode === undefined) break;
     if (chainId !== undefined) {
       await stop();
       throw new AnvilStartError(`anvil on ${rpcUrl} answered chain id ${chainId}, expected ${params.chainId}`, output);
