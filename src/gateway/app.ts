@@ -49,12 +49,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     // Our own trace ids, never taken from the client; `req-N` (Fastify's default) would read like a request_id.
     genReqId: () => randomUUID(),
+    // Any valid resource name (≤ 253) routes to GET /status/:id and gets its 404; only absurd ids meet 414.
+    routerOptions: { maxParamLength: 1024 },
+    // Errors raised before routing (bad URL encoding, over-long path parameter) get our body shape too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
+  // Bodies are JSON only (spec §4): anything else is 415, rather than a string failing validation.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-trace-id', request.id);
   });

@@ -88,6 +88,8 @@ const FASTIFY_CLIENT_ERRORS: Readonly<Record<string, { status: number; code: str
     code: 'unsupported_media_type',
     message: 'send the body as Content-Type: application/json',
   },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', message: 'a path parameter is too long' },
+  FST_ERR_BAD_URL: { status: 400, code: 'invalid_request', message: 'the URL is not correctly encoded' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', message: 'Content-Length does not match the body' },
 };
 

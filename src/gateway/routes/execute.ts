@@ -134,7 +134,6 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const client = clientOf(request);
         const body = request.body;
-        const worker = workerFor(ctx, body.chain);
         const spec = specOf(client, body);
         const maxCalls = client.spec.limits.maxBatchCalls;
         if (spec.batch && spec.calls.length > maxCalls) {
@@ -150,6 +149,8 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
             { details: { payment_mode: spec.paymentMode } },
           );
         }
+
+        const worker = workerFor(ctx, spec.chain);
 
         const idempotencyKey = request.headers['idempotency-key'];
         const { request: created, replayed } = await admit(ctx, spec, idempotencyKey);
