@@ -1,0 +1,101 @@
+import type { ExecutionRequest, SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { isTerminal } from '../../api/v1alpha1/index.ts';
+import type { ChainWorker } from '../../chain/types.ts';
+import type { ChainName } from '../../config/chains.ts';
+import type { PaymentPolicies } from '../../payments/policy.ts';
+import type { ResourceStore } from '../../store/types.ts';
+import { Controller, Informer, type ControllerHooks, type Logger } from '../runtime/index.ts';
+import { createExecutionReconciler } from './reconciler.ts';
+
+/** Annotation the gateway sets: a time-sortable acceptance id (request names with Idempotency-Key are not). */
+export const ACCEPTED_ANNOTATION = 'agentwallet.dev/accepted';
+
+export interface ExecutionControllerOptions {
+  store: ResourceStore;
+  workers: ReadonlyMap<ChainName, ChainWorker>;
+  payments: PaymentPolicies;
+  namespace?: string;
+  /** Requests reconciled at once; the steps wait on RPCs, so this is well above the core count. */
+  concurrency?: number;
+  hooks?: ControllerHooks;
+  logger?: Logger;
+}
+
+const walletKey = (r: ExecutionRequest): string => `${r.spec.chain}/${r.spec.apiClient}/${r.spec.agentId}`;
+const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[ACCEPTED_ANNOTATION] ?? r.metadata.name;
+/** Admitted but not yet signed, and not parked waiting for a payment: such a request holds later ones back. */
+const awaitingSignature = (r: ExecutionRequest): boolean =>
+  !isTerminal(r.status?.phase) && r.status?.userOperation === undefined && r.status?.phase !== 'PaymentRequired';
+const inFlightOperation = (r: ExecutionRequest): SignedUserOperation | undefined =>
+  isTerminal(r.status?.phase) ? undefined : r.status?.userOperation;
+
+/**
+ * Wires the execution reconciler to an informer and a work queue, restores the chain workers' view of the
+ * operations still in flight (so a restart never reuses a nonce), and routes pushed outcomes to requests.
+ */
+export async function startExecutionController(opts: ExecutionControllerOptions) {
+  const namespace = opts.namespace ?? 'default';
+  const informer = new Informer({
+    store: opts.store,
+    kind: 'ExecutionRequest',
+    namespace,
+    relistPeriodMs: 10 * 60_000,
+    indexers: {
+      unsignedByWallet: (r) => (awaitingSignature(r) ? [walletKey(r)] : []),
+      opHash: (r) => {
+        const op = inFlightOperation(r);
+        return op ? [op.hash.toLowerCase()] : [];
+      },
+    },
+    ...(opts.logger && { logger: opts.logger }),
+  });
+
+  const reconciler = createExecutionReconciler({
+    store: opts.store,
+    workers: opts.workers,
+    payments: opts.payments,
+    earlierUnsigned: (req) => {
+      const mine = acceptedKey(req);
+      return informer.byIndex('unsignedByWallet', walletKey(req)).filter((r) => acceptedKey(r) < mine).length;
+    },
+  });
+
+  const controller = new Controller({
+    name: 'execution',
+    informer,
+    reconcile: ({ namespace: ns, name }) => reconciler.reconcile(ns, name),
+    concurrency: opts.concurrency ?? 64,
+    // Status writes that do not move the phase (e.g. submit attempts) need no new reconcile.
+    updatePredicate: (a, b) => a.status?.phase !== b.status?.phase || a.metadata.generation !== b.metadata.generation,
+    ...(opts.hooks && { hooks: opts.hooks }),
+    ...(opts.logger && { logger: opts.logger }),
+  });
+
+  informer.start();
+  await informer.waitForSync();
+  const inFlight = new Map<ChainName, SignedUserOperation[]>();
+  for (const r of informer.list((r) => inFlightOperation(r) !== undefined)) {
+    const list = inFlight.get(r.spec.chain) ?? [];
+    list.push(r.status!.userOperation!);
+    inFlight.set(r.spec.chain, list);
+  }
+  for (const [chain, ops] of inFlight) await opts.workers.get(chain)?.restoreInFlight(ops);
+
+  const unsubscribe = [...opts.workers.values()].map((w) =>
+    w.onOutcome((hash) => {
+      for (const r of informer.byIndex('opHash', hash.toLowerCase())) controller.enqueue(r.metadata);
+    }),
+  );
+  await controller.start();
+
+  return {
+    informer,
+    controller,
+    async stop(): Promise<void> {
+      for (const u of unsubscribe) u();
+      await controller.stop({ drain: false });
+      await informer.stop();
+    },
+  };
+}
+export type ExecutionController = Awaited<ReturnType<typeof startExecutionController>>;

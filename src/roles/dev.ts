@@ -1,0 +1,74 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dataDirOption, parse, resolveDataDir, CliError } from '../cli/args.ts';
+import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
+import { startDevnet } from '../devnet/devnet.ts';
+import { ensureDevKey } from './devKey.ts';
+import { startEmbeddedService } from './embedded.ts';
+
+/**
+ * `agent-wallet dev` (what `npm start` runs): the devnet's three anvil chains, then every role of the
+ * service in this process on the embedded store; prints the URL, a development key and a ready curl line.
+ */
+export async function runDev(argv: string[]): Promise<number> {
+  const { values } = parse(argv, {
+    ...dataDirOption,
+    port: { type: 'string' },
+    host: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  });
+  const dataDir = resolveDataDir(values['data-dir']);
+  const port = Number(values.port ?? process.env.AGENT_WALLET_PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${values.port}`);
+  const host = values.host ?? process.env.AGENT_WALLET_HOST ?? '127.0.0.1';
+  const say = (line: string) => process.stdout.write(line + '\n');
+  await mkdir(dataDir, { recursive: true });
+
+  say(`agent-wallet dev: data directory ${dataDir}`);
+  const t0 = performance.now();
+  const devnet = await startDevnet({ dataDir, log: (l) => say(`[devnet] ${l}`) });
+  say(`devnet ${devnet.manifest.fresh ? 'deployed (fresh chain state)' : 'reloaded'} in ${Math.round(performance.now() - t0)} ms; manifest ${devnet.manifestPath}`);
+
+  let service;
+  try {
+    service = await startEmbeddedService({
+      dataDir,
+      chains: devnet.chainConfigs(),
+      serviceSecret: await loadOrCreateServiceSecret(join(dataDir, 'service-secret')),
+      port,
+      host,
+      adminSocket: true,
+      logger: values.quiet !== true,
+    });
+  } catch (e) {
+    await devnet.stop();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${port} is in use: pass --port`);
+    throw e;
+  }
+  const { apiKey } = await ensureDevKey(service.store, dataDir);
+  const counter = devnet.manifest.chains.find((c) => c.name === 'ethereum')!.testContracts.counter;
+  say('');
+  say(`agent-wallet is listening on ${service.url}`);
+  say(`development API key (sponsored): ${apiKey}`);
+  say('');
+  say('Try it: execute Counter.increment() on the local "ethereum" chain, then poll the status:');
+  say(
+    `  curl -s -X POST ${service.url}/execute -H 'content-type: application/json' -H 'X-API-Key: ${apiKey}' \\\n` +
+      `    -d '{"agent_id":"my-agent","chain":"ethereum","target_contract":"${counter}","calldata":"0xd09de08a","value":"0"}'`,
+  );
+  say(`  curl -s ${service.url}/status/<request_id> -H 'X-API-Key: ${apiKey}'`);
+  say('');
+  say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored --data-dir ${dataDir}`);
+
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      say(`\n${signal}: stopping`);
+      resolve();
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+  await service.stop();
+  await devnet.stop();
+  return 0;
+}
