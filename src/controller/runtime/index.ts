@@ -1,0 +1,16 @@
+export { WorkQueue, type WorkQueueOptions, type ShutdownOptions } from './workQueue.ts';
+export { ExponentialBackoff, type RateLimiter } from './rateLimiter.ts';
+export { Informer, cacheKey, type EventHandlers, type InformerOptions } from './informer.ts';
+export {
+  Controller,
+  type ControllerHooks,
+  type ControllerOptions,
+  type ControllerStats,
+  type ObjectKey,
+  type ReconcileOutcome,
+  type ReconcileResult,
+  type Reconciler,
+} from './controller.ts';
+export { TerminalError, isTerminalError } from './errors.ts';
+export { retryOnConflict, type RetryOnConflictOptions } from './retry.ts';
+export { stderrLogger, type Logger } from './logger.ts';
