@@ -65,11 +65,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header('x-trace-id', request.id);
   });
 
-  const informer = startExecutionInformer(deps.store, {
-    namespace,
-    onError: (e) => app.log.warn({ err: e }, 'ExecutionRequest watch failed; relisting'),
-  });
-  app.addHook('onClose', async () => informer.stop());
+  const informer = startExecutionInformer(deps.store, { namespace, logger: app.log });
+  app.addHook('onClose', () => informer.stop());
 
   const version = deps.version ?? packageVersion();
   const ctx: GatewayContext = {

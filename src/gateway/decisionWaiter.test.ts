@@ -17,7 +17,7 @@ describe('ExecutionRequest informer and decision waiter', () => {
     store = await openEmbeddedStore({ dir, fsync: false });
   });
   afterEach(async () => {
-    informer.stop();
+    await informer.stop();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -73,7 +73,7 @@ describe('ExecutionRequest informer and decision waiter', () => {
   it('sees objects created before it started, keeps watching across resyncs, and orders recent() newest first', async () => {
     const early = newRequestId(Date.now() - 10_000);
     await store.create(executionRequest(early, 'client-a'));
-    informer = startExecutionInformer(store, { namespace: 'default', resyncMs: 30 });
+    informer = startExecutionInformer(store, { namespace: 'default', relistPeriodMs: 30 });
     await informer.waitForSync();
     expect(informer.get(early)).toBeDefined();
     const later = newRequestId();

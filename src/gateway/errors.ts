@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AgentWalletError } from '../lib/errors.ts';
-import { isStoreError } from '../store/types.ts';
 import { FIELD_ERROR_CODES, REQUIRED } from './schemas.ts';
 
 /**
@@ -93,6 +92,16 @@ const FASTIFY_CLIENT_ERRORS: Readonly<Record<string, { status: number; code: str
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', message: 'Content-Length does not match the body' },
 };
 
+/**
+ * Codes of AgentWalletErrors raised by other modules (store, chain worker) that mean "retry later", not "bug":
+ * answered 503 with a fixed message (theirs may name internal hosts or paths).
+ */
+const OPERATIONAL_ERRORS: Readonly<Record<string, { code: string; message: string }>> = {
+  Unavailable: { code: 'store_unavailable', message: 'the service cannot reach its state store; retry with backoff' },
+  rpc_unavailable: { code: 'chain_unavailable', message: 'the chain did not answer; retry with backoff' },
+  closed: { code: 'service_unavailable', message: 'the service is shutting down; retry shortly' },
+};
+
 /** The gateway's one error handler (set on the root instance; every scope inherits it). */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof GatewayError) {
@@ -105,12 +114,13 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   const fastifyCode = (error as FastifyError).code;
   const known = fastifyCode !== undefined ? FASTIFY_CLIENT_ERRORS[fastifyCode] : undefined;
   if (known) return reply.code(known.status).send({ error: known.code, message: known.message ?? error.message });
-  if (isStoreError(error, 'Unavailable')) {
-    request.log.error({ err: error }, 'resource store unavailable');
+  const operational = error instanceof AgentWalletError ? OPERATIONAL_ERRORS[error.code] : undefined;
+  if (operational) {
+    request.log.error({ err: error }, 'operational failure');
     return reply
       .code(503)
       .header('retry-after', '1')
-      .send({ error: 'store_unavailable', message: 'the service cannot reach its state store; retry with backoff', trace_id: request.id });
+      .send({ error: operational.code, message: operational.message, trace_id: request.id });
   }
   // Anything else is a bug or an outage we did not anticipate: log everything, tell the client nothing
   // beyond a trace id that support can find in the logs. Response-serialization failures land here too.

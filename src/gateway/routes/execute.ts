@@ -8,6 +8,7 @@ import {
   type ExecutionRequest,
   type ExecutionRequestSpec,
 } from '../../api/v1alpha1/index.ts';
+import { ACCEPTED_ANNOTATION } from '../../controller/execution/controller.ts';
 import { isStoreError } from '../../store/types.ts';
 import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
@@ -66,8 +67,10 @@ async function admit(
 ): Promise<{ request: ExecutionRequest; replayed: boolean }> {
   const bodyHash = canonicalHash(spec);
   for (let attempt = 0; ; attempt++) {
-    const name =
-      idempotencyKey === undefined ? newRequestId() : idempotentRequestId(spec.apiClient, idempotencyKey);
+    // The controller signs a wallet's operations in acceptance order, read from this annotation: it must sort
+    // by time for every request, including those whose name is derived from an Idempotency-Key.
+    const accepted = newRequestId();
+    const name = idempotencyKey === undefined ? accepted : idempotentRequestId(spec.apiClient, idempotencyKey);
     const fresh: ExecutionRequest = {
       apiVersion: API_VERSION,
       kind: 'ExecutionRequest',
@@ -79,7 +82,7 @@ async function admit(
           [LABELS.chain]: spec.chain,
           [LABELS.agentHash]: agentHash(spec.agentId),
         },
-        annotations: { [IDEMPOTENCY_BODY_HASH]: bodyHash },
+        annotations: { [ACCEPTED_ANNOTATION]: accepted, [IDEMPOTENCY_BODY_HASH]: bodyHash },
       },
       spec,
     };
