@@ -38,7 +38,7 @@ export async function runDev(argv: string[]): Promise<number> {
       port,
       host,
       adminSocket: true,
-      logger: values.quiet !== true,
+      logLevel: values.quiet === true ? 'warn' : 'info',
     });
   } catch (e) {
     await devnet.stop();

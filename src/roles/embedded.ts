@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
@@ -19,7 +20,8 @@ export interface EmbeddedServiceOptions {
   host?: string;
   /** Serve key management on `<dataDir>/admin.sock` (the dev role does; tests may not need it). */
   adminSocket?: boolean;
-  logger?: boolean;
+  /** Log level of every role (pino, JSON lines on stdout); default `silent`. */
+  logLevel?: Level | 'silent';
   decisionTimeoutMs?: number;
 }
 
@@ -37,6 +39,8 @@ export interface EmbeddedService {
  * runs, with in-process calls where the cluster has gRPC and in-process locks where it has Redis.
  */
 export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promise<EmbeddedService> {
+  const level = opts.logLevel ?? 'silent';
+  const log = pino({ level });
   const store = await openEmbeddedStore({ dir: join(opts.dataDir, 'store') });
   const stops: (() => Promise<void>)[] = [() => store.close()];
   const stopAll = async () => {
@@ -46,12 +50,21 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     const locks = createMemoryLockManager();
     const workers = new Map<ChainName, LocalChainWorker>();
     for (const config of opts.chains) {
-      const worker = await createChainWorker(config, { serviceSecret: opts.serviceSecret, locks });
+      const worker = await createChainWorker(config, {
+        serviceSecret: opts.serviceSecret,
+        locks,
+        log: log.child({ role: 'chain-worker', chain: config.name }),
+      });
       workers.set(config.name, worker);
       stops.push(() => worker.close());
     }
     const payments = defaultPaymentPolicies();
-    const controller = await startExecutionController({ store, workers, payments });
+    const controller = await startExecutionController({
+      store,
+      workers,
+      payments,
+      logger: log.child({ role: 'controller' }),
+    });
     stops.push(() => controller.stop());
 
     const app = await buildGateway({
@@ -60,7 +73,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       payments,
       chainTokens: Object.fromEntries(opts.chains.map((c) => [c.name, c.tokens])),
       chainProbe: async (chain) => ({ blockNumber: await workers.get(chain)!.client.getBlockNumber() }),
-      logger: opts.logger ?? false,
+      logger: level === 'silent' ? false : { level },
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),
     });
     stops.push(() => app.close());

@@ -1,0 +1,31 @@
+import { createKey } from '../../src/keys/manage.ts';
+import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
+import { startEmbeddedService, type EmbeddedService } from '../../src/roles/embedded.ts';
+import { newServiceSecret, tempDir, testDevnet } from './env.ts';
+import { apiClient } from './http.ts';
+
+/** The whole service in this process against the shared devnet, in a fresh data dir with a fresh secret. */
+export async function startTestService(opts: { dataDir?: string; serviceSecret?: string } = {}) {
+  const devnet = testDevnet();
+  const dataDir = opts.dataDir ?? tempDir();
+  const serviceSecret = opts.serviceSecret ?? newServiceSecret();
+  const service: EmbeddedService = await startEmbeddedService({
+    dataDir,
+    chains: devnet.chainConfigs(),
+    serviceSecret,
+    port: 0,
+    decisionTimeoutMs: 20_000,
+  });
+  return {
+    ...service,
+    devnet,
+    dataDir,
+    serviceSecret,
+    async newKey(mode: PaymentMode = 'sponsored') {
+      const { api_key, key } = await createKey(service.store, { mode });
+      return { apiKey: api_key, clientId: key.id, api: apiClient(service.url, api_key) };
+    },
+    anonymous: apiClient(service.url),
+  };
+}
+export type TestService = Awaited<ReturnType<typeof startTestService>>;
