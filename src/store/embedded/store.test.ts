@@ -309,6 +309,19 @@ describe('watch', () => {
     await replay.until(1);
   });
 
+  it('from "0" starts with an ADDED for each current object, as the API server does', async () => {
+    const a = await store.create(apiClient('a', { labels: { team: 'x' } }));
+    await store.update({ ...a, spec: { ...a.spec, enabled: false } });
+    await store.create(apiClient('b'));
+    await store.delete('ApiClient', 'b');
+    await store.create(apiClient('c', { labels: { team: 'x' } }));
+    const c = collect<ApiClient>();
+    store.watch('ApiClient', { resourceVersion: '0', labelSelector: { team: 'x' } }, c.onEvent);
+    await store.create(apiClient('d', { labels: { team: 'x' } }));
+    await c.until(3);
+    expect(c.events.map(summary)).toEqual(['ADDED a@2', 'ADDED c@5', 'ADDED d@6']);
+  });
+
   it('from a resourceVersion replays what came after it, then continues live', async () => {
     await store.create(apiClient('a'));
     const { resourceVersion } = await store.list('ApiClient');

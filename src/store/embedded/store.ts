@@ -216,6 +216,11 @@ class Embedded implements EmbeddedStore {
     return { items, resourceVersion: String(this.committedRev) };
   }
 
+  /**
+   * From a resourceVersion: the changes after it (Gone if the history no longer reaches back that far).
+   * Without one: changes from now. From "0": an ADDED for every current object, then changes, as the API
+   * server does.
+   */
   watch<K extends Kind>(
     kind: K,
     opts: WatchOptions,
@@ -223,7 +228,13 @@ class Embedded implements EmbeddedStore {
   ): WatchHandle {
     this.assertReadable();
     assertKind(kind);
-    return this.hub.watch(kind, opts, onEvent as (event: WatchEvent<never>) => void);
+    return this.hub.watch(kind, opts, onEvent as (event: WatchEvent<never>) => void, () => {
+      const events: ChangeEvent[] = [];
+      for (const entry of this.objects.get(kind)!.values()) {
+        events.push(changeEvent(this.committedRev, 'ADDED', kind, entry, undefined));
+      }
+      return events;
+    });
   }
 
   currentRevision(): string {

@@ -169,11 +169,22 @@ export class WatchHub {
     this.latest = ev.rev;
   }
 
-  watch(kind: Kind, opts: WatchOptions, onEvent: (event: WatchEvent<never>) => void): WatchHandle {
+  /**
+   * `initial` is what a watch from "0" starts with (the API server's synthetic ADDED of every current
+   * object); the caller takes it at the latest published revision, in the same synchronous step.
+   */
+  watch(
+    kind: Kind,
+    opts: WatchOptions,
+    onEvent: (event: WatchEvent<never>) => void,
+    initial: () => ChangeEvent[],
+  ): WatchHandle {
     const w = new Watcher(kind, opts, onEvent, (x) => this.watchers.delete(x));
     const handle: WatchHandle = { stop: () => w.stop(), done: w.done };
     let from = this.latest;
-    if (opts.resourceVersion !== undefined && opts.resourceVersion !== '') {
+    if (opts.resourceVersion === '0') {
+      for (const ev of initial()) w.offer(ev);
+    } else if (opts.resourceVersion !== undefined && opts.resourceVersion !== '') {
       from = Number(opts.resourceVersion);
       if (!Number.isSafeInteger(from) || from < 0) {
         w.end(new StoreError('Invalid', `invalid resourceVersion ${JSON.stringify(opts.resourceVersion)}`));
