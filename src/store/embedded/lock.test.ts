@@ -99,20 +99,37 @@ describe('store lock', () => {
     await store.close();
   });
 
-  it('two processes racing for a free directory: exactly one wins', async () => {
-    const children = [0, 1, 2].map(() => spawnTs('src/store/embedded/testing/hold-store.ts', [dir]));
-    try {
-      const outcomes = await Promise.all(
-        children.map((c) =>
-          c.waitFor((l) => l === 'ready', 30_000).then(
-            () => 'ready',
-            () => (c.stderr().includes('is owned by pid') ? 'refused' : `other: ${c.stderr()}`),
-          ),
-        ),
-      );
-      expect(outcomes.sort()).toEqual(['ready', 'refused', 'refused']);
-    } finally {
-      await Promise.all(children.map((c) => c.kill('SIGKILL')));
-    }
+  it('a takeover left half-done by a process that died is finished by the next one', async () => {
+    const pid = deadPid();
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid, hostname: hostname(), acquiredAt: 'x' }));
+    await writeFile(join(dir, `${LOCK_FILE}.takeover`), JSON.stringify({ pid: deadPid(), hostname: hostname() }));
+    const store = await openEmbeddedStore({ dir });
+    expect(await storeOwner(dir)).toEqual({ pid: process.pid });
+    await store.close();
   });
+
+  for (const [title, stale] of [
+    ['a free directory', false],
+    ['a directory with a stale lock', true],
+  ] as const) {
+    it(`three processes racing for ${title}: exactly one wins`, async () => {
+      if (stale) {
+        await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), hostname: hostname(), acquiredAt: 'x' }));
+      }
+      const children = [0, 1, 2].map(() => spawnTs('src/store/embedded/testing/hold-store.ts', [dir]));
+      try {
+        const outcomes = await Promise.all(
+          children.map((c) =>
+            c.waitFor((l) => l === 'ready', 30_000).then(
+              () => 'ready',
+              () => (c.stderr().includes('is owned by pid') ? 'refused' : `other: ${c.stderr()}`),
+            ),
+          ),
+        );
+        expect(outcomes.sort()).toEqual(['ready', 'refused', 'refused']);
+      } finally {
+        await Promise.all(children.map((c) => c.kill('SIGKILL')));
+      }
+    });
+  }
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StoreError } from '../types.ts';
@@ -37,7 +38,7 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
     hostname: hostname(),
     acquiredAt: new Date().toISOString(),
   };
-  for (let attempt = 0; attempt < 20; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     try {
       const fh = await fs.open(path, 'wx');
       try {
@@ -54,16 +55,16 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
     }
     const seen = await readLock(path);
     if (seen === 'missing') continue;
-    if (seen === 'unreadable') {
+    if (seen.rec === 'unreadable') {
       // Created but not yet written: either its owner is writing it right now, or it died in between.
-      if ((await ageMs(path)) < 2_000) {
+      if (Date.now() - seen.mtimeMs < 2_000) {
         await sleep(50);
         continue;
       }
-    } else if (await isAlive(dir, seen)) {
-      throw ownedError(dir, seen.pid);
+    } else if (await isAlive(dir, seen.rec)) {
+      throw ownedError(dir, seen.rec.pid);
     }
-    await takeOver(path, seen);
+    await takeOver(dir, path, seen.ino);
   }
   throw new StoreError('Unavailable', `could not acquire the lock of the store at ${dir}: it keeps changing`);
 }
@@ -75,8 +76,8 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
 export async function storeOwner(dir: string): Promise<{ pid: number } | undefined> {
   dir = await canonicalDir(dir);
   const seen = await readLock(join(dir, LOCK_FILE));
-  if (seen === 'missing' || seen === 'unreadable') return undefined;
-  return (await isAlive(dir, seen)) ? { pid: seen.pid } : undefined;
+  if (seen === 'missing' || seen.rec === 'unreadable') return undefined;
+  return (await isAlive(dir, seen.rec)) ? { pid: seen.rec.pid } : undefined;
 }
 
 /** The directory's real absolute path: the identity of a store, however it was spelled. */
@@ -89,11 +90,52 @@ export function ownedError(dir: string, pid: number): StoreError {
 }
 
 /**
- * Moves a stale lock aside under a unique name, so that of two processes taking over at once only one
- * moves it; if what we moved turns out to be a fresh lock (another process won the race in between), it is
- * put back with link(), which fails rather than overwrite.
+ * Removes a stale lock. Only the holder of LOCK.takeover (created exclusively) may remove LOCK, and it
+ * first checks that LOCK is still the very file judged stale (same inode): a lock cannot be created over
+ * an existing one, so between that check and the unlink nobody else can have replaced it. The caller then
+ * races for LOCK with an exclusive create, as on a free directory.
  */
-async function takeOver(path: string, seen: LockRecord | 'unreadable'): Promise<void> {
+async function takeOver(dir: string, path: string, staleIno: number): Promise<void> {
+  const mutex = `${path}.takeover`;
+  try {
+    const fh = await fs.open(mutex, 'wx');
+    try {
+      await fh.writeFile(JSON.stringify({ pid: process.pid, hostname: hostname(), startTime: await processStartTime(process.pid) }));
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    if (errno(e) !== 'EEXIST') throw e;
+    const holder = await readLock(mutex);
+    if (holder === 'missing') return;
+    const holderAlive =
+      holder.rec === 'unreadable'
+        ? Date.now() - holder.mtimeMs < 2_000
+        : holder.rec.pid === process.pid
+          ? takingOver.has(dir)
+          : await isAlive(dir, holder.rec);
+    if (holderAlive) await sleep(20);
+    else await removeIfSame(mutex, holder.ino); // its holder died mid-takeover
+    return;
+  }
+  takingOver.add(dir);
+  try {
+    const current = await readLock(path);
+    if (current !== 'missing' && current.ino === staleIno) await fs.unlink(path);
+  } finally {
+    takingOver.delete(dir);
+    await fs.unlink(mutex);
+  }
+}
+
+/** Directories this process is taking over a stale lock of (so its own LOCK.takeover reads as live). */
+const takingOver = new Set<string>();
+
+/**
+ * Removes the file at `path` if it is still the one with inode `ino`: moved aside under a unique name first
+ * (only one of several removers can move it), and put back with link() if it turns out to be a newer file.
+ */
+async function removeIfSame(path: string, ino: number): Promise<void> {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     await fs.rename(path, aside);
@@ -101,13 +143,8 @@ async function takeOver(path: string, seen: LockRecord | 'unreadable'): Promise<
     if (errno(e) === 'ENOENT') return;
     throw e;
   }
-  const moved = await readLock(aside);
-  const sameAsSeen =
-    moved === seen ||
-    (typeof moved === 'object' && typeof seen === 'object' && JSON.stringify(moved) === JSON.stringify(seen));
-  if (!sameAsSeen) {
-    await fs.link(aside, path).catch(() => undefined);
-  }
+  const moved = await fs.stat(aside).catch(() => undefined);
+  if (moved !== undefined && moved.ino !== ino) await fs.link(aside, path).catch(() => undefined);
   await fs.unlink(aside).catch(() => undefined);
 }
 
@@ -115,20 +152,36 @@ async function releaseStoreLock(dir: string, mine: LockRecord): Promise<void> {
   heldByThisProcess.delete(dir);
   const path = join(dir, LOCK_FILE);
   const seen = await readLock(path);
-  if (typeof seen === 'object' && seen.pid === mine.pid && seen.acquiredAt === mine.acquiredAt) {
+  if (seen !== 'missing' && seen.rec !== 'unreadable' && seen.rec.pid === mine.pid && seen.rec.acquiredAt === mine.acquiredAt) {
     await fs.unlink(path);
     await fsyncDir(dir);
   }
 }
 
-async function readLock(path: string): Promise<LockRecord | 'missing' | 'unreadable'> {
-  let text: string;
+interface SeenLock {
+  rec: LockRecord | 'unreadable';
+  /** Identity of the file read, so a takeover can tell it from a newer lock at the same path. */
+  ino: number;
+  mtimeMs: number;
+}
+
+async function readLock(path: string): Promise<SeenLock | 'missing'> {
+  let fh: FileHandle;
   try {
-    text = await fs.readFile(path, 'utf8');
+    fh = await fs.open(path, 'r');
   } catch (e) {
     if (errno(e) === 'ENOENT') return 'missing';
     throw e;
   }
+  try {
+    const { ino, mtimeMs } = await fh.stat();
+    return { rec: parseLock(await fh.readFile('utf8')), ino, mtimeMs };
+  } finally {
+    await fh.close();
+  }
+}
+
+function parseLock(text: string): LockRecord | 'unreadable' {
   try {
     const rec = JSON.parse(text) as Partial<LockRecord>;
     if (typeof rec.pid !== 'number' || !Number.isInteger(rec.pid) || rec.pid <= 0) return 'unreadable';
@@ -177,14 +230,6 @@ async function procStat(pid: number): Promise<{ state: string; startTime: string
   const state = fields[0];
   const startTime = fields[19];
   return state !== undefined && startTime !== undefined ? { state, startTime } : undefined;
-}
-
-async function ageMs(path: string): Promise<number> {
-  try {
-    return Date.now() - (await fs.stat(path)).mtimeMs;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

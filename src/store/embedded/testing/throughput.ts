@@ -61,6 +61,34 @@ async function run(base: string, s: Scenario, quiet = false): Promise<void> {
 
 const base = process.argv[2] ?? tmpdir();
 console.log(`node ${process.version}, store under ${base}`);
+/** Open (replay) time from a log alone, compaction time, and open time from the snapshot. */
+async function recovery(base: string, objects: number): Promise<void> {
+  const dir = await mkdtemp(join(base, 'bench-'));
+  let store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactAfterBytes: Number.MAX_SAFE_INTEGER });
+  for (let i = 0; i < objects; i += 500) {
+    await Promise.all(Array.from({ length: 500 }, (_, j) => store.create(executionRequest(`er-${i + j}`))));
+  }
+  const logBytes = store.stats().wal.bytes;
+  await store.close();
+  let t = performance.now();
+  store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactAfterBytes: Number.MAX_SAFE_INTEGER });
+  const replayMs = performance.now() - t;
+  t = performance.now();
+  await store.compact();
+  const compactMs = performance.now() - t;
+  await store.close();
+  t = performance.now();
+  store = await openEmbeddedStore({ dir });
+  const snapshotOpenMs = performance.now() - t;
+  await store.close();
+  console.log(
+    `${objects} objects: open replaying a ${(logBytes / 2 ** 20).toFixed(0)} MiB log ${replayMs.toFixed(0)} ms,` +
+      ` compact ${compactMs.toFixed(0)} ms, open from snapshot ${snapshotOpenMs.toFixed(0)} ms`,
+  );
+  await rm(dir, { recursive: true, force: true });
+}
+
 // Warm-up (JIT, zod's compiled parsers), not reported.
 await run(base, { name: 'warm-up', inFlight: 16, total: 5_000, fsync: true, op: 'create' }, true);
 for (const s of scenarios) await run(base, s);
+await recovery(base, 100_000);
