@@ -423,6 +423,20 @@ describe('durability', () => {
     expect(c.events.map(summary)).toEqual(['ADDED b@2']);
   });
 
+  it('after reopen, the history is as deep as historyLimit, however long the log', async () => {
+    await store.close();
+    store = await openEmbeddedStore({ dir, historyLimit: 3 });
+    for (let i = 1; i <= 10; i++) await store.create(apiClient(`o${i}`));
+    await store.close();
+    store = await openEmbeddedStore({ dir, historyLimit: 3 });
+    const gone = store.watch('ApiClient', { resourceVersion: '5' }, () => undefined);
+    await expect(gone.done).rejects.toMatchObject({ code: 'Gone' });
+    const c = collect<ApiClient>();
+    store.watch('ApiClient', { resourceVersion: '7' }, c.onEvent);
+    await c.until(3);
+    expect(c.events.map(summary)).toEqual(['ADDED o8@8', 'ADDED o9@9', 'ADDED o10@10']);
+  });
+
   it('compaction writes a snapshot, drops the old log, and reopens the same state', async () => {
     for (let i = 0; i < 50; i++) await store.create(apiClient(`a${i}`));
     const during = Promise.all(Array.from({ length: 50 }, (_, i) => store.create(apiClient(`b${i}`))));

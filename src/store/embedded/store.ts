@@ -149,7 +149,8 @@ class Embedded implements EmbeddedStore {
       onCommit: (batch) => store.commit(batch),
       onFail: (e, lost) => store.fail(e, lost),
     });
-    store.hub.seed(replayed, snapshot?.revision ?? 0);
+    // Only the last historyLimit events are kept: the history reaches back to just before the first of them.
+    store.hub.seed(replayed, replayed[0] ? replayed[0].rev - 1 : store.committedRev);
     const interval = opts.compactIntervalMs ?? 600_000;
     if (interval > 0) {
       store.timer = setInterval(() => {
