@@ -101,9 +101,10 @@ describe('Controller', () => {
     await until(() => outcomes.length === 4);
     expect(outcomes).toEqual(['error', 'error', 'error', 'done']);
     const gaps = at.slice(1).map((t, i) => t - at[i]!);
-    expect(gaps[0]).toBeGreaterThanOrEqual(9); // 10, 20, 40 ms
+    // 10, 20, 40 ms: lower bounds only, timers may fire late on a busy machine.
+    expect(gaps[0]).toBeGreaterThanOrEqual(9);
+    expect(gaps[1]).toBeGreaterThanOrEqual(19);
     expect(gaps[2]).toBeGreaterThanOrEqual(38);
-    expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
     expect(c.stats()).toMatchObject({ reconciles: 4, errors: 3, terminalErrors: 0 });
     expect(logged.filter((l) => l.level === 'warn')).toHaveLength(3);
   });
