@@ -5,8 +5,8 @@ import type { ChainName } from '../../config/chains.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
+import type { ReconcileResult } from '../runtime/index.ts';
 
-export type ReconcileResult = { done: true } | { requeueAfterMs: number };
 
 export interface ExecutionReconcilerDeps {
   store: ResourceStore;
@@ -22,11 +22,6 @@ export interface ExecutionReconcilerDeps {
   now?: () => Date;
   /** How long a Broadcasting request waits for a pushed outcome before polling the worker again. */
   outcomePollMs?: number;
-}
-
-/** Thrown for conditions a retry cannot fix; the controller logs it and does not requeue. */
-export class ReconcileTerminalError extends Error {
-  override readonly name = 'ReconcileTerminalError';
 }
 
 /**
