@@ -105,8 +105,9 @@ const OPERATIONAL_ERRORS: Readonly<Record<string, { code: string; message: strin
 /** The gateway's one error handler (set on the root instance; every scope inherits it). */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof GatewayError) {
-    if (error.statusCode >= 500) request.log.warn({ code: error.code, err: error.cause ?? error }, 'request failed');
-    return reply.code(error.statusCode).headers(error.headers).send(error.body());
+    if (error.statusCode < 500) return reply.code(error.statusCode).headers(error.headers).send(error.body());
+    request.log.warn({ code: error.code, err: error.cause ?? error }, 'request failed');
+    return reply.code(error.statusCode).headers(error.headers).send({ ...error.body(), trace_id: request.id });
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     return reply.code(400).send(validationBody(error as unknown as { validation: ValidationIssue[]; validationContext?: string }));
@@ -122,13 +123,13 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       .header('retry-after', '1')
       .send({ error: operational.code, message: operational.message, trace_id: request.id });
   }
-  // Anything else is a bug or an outage we did not anticipate: log everything, tell the client nothing
-  // beyond a trace id that support can find in the logs. Response-serialization failures land here too.
   // Other 4xx errors raised by Fastify itself (codes FST_*) describe the request, not our internals.
   const status = (error as FastifyError).statusCode;
   if (fastifyCode?.startsWith('FST_') && !isResponseSerializationError(error) && status !== undefined && status >= 400 && status < 500) {
     return reply.code(status).send({ error: 'invalid_request', message: error.message });
   }
+  // Anything else is a bug or an outage we did not anticipate: log everything, tell the client nothing
+  // beyond a trace id that support can find in the logs. Response-serialization failures land here too.
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send({ error: 'internal_error', message: 'internal error', trace_id: request.id });
 }
