@@ -1,0 +1,561 @@
+import type { Address, Hex } from 'viem';
+import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import type { LockManager } from '../../locks/types.ts';
+import { entryPoint07Abi } from '../abi.ts';
+import type { ChainClient } from '../client.ts';
+import { readFees, type FeeSnapshot } from '../fees.ts';
+import { GAS, handleOpsGasLimit, type OperationGasLimits } from '../gas.ts';
+import type { ChainLogger } from '../logger.ts';
+import { parseSponsorshipWindow } from '../paymaster.ts';
+import { describeError } from '../revert.ts';
+import type { OperationOutcome } from '../types.ts';
+import { packUserOperation, type UserOperation07 } from '../userOperation.ts';
+import { encodeHandleOps, simulateBundle } from './bundleSimulation.ts';
+import { ExecutorPool, type Executor } from './executors.ts';
+import { Mempool, type PoolEntry } from './mempool.ts';
+import { lookupOperationOnChain, type LogScanOptions } from './outcomeLookup.ts';
+import { RecentOutcomes, type OutcomeListener } from './outcomes.ts';
+import { outcomesFromLogs } from './receipt.ts';
+
+export interface BundlerOptions {
+  client: ChainClient;
+  chain: string;
+  chainId: number;
+  entryPoint: Address;
+  beneficiary: Address;
+  executorKeys: readonly Hex[];
+  maxOpsPerBundle: number;
+  maxWaitMs: number;
+  syncSend: boolean;
+  receiptPollMs: number;
+  locks: LockManager;
+  log: ChainLogger;
+  /** Called when an operation is given up for good, so its nonce can be reused. */
+  onDropped?: (entry: PoolEntry) => void;
+  /** Called when an operation is included, so the allocator can forget it. */
+  onIncluded?: (entry: PoolEntry) => void;
+  receiptTimeoutMs?: number;
+  /** Outcomes kept in memory for getOperationOutcome; older ones are looked up on chain. */
+  recentOutcomes?: number;
+  logScan?: LogScanOptions;
+  /** A bundle transaction that reverts on chain this many times drops its operations. */
+  maxFailedSends?: number;
+  /** Unix seconds; tests can move it. */
+  now?: () => number;
+}
+
+/** Figures about the bundles sent so far (for benchmarks and the report). */
+export interface BundlerStats {
+  bundles: number;
+  includedOps: number;
+  droppedOps: number;
+  /** Sum of the bundle transactions' gasUsed. */
+  bundleGasUsed: bigint;
+  /** Operations per bundle transaction, in sending order. */
+  bundleSizes: number[];
+  /** Per bundle: gasUsed of the transaction. */
+  bundleGas: bigint[];
+}
+
+interface SenderState {
+  /** The EntryPoint's nonce of the sender, as last read or advanced by our own inclusions. */
+  expected: bigint | undefined;
+  checkedAt: number;
+  /** One of its operations sits in a bundle in flight: its other operations wait (order guarantee). */
+  busy: boolean;
+}
+
+const NONCE_RECHECK_MS = 1_000;
+const IDLE_TICK_MS = 1_000;
+
+/**
+ * The built-in ERC-4337 bundler: a mempool keyed by userOpHash, and a loop that packs operations into
+ * EntryPoint.handleOps bundles sent from a pool of executor keys, one bundle in flight per executor.
+ *
+ * Order: a sender's operations go in nonce order, only starting from its current EntryPoint nonce, and a
+ * sender is never in two bundles in flight at once. Safety: before a bundle is sent it is simulated with
+ * eth_call; an operation the EntryPoint refuses (FailedOp) is dropped and the rest retried. Nothing here can
+ * execute an operation twice: the EntryPoint nonce refuses a second inclusion.
+ */
+export class Bundler {
+  readonly #o: BundlerOptions & Required<Pick<BundlerOptions, 'receiptTimeoutMs' | 'maxFailedSends' | 'now'>>;
+  readonly #pool = new Mempool();
+  readonly #senders = new Map<string, SenderState>();
+  readonly #outcomes: RecentOutcomes;
+  readonly #executors: ExecutorPool;
+  readonly #running = new Set<Promise<void>>();
+  readonly #stats: BundlerStats = { bundles: 0, includedOps: 0, droppedOps: 0, bundleGasUsed: 0n, bundleSizes: [], bundleGas: [] };
+  #gasBudget: bigint = GAS.maxTransactionGas;
+  #closed = false;
+  #failureStreak = 0;
+  /** Something changed (a submission, a finished bundle) since the loop last looked. */
+  #dirty = true;
+  #wakeLoop: (() => void) | undefined;
+  #loop: Promise<void>;
+
+  constructor(opts: BundlerOptions) {
+    this.#o = {
+      receiptTimeoutMs: 120_000,
+      maxFailedSends: 3,
+      now: () => Math.floor(Date.now() / 1000),
+      ...opts,
+    };
+    this.#outcomes = new RecentOutcomes(opts.recentOutcomes ?? 10_000, (e) =>
+      this.#o.log.error({ err: describeError(e) }, 'outcome listener threw'),
+    );
+    this.#executors = new ExecutorPool(opts.client, opts.chainId, opts.executorKeys);
+    this.#loop = this.#run();
+  }
+
+  #wake(): void {
+    this.#dirty = true;
+    this.#wakeLoop?.();
+  }
+
+  get stats(): Readonly<BundlerStats> {
+    return this.#stats;
+  }
+
+  /**
+   * Takes a verified operation. Idempotent by hash: an operation held, or with a known final outcome, is not
+   * added again. Throws `nonce_conflict` for a different operation with the sender and nonce of a held one.
+   */
+  submit(signed: SignedUserOperation, op: UserOperation07): 'accepted' | 'duplicate' {
+    if (this.#closed) throw new Error('bundler is closed');
+    const hash = signed.hash as Hex;
+    if (this.#pool.get(hash) || this.#outcomes.get(hash)) return 'duplicate';
+    const gas: OperationGasLimits = {
+      callGasLimit: op.callGasLimit,
+      verificationGasLimit: op.verificationGasLimit,
+      preVerificationGas: op.preVerificationGas,
+      paymasterVerificationGasLimit: op.paymasterVerificationGasLimit ?? 0n,
+      paymasterPostOpGasLimit: op.paymasterPostOpGasLimit ?? 0n,
+    };
+    const window = op.paymaster ? parseSponsorshipWindow(op.paymasterData) : undefined;
+    this.#pool.add({
+      hash,
+      sender: op.sender,
+      nonce: op.nonce,
+      signed,
+      packed: packUserOperation(op),
+      gas,
+      validUntil: window && window.validUntil !== 0 ? window.validUntil : Number.POSITIVE_INFINITY,
+      inFlight: false,
+      failedSends: 0,
+      submittedAt: Date.now(),
+    });
+    this.#wake();
+    return 'accepted';
+  }
+
+  /** `pending` while held, the final outcome when recent, undefined when this bundler does not know it. */
+  outcomeOf(hash: Hex): OperationOutcome | undefined {
+    return this.#outcomes.get(hash) ?? (this.#pool.get(hash) ? { state: 'pending' } : undefined);
+  }
+
+  /** Remembers an outcome learned from the chain (getOperationOutcome of an operation it did not hold). */
+  remember(hash: Hex, outcome: OperationOutcome): void {
+    if (outcome.state === 'included' || outcome.state === 'dropped') this.#outcomes.remember(hash, outcome);
+  }
+
+  onOutcome(listener: OutcomeListener): () => void {
+    return this.#outcomes.subscribe(listener);
+  }
+
+  /** Stops taking bundles and waits for the ones in flight to finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wake();
+    await this.#loop;
+    await Promise.allSettled([...this.#running]);
+  }
+
+  // ── the loop ────────────────────────────────────────────────────────────────────────────────────────────
+
+  async #run(): Promise<void> {
+    try {
+      const block = await this.#o.client.getBlock({ blockTag: 'latest' });
+      this.#gasBudget = minBig(GAS.maxTransactionGas, (block.gasLimit * 9n) / 10n);
+    } catch (e) {
+      this.#o.log.warn({ err: describeError(e) }, 'bundler: could not read the block gas limit; using the EIP-7825 cap');
+    }
+    while (!this.#closed) {
+      if (!this.#dirty) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, IDLE_TICK_MS);
+          this.#wakeLoop = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wakeLoop = undefined;
+      }
+      this.#dirty = false;
+      if (this.#closed) break;
+      try {
+        await this.#round();
+      } catch (e) {
+        this.#o.log.error({ err: describeError(e) }, 'bundler round failed');
+        await sleep(100);
+      }
+    }
+  }
+
+  /** Starts as many bundles as there are idle executors and ready operations. */
+  async #round(): Promise<void> {
+    this.#sweepExpired(this.#o.now());
+    let waited = false;
+    while (!this.#closed && this.#executors.idle > 0) {
+      if (!this.#hasReady()) {
+        await this.#refreshNonces();
+        if (!this.#hasReady()) return;
+      }
+      // Let a burst arrive so it shares a bundle (config.bundler.maxWaitMs).
+      if (!waited && this.#o.maxWaitMs > 0 && this.#readyCount() < this.#o.maxOpsPerBundle) {
+        waited = true;
+        await sleep(this.#o.maxWaitMs);
+      }
+      await this.#refreshNonces();
+      const entries = this.#select();
+      if (entries.length === 0) return;
+      const executor = this.#executors.take();
+      if (!executor) {
+        this.#release(entries);
+        return;
+      }
+      const run = this.#runBundle(executor, entries)
+        .then(() => {
+          this.#failureStreak = 0;
+        })
+        .catch(async (e) => {
+          // An unexpected error (a bug, a bad configuration): back off so it cannot spin.
+          this.#failureStreak++;
+          const backoff = Math.min(100 * 2 ** Math.min(this.#failureStreak, 6), 5_000);
+          this.#o.log.error({ err: describeError(e), backoffMs: backoff }, 'bundle failed');
+          await sleep(backoff);
+        })
+        .finally(() => {
+          this.#release(entries);
+          this.#executors.give(executor);
+          this.#running.delete(run);
+          this.#wake();
+        });
+      this.#running.add(run);
+    }
+  }
+
+  #state(sender: Address): SenderState {
+    const key = sender.toLowerCase();
+    let s = this.#senders.get(key);
+    if (!s) {
+      s = { expected: undefined, checkedAt: 0, busy: false };
+      this.#senders.set(key, s);
+    }
+    return s;
+  }
+
+  /** Operations that could go into a bundle now. */
+  #readyOf(list: readonly PoolEntry[]): PoolEntry[] {
+    const first = list[0];
+    if (!first) return [];
+    const st = this.#state(first.sender);
+    if (st.busy || st.expected === undefined) return [];
+    const out: PoolEntry[] = [];
+    let next = st.expected;
+    for (const e of list) {
+      if (e.nonce < next) continue; // stale: settled by #refreshNonces
+      if (e.inFlight || e.nonce !== next) break; // being looked up, or a gap: wait for the missing nonce
+      out.push(e);
+      next++;
+    }
+    return out;
+  }
+
+  #hasReady(): boolean {
+    for (const [, list] of this.#pool.senders()) if (this.#readyOf(list).length > 0) return true;
+    return false;
+  }
+
+  #readyCount(): number {
+    let n = 0;
+    for (const [, list] of this.#pool.senders()) n += this.#readyOf(list).length;
+    return n;
+  }
+
+  /**
+   * Reads the EntryPoint nonce of senders whose next operation does not follow the known nonce (first sight,
+   * a gap, or our knowledge is stale), and settles operations whose nonce is already used.
+   */
+  async #refreshNonces(): Promise<void> {
+    const now = Date.now();
+    const todo: Address[] = [];
+    for (const [sender, list] of this.#pool.senders()) {
+      const st = this.#state(sender);
+      if (st.busy) continue;
+      const lowest = list.find((e) => !e.inFlight);
+      if (!lowest) continue;
+      if (st.expected === undefined || (lowest.nonce !== st.expected && now - st.checkedAt >= NONCE_RECHECK_MS)) todo.push(sender);
+    }
+    if (todo.length === 0) return;
+    await Promise.all(
+      todo.map(async (sender) => {
+        const st = this.#state(sender);
+        try {
+          st.expected = await this.#chainNonce(sender);
+          st.checkedAt = Date.now();
+        } catch (e) {
+          this.#o.log.warn({ sender, err: describeError(e) }, 'bundler: could not read a wallet nonce');
+          return;
+        }
+        for (const e of [...this.#pool.ofSender(sender)]) {
+          if (!e.inFlight && e.nonce < st.expected) this.#settleUsedNonce(e);
+        }
+      }),
+    );
+  }
+
+  #chainNonce(sender: Address): Promise<bigint> {
+    return this.#o.client.readContract({
+      address: this.#o.entryPoint,
+      abi: entryPoint07Abi,
+      functionName: 'getNonce',
+      args: [sender, 0n],
+    });
+  }
+
+  /** Picks the next bundle: senders in arrival order, each one's ready run in nonce order, within limits. */
+  #select(): PoolEntry[] {
+    const picked: PoolEntry[] = [];
+    const served: Address[] = [];
+    let gas: OperationGasLimits[] = [];
+    outer: for (const [sender, list] of this.#pool.senders()) {
+      const ready = this.#readyOf(list);
+      let took = 0;
+      for (const e of ready) {
+        if (picked.length >= this.#o.maxOpsPerBundle) break outer;
+        const next = [...gas, e.gas];
+        if (handleOpsGasLimit(next) > this.#gasBudget) {
+          if (picked.length === 0) this.#finalize(e, { state: 'dropped', code: 'validation_failed', message: 'operation gas limits exceed a transaction' });
+          break outer;
+        }
+        gas = next;
+        picked.push(e);
+        took++;
+      }
+      if (took > 0) served.push(sender);
+    }
+    for (const s of served) {
+      this.#state(s).busy = true;
+      this.#pool.rotate(s);
+    }
+    for (const e of picked) e.inFlight = true;
+    return picked;
+  }
+
+  /** After a bundle: its senders may be bundled again; entries still held become selectable. */
+  #release(entries: readonly PoolEntry[]): void {
+    for (const e of entries) {
+      e.inFlight = false;
+      this.#state(e.sender).busy = false;
+    }
+  }
+
+  #sweepExpired(now: number): void {
+    for (const e of [...this.#pool.entries()]) {
+      if (!e.inFlight && e.validUntil < now) {
+        this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
+      }
+    }
+  }
+
+  // ── one bundle ──────────────────────────────────────────────────────────────────────────────────────────
+
+  async #runBundle(executor: Executor, entries: PoolEntry[]): Promise<void> {
+    const key = `executor:${this.#o.chain}:${executor.account.address.toLowerCase()}`;
+    await this.#o.locks.withLock(key, this.#o.receiptTimeoutMs + 60_000, async () => {
+      let remaining = entries;
+      // Each round either sends or removes at least one operation, so this ends.
+      while (remaining.length > 0) {
+        const fees = await readFees(this.#o.client);
+        remaining = remaining.filter((e) => {
+          if (e.validUntil >= Number(fees.blockTimestamp) + 1) return true;
+          this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
+          return false;
+        });
+        if (remaining.length === 0) return;
+        const gas = minBig(handleOpsGasLimit(remaining.map((e) => e.gas)), this.#gasBudget);
+        const data = encodeHandleOps(
+          remaining.map((e) => e.packed),
+          this.#o.beneficiary,
+        );
+        const sim = await simulateBundle(this.#o.client, { entryPoint: this.#o.entryPoint, from: executor.account.address, data, gas });
+        if (sim.kind === 'rpc') {
+          this.#o.log.warn({ err: sim.message }, 'bundle simulation: the chain did not answer; will retry');
+          await sleep(200);
+          return; // entries go back to the pool (released by the caller)
+        }
+        if (sim.kind === 'failedOp') {
+          const bad = remaining[sim.opIndex];
+          if (!bad) throw new Error(`FailedOp names op ${sim.opIndex} of a ${remaining.length}-op bundle`);
+          const detail = sim.inner ? `${sim.reason}: ${sim.inner.reason}` : sim.reason;
+          // Later operations of the same sender cannot run without this one: they wait in the pool.
+          remaining = remaining.filter((e) => e !== bad && !(sameSender(e, bad) && e.nonce > bad.nonce));
+          if (sim.reason.startsWith('AA25')) await this.#settleNonceFailure(bad);
+          else if (sim.reason.startsWith('AA22') || sim.reason.startsWith('AA32')) {
+            this.#finalize(bad, { state: 'dropped', code: 'expired', message: detail });
+          } else {
+            this.#finalize(bad, { state: 'dropped', code: 'validation_failed', message: detail });
+          }
+          continue;
+        }
+        if (sim.kind === 'reverted') {
+          if (remaining.length === 1) {
+            this.#finalize(remaining[0]!, { state: 'dropped', code: 'validation_failed', message: `handleOps reverted: ${sim.reason}` });
+            return;
+          }
+          // No operation named: find the culprit by sending them one at a time.
+          this.#o.log.warn({ reason: sim.reason, ops: remaining.length }, 'bundle reverted without FailedOp; splitting');
+          for (const e of remaining) await this.#sendBundle(executor, [e], fees, false);
+          return;
+        }
+        await this.#sendBundle(executor, remaining, fees, true);
+        return;
+      }
+    });
+  }
+
+  /** Sends a simulated bundle and settles its operations from the receipt. */
+  async #sendBundle(executor: Executor, entries: PoolEntry[], fees: FeeSnapshot, simulated: boolean): Promise<void> {
+    const gas = minBig(handleOpsGasLimit(entries.map((e) => e.gas)), this.#gasBudget);
+    const data = encodeHandleOps(
+      entries.map((e) => e.packed),
+      this.#o.beneficiary,
+    );
+    if (!simulated && entries.length === 1) {
+      // After a split: simulate each operation on its own first.
+      const sim = await simulateBundle(this.#o.client, { entryPoint: this.#o.entryPoint, from: executor.account.address, data, gas });
+      if (sim.kind === 'failedOp' || sim.kind === 'reverted') {
+        const reason = sim.kind === 'failedOp' ? sim.reason : `handleOps reverted: ${sim.reason}`;
+        if (sim.kind === 'failedOp' && sim.reason.startsWith('AA25')) await this.#settleNonceFailure(entries[0]!);
+        else this.#finalize(entries[0]!, { state: 'dropped', code: 'validation_failed', message: reason });
+        return;
+      }
+      if (sim.kind === 'rpc') return;
+    }
+    const sent = await this.#executors.send(
+      executor,
+      { to: this.#o.entryPoint, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
+      { syncSend: this.#o.syncSend, receiptPollMs: this.#o.receiptPollMs, receiptTimeoutMs: this.#o.receiptTimeoutMs },
+    );
+    if (sent.kind === 'failed') {
+      this.#o.log.warn({ executor: executor.account.address, err: describeError(sent.error) }, 'bundle transaction refused; will retry');
+      for (const e of entries) this.#state(e.sender).expected = undefined;
+      await sleep(100);
+      return;
+    }
+    if (sent.kind === 'timeout') {
+      this.#o.log.warn({ txHash: sent.txHash }, 'bundle transaction: no receipt in time; checking the chain per operation');
+      for (const e of entries) {
+        this.#state(e.sender).expected = undefined;
+        try {
+          const outcome = await lookupOperationOnChain(this.#o.client, {
+            entryPoint: this.#o.entryPoint,
+            hash: e.hash,
+            sender: e.sender,
+            nonce: e.nonce,
+            ...(this.#o.logScan && { scan: this.#o.logScan }),
+          });
+          if (outcome.state === 'included') this.#finalize(e, outcome);
+        } catch {
+          // stays pending; the next simulation decides (AA25 if it landed meanwhile)
+        }
+      }
+      return;
+    }
+    const { receipt } = sent;
+    this.#stats.bundles++;
+    this.#stats.bundleSizes.push(entries.length);
+    this.#stats.bundleGas.push(receipt.gasUsed);
+    this.#stats.bundleGasUsed += receipt.gasUsed;
+    if (receipt.status !== 'success') {
+      this.#o.log.warn({ txHash: receipt.transactionHash, ops: entries.length }, 'bundle transaction reverted on chain');
+      for (const e of entries) {
+        this.#state(e.sender).expected = undefined;
+        e.failedSends++;
+        if (e.failedSends >= this.#o.maxFailedSends) {
+          this.#finalize(e, { state: 'dropped', code: 'bundle_failed', message: `its bundle reverted on chain ${e.failedSends} times` });
+        }
+      }
+      return;
+    }
+    const outcomes = outcomesFromLogs(receipt.logs, this.#o.entryPoint);
+    for (const e of entries) {
+      const outcome = outcomes.get(e.hash.toLowerCase());
+      const st = this.#state(e.sender);
+      if (outcome) {
+        if (st.expected !== undefined && e.nonce + 1n > st.expected) st.expected = e.nonce + 1n;
+        this.#finalize(e, outcome);
+      } else {
+        this.#o.log.warn({ hash: e.hash, txHash: receipt.transactionHash }, 'operation missing from its bundle receipt');
+        st.expected = undefined;
+      }
+    }
+  }
+
+  /**
+   * AA25 (invalid nonce): either the nonce was used (by this very operation earlier, or another one) or there
+   * is a gap before it. The chain tells which.
+   */
+  async #settleNonceFailure(e: PoolEntry): Promise<void> {
+    const st = this.#state(e.sender);
+    try {
+      st.expected = await this.#chainNonce(e.sender);
+      st.checkedAt = Date.now();
+    } catch {
+      st.expected = undefined;
+      return;
+    }
+    if (e.nonce < st.expected) await this.#settleUsedNonceNow(e);
+    // else: a gap; it waits in the pool for the missing nonce (or its expiry)
+  }
+
+  /** An operation whose nonce the chain has passed: included earlier (find its event) or superseded. */
+  #settleUsedNonce(e: PoolEntry): void {
+    e.inFlight = true; // keep it out of bundles while we look
+    void this.#settleUsedNonceNow(e).finally(() => {
+      e.inFlight = false;
+    });
+  }
+
+  async #settleUsedNonceNow(e: PoolEntry): Promise<void> {
+    try {
+      const outcome = await lookupOperationOnChain(this.#o.client, {
+        entryPoint: this.#o.entryPoint,
+        hash: e.hash,
+        sender: e.sender,
+        nonce: e.nonce,
+        ...(this.#o.logScan && { scan: this.#o.logScan }),
+      });
+      if (outcome.state !== 'unknown') this.#finalize(e, outcome);
+    } catch (err) {
+      this.#o.log.warn({ hash: e.hash, err: describeError(err) }, 'could not look an operation up on chain');
+    }
+  }
+
+  #finalize(e: PoolEntry, outcome: OperationOutcome): void {
+    if (!this.#pool.remove(e.hash)) return;
+    if (outcome.state === 'included') {
+      this.#stats.includedOps++;
+      this.#o.onIncluded?.(e);
+    } else if (outcome.state === 'dropped') {
+      this.#stats.droppedOps++;
+      this.#o.onDropped?.(e);
+      this.#o.log.info({ hash: e.hash, sender: e.sender, nonce: e.nonce.toString(), code: outcome.code, reason: outcome.message }, 'operation dropped');
+    }
+    this.#outcomes.record(e.hash, outcome);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+const sameSender = (a: PoolEntry, b: PoolEntry) => a.sender.toLowerCase() === b.sender.toLowerCase();

@@ -1,0 +1,53 @@
+import { isAddressEqual, parseEventLogs, type Address, type Hex, type Log } from 'viem';
+import { entryPoint07Abi } from '../abi.ts';
+import { decodeRevert } from '../revert.ts';
+import type { OperationOutcome } from '../types.ts';
+
+export type IncludedOutcome = Extract<OperationOutcome, { state: 'included' }>;
+
+/**
+ * The `included` outcome of every operation in a set of EntryPoint logs (one bundle's receipt, or the logs
+ * found for one hash): UserOperationEvent gives success and gas, UserOperationRevertReason the inner call's
+ * revert data when it failed. Keys are lower-case userOpHashes.
+ */
+export function outcomesFromLogs(logs: readonly Log[], entryPoint: Address): Map<string, IncludedOutcome> {
+  const ours = logs.filter((l) => isAddressEqual(l.address, entryPoint));
+  const events = parseEventLogs({
+    abi: entryPoint07Abi,
+    logs: ours as Log[],
+    eventName: ['UserOperationEvent', 'UserOperationRevertReason', 'PostOpRevertReason'],
+    strict: true,
+  });
+  const revertData = new Map<string, Hex>();
+  for (const e of events) {
+    // The call's own revert reason wins over a paymaster postOp's (VerifyingPaymaster has no postOp).
+    if (e.eventName === 'UserOperationRevertReason') revertData.set(e.args.userOpHash.toLowerCase(), e.args.revertReason);
+    else if (e.eventName === 'PostOpRevertReason' && !revertData.has(e.args.userOpHash.toLowerCase())) {
+      revertData.set(e.args.userOpHash.toLowerCase(), e.args.revertReason);
+    }
+  }
+  const out = new Map<string, IncludedOutcome>();
+  for (const e of events) {
+    if (e.eventName !== 'UserOperationEvent') continue;
+    const key = e.args.userOpHash.toLowerCase();
+    const outcome: IncludedOutcome = {
+      state: 'included',
+      success: e.args.success,
+      txHash: e.transactionHash!,
+      blockNumber: e.blockNumber!.toString(),
+      actualGasUsed: e.args.actualGasUsed.toString(),
+      actualGasCostWei: e.args.actualGasCost.toString(),
+    };
+    if (!e.args.success) {
+      const data = revertData.get(key);
+      if (data !== undefined) {
+        outcome.revertData = data;
+        outcome.revertReason = decodeRevert(data).reason;
+      } else {
+        outcome.revertReason = 'reverted without a reason';
+      }
+    }
+    out.set(key, outcome);
+  }
+  return out;
+}

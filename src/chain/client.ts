@@ -1,0 +1,27 @@
+import { createPublicClient, defineChain, http, type Chain, type PublicClient, type Transport } from 'viem';
+import type { ChainConfig } from '../config/chainConfig.ts';
+
+export type ChainClient = PublicClient<Transport, Chain>;
+
+export interface CreateChainClientOptions {
+  /** Per-request timeout; a chain that does not answer in time is `rpc_unavailable`. */
+  timeoutMs?: number;
+  /** viem's default is 4 s, far too slow for a devnet that mines on every transaction. */
+  pollingIntervalMs?: number;
+}
+
+/** The read client of one chain (viem public client over HTTP). */
+export function createChainClient(config: ChainConfig, opts: CreateChainClientOptions = {}): ChainClient {
+  const chain = defineChain({
+    id: config.chainId,
+    name: config.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  return createPublicClient({
+    chain,
+    transport: http(config.rpcUrl, { timeout: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
+    pollingInterval: opts.pollingIntervalMs ?? 50,
+    cacheTime: 0,
+  });
+}

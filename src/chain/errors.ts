@@ -1,0 +1,23 @@
+import { AgentWalletError } from '../lib/errors.ts';
+
+export type ChainErrorCode =
+  /** The RPC endpoint did not answer or answered with an operational error: retry later. */
+  | 'rpc_unavailable'
+  /** A call reverted when the worker estimated it for signing. */
+  | 'simulation_reverted'
+  /** The wallet cannot cover the value the calls send. */
+  | 'insufficient_funds'
+  /** A submitted operation is malformed or not for this chain / EntryPoint / signer. */
+  | 'invalid_operation'
+  /** Another operation with the same sender and nonce is already pending. */
+  | 'nonce_conflict'
+  /** The worker was closed. */
+  | 'closed';
+
+/** An error the chain worker raises on purpose; `code` is stable. */
+export class ChainError extends AgentWalletError<ChainErrorCode> {
+  override readonly name = 'ChainError';
+}
+
+export const isChainError = (e: unknown, code?: ChainErrorCode): e is ChainError =>
+  e instanceof ChainError && (code === undefined || e.code === code);

@@ -1,0 +1,106 @@
+import { encodeAbiParameters, hexToBytes, type Hex } from 'viem';
+import type { PackedUserOperation } from 'viem/account-abstraction';
+
+/** The five gas fields of a sponsored v0.7 UserOperation. */
+export interface OperationGasLimits {
+  callGasLimit: bigint;
+  verificationGasLimit: bigint;
+  preVerificationGas: bigint;
+  paymasterVerificationGasLimit: bigint;
+  paymasterPostOpGasLimit: bigint;
+}
+
+/**
+ * Fixed limits, measured on anvil with the v0.7 EntryPoint, SimpleAccount and VerifyingPaymaster (see
+ * gas.test.ts and the figures in the chain README). Unused verification gas is not charged in v0.7, so these
+ * are generous; unused call gas is charged at 10%, so the call limit tracks the estimate closely.
+ */
+export const GAS = {
+  /** Account validation of a deployed SimpleAccount: hash, ECDSA recover, nonce update (measured ≈ 45k worst). */
+  verification: 90_000n,
+  /** First operation: also the proxy deployment through the factory (measured ≈ 280k worst). */
+  verificationWithDeployment: 450_000n,
+  /** VerifyingPaymaster validation: getHash + ECDSA recover (measured ≈ 30k). */
+  paymasterVerification: 60_000n,
+  /** VerifyingPaymaster returns an empty context: postOp is never called. */
+  paymasterPostOp: 0n,
+  /**
+   * Simulation of an undeployed wallet runs the implementation's code directly at the wallet address; the
+   * real wallet is an ERC-1967 proxy that adds a delegatecall, a cold implementation-slot read and a cold
+   * account access (≈ 2.6k + 2.1k + overhead).
+   */
+  proxyOverhead: 7_000n,
+  /** Per-operation share of the bundle transaction not metered by the EntryPoint (base cost, loop, events). */
+  preVerificationOverhead: 12_000n,
+  /** Margin on the estimated call gas: +10% and a fixed 3k. */
+  callGasMarginPercent: 10n,
+  callGasMarginFixed: 3_000n,
+  /** EIP-7825 (Osaka) caps one transaction at 2^24 gas; a bundle stays under it on every chain. */
+  maxTransactionGas: 16_777_216n,
+} as const;
+
+/** Intrinsic calldata gas: 16 per non-zero byte, 4 per zero byte. */
+export function calldataGas(data: Hex): bigint {
+  let gas = 0n;
+  for (const b of hexToBytes(data)) gas += b === 0 ? 4n : 16n;
+  return gas;
+}
+
+/** An eth_estimateGas of a call minus its intrinsic cost (21000 + calldata): the gas of the called frame. */
+export function walletFrameGas(estimate: bigint, callData: Hex): bigint {
+  const intrinsic = 21_000n + calldataGas(callData);
+  return estimate > intrinsic ? estimate - intrinsic : 0n;
+}
+
+/**
+ * The wallet frame's gas from an eth_estimateGas of the call sent from the EntryPoint: the estimate minus the
+ * transaction's intrinsic cost (21000 + calldata), plus the proxy overhead when it was simulated without the
+ * proxy, plus a margin.
+ */
+export function callGasLimitFromEstimate(estimate: bigint, callData: Hex, simulatedWithoutProxy: boolean): bigint {
+  let gas = walletFrameGas(estimate, callData);
+  if (simulatedWithoutProxy) gas += GAS.proxyOverhead;
+  return gas + (gas * GAS.callGasMarginPercent) / 100n + GAS.callGasMarginFixed;
+}
+
+const packedUserOperationType = {
+  type: 'tuple',
+  components: [
+    { name: 'sender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'initCode', type: 'bytes' },
+    { name: 'callData', type: 'bytes' },
+    { name: 'accountGasLimits', type: 'bytes32' },
+    { name: 'preVerificationGas', type: 'uint256' },
+    { name: 'gasFees', type: 'bytes32' },
+    { name: 'paymasterAndData', type: 'bytes' },
+    { name: 'signature', type: 'bytes' },
+  ],
+} as const;
+
+/**
+ * preVerificationGas: the calldata cost of the operation inside handleOps plus a fixed per-operation share
+ * of the bundle's unmetered overhead. `packed` must carry signatures of their final size (dummies are fine).
+ */
+export function preVerificationGasFor(packed: PackedUserOperation): bigint {
+  const encoded = encodeAbiParameters([packedUserOperationType], [packed]);
+  return calldataGas(encoded) + GAS.preVerificationOverhead;
+}
+
+/** The most gas one operation may consume on chain (PVG is a payment, not consumed gas, but counts here too). */
+export const totalOperationGas = (g: OperationGasLimits): bigint =>
+  g.callGasLimit + g.verificationGasLimit + g.preVerificationGas + g.paymasterVerificationGasLimit + g.paymasterPostOpGasLimit;
+
+/**
+ * Gas for handleOps: above the sum of the operations' limits, or the EntryPoint aborts with AA95 (it checks
+ * gasleft() * 63/64 against callGasLimit + postOp + 10000 before each inner call). preVerificationGas covers
+ * each operation's calldata; a fixed 50k covers the transaction's base cost and the compensation transfer.
+ */
+export function handleOpsGasLimit(ops: readonly OperationGasLimits[]): bigint {
+  let gas = 50_000n;
+  for (const g of ops) {
+    gas += g.verificationGasLimit + g.paymasterVerificationGasLimit + g.preVerificationGas;
+    gas += ((g.callGasLimit + g.paymasterPostOpGasLimit + 10_000n) * 64n) / 63n + 5_000n;
+  }
+  return gas;
+}
