@@ -16,7 +16,7 @@ describe('a kill -9 of the service', () => {
     const secret = newServiceSecret();
 
     const first = await spawnServiceChild(dataDir, secret);
-    const { api_key } = (await callAdminSocket(dataDir, 'POST', '/keys', { mode: 'sponsored' })) as { api_key: string };
+    const { api_key } = (await callAdminSocket(dataDir, 'POST', '/keys', { mode: 'sponsored', requestsPerSecond: 10_000, burst: 10_000 })) as { api_key: string };
     let api = apiClient(first.url, api_key);
     const before = await client.readContract({ address: counter, abi: counterAbi, functionName: 'number' });
 

@@ -22,7 +22,8 @@ export async function startTestService(opts: { dataDir?: string; serviceSecret?:
     dataDir,
     serviceSecret,
     async newKey(mode: PaymentMode = 'sponsored') {
-      const { api_key, key } = await createKey(service.store, { mode });
+      // Tests poll quickly and fire bursts: give test keys room (the limiter itself has its own tests).
+      const { api_key, key } = await createKey(service.store, { mode, requestsPerSecond: 10_000, burst: 10_000 });
       return { apiKey: api_key, clientId: key.id, api: apiClient(service.url, api_key) };
     },
     anonymous: apiClient(service.url),
