@@ -19,6 +19,8 @@ interface Reservation {
  */
 export class NonceAllocator {
   readonly #bySender = new Map<string, Map<bigint, Reservation>>();
+  /** Expiry of the latest operation given up per (sender, nonce): a reuse of the nonce signs a later one. */
+  readonly #retired = new Map<string, Map<bigint, number>>();
   readonly #expiryGraceSeconds: number;
   readonly #now: () => number;
 
@@ -27,13 +29,20 @@ export class NonceAllocator {
     this.#now = opts.now ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  /** Picks and reserves the next nonce, given the EntryPoint's current nonce of the wallet. */
-  allocate(sender: Address, chainNonce: bigint, validUntil: number): bigint {
+  /**
+   * Picks and reserves the next nonce, given the EntryPoint's current nonce of the wallet, with the
+   * sponsorship expiry to sign. When the nonce was given up before, the expiry is moved past the earlier
+   * operation's so the new operation can never have the same hash as the one given up (same calls, same
+   * second and same fees would otherwise sign to the very same operation, and its old outcome would stick).
+   */
+  allocate(sender: Address, chainNonce: bigint, validUntil: number): { nonce: bigint; validUntil: number } {
     const reserved = this.#prune(sender, chainNonce);
     let n = chainNonce;
     while (reserved.has(n)) n++;
-    reserved.set(n, { hash: undefined, validUntil });
-    return n;
+    const retired = this.#retired.get(sender.toLowerCase())?.get(n);
+    const until = retired !== undefined && retired >= validUntil ? retired + 1 : validUntil;
+    reserved.set(n, { hash: undefined, validUntil: until });
+    return { nonce: n, validUntil: until };
   }
 
   /** Records the operation signed with a reserved nonce (or reserves it: operations restored after a restart). */
@@ -46,14 +55,22 @@ export class NonceAllocator {
     const m = this.#bySender.get(sender.toLowerCase());
     const r = m?.get(nonce);
     if (!m || !r) return;
-    if (hash !== undefined && r.hash !== undefined && r.hash.toLowerCase() !== hash.toLowerCase()) return;
+    if (hash !== undefined && r.hash?.toLowerCase() !== hash.toLowerCase()) return;
     m.delete(nonce);
+    this.#retire(sender, nonce, r.validUntil);
     if (m.size === 0) this.#bySender.delete(sender.toLowerCase());
   }
 
   /** Reserved nonces of a wallet, ascending (for tests and diagnostics). */
   reserved(sender: Address): bigint[] {
     return [...(this.#bySender.get(sender.toLowerCase())?.keys() ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  #retire(sender: Address, nonce: bigint, validUntil: number): void {
+    const key = sender.toLowerCase();
+    const retired = this.#retired.get(key) ?? new Map<bigint, number>();
+    retired.set(nonce, Math.max(validUntil, retired.get(nonce) ?? 0));
+    this.#retired.set(key, retired);
   }
 
   #map(sender: Address): Map<bigint, Reservation> {
@@ -70,7 +87,15 @@ export class NonceAllocator {
     const m = this.#map(sender);
     const expiredBefore = this.#now() - this.#expiryGraceSeconds;
     for (const [n, r] of m) {
-      if (n < chainNonce || r.validUntil < expiredBefore) m.delete(n);
+      if (n < chainNonce || r.validUntil < expiredBefore) {
+        m.delete(n);
+        if (n >= chainNonce) this.#retire(sender, n, r.validUntil);
+      }
+    }
+    const retired = this.#retired.get(sender.toLowerCase());
+    if (retired) {
+      for (const n of retired.keys()) if (n < chainNonce) retired.delete(n);
+      if (retired.size === 0) this.#retired.delete(sender.toLowerCase());
     }
     return m;
   }

@@ -203,13 +203,13 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
         }
         sim = r.value;
       }
-      const validUntil = Math.floor(Date.now() / 1000) + config.bundler.sponsorshipTtlSeconds;
+      const expiry = Math.floor(Date.now() / 1000) + config.bundler.sponsorshipTtlSeconds;
 
       return locks.withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
         const chainNonce = await client
           .readContract({ address: config.entryPoint, abi: entryPoint07Abi, functionName: 'getNonce', args: [wallet.address, 0n] })
           .catch(rpcError);
-        const nonce = nonces.allocate(wallet.address, chainNonce, validUntil);
+        const { nonce, validUntil } = nonces.allocate(wallet.address, chainNonce, expiry);
         try {
           // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
           const deploying = nonce === 0n && !(await wallets.resolve(ref)).deployed;

@@ -1,0 +1,77 @@
+/**
+ * Helpers for the chain worker's tests against the run's devnet (test/globalSetup.ts starts it). Not used by
+ * production code.
+ */
+import { randomBytes } from 'node:crypto';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
+import type { Call } from '../api/v1alpha1/index.ts';
+import type { ChainConfig } from '../config/chainConfig.ts';
+import type { ChainName } from '../config/chains.ts';
+import { counterAbi, gateAbi } from '../devnet/contracts.ts';
+import { testDevnet } from '../../test/support/env.ts';
+import type { OperationOutcome } from './types.ts';
+import type { LocalChainWorker } from './worker.ts';
+
+export { counterAbi, gateAbi };
+
+/** The devnet chain these tests use, its config, a funded account's wallet client and the test contracts. */
+export function chainUnderTest(name: ChainName = 'arbitrum', overrides: Partial<ChainConfig['bundler']> = {}) {
+  const devnet = testDevnet();
+  const base = devnet.chainConfigs().find((c) => c.name === name)!;
+  const config: ChainConfig = { ...base, bundler: { ...base.bundler, ...overrides } };
+  const chain = devnet.chain(name);
+  return {
+    config,
+    client: devnet.publicClient(name),
+    funded: devnet.walletClient(name, 0),
+    counter: chain.testContracts.counter,
+    gate: chain.testContracts.gate,
+    manifest: devnet.manifest,
+  };
+}
+
+/** A fresh service secret: every test run gets wallets nobody has used. */
+export const freshSecret = (): string => randomBytes(32).toString('hex');
+export const uniqueId = (prefix: string): string => `${prefix}-${randomBytes(6).toString('hex')}`;
+
+export const call = (target: Address, data: Hex, value = 0n): Call => ({ target, value: value.toString(), data });
+export const incrementCall = (counter: Address): Call => call(counter, encodeFunctionData({ abi: counterAbi, functionName: 'increment' }));
+export const failCall = (counter: Address): Call => call(counter, encodeFunctionData({ abi: counterAbi, functionName: 'fail' }));
+export const setNumberCall = (counter: Address, n: bigint): Call =>
+  call(counter, encodeFunctionData({ abi: counterAbi, functionName: 'setNumber', args: [n] }));
+export const setOpenCall = (gate: Address, open: boolean): Call =>
+  call(gate, encodeFunctionData({ abi: gateAbi, functionName: 'setOpen', args: [open] }));
+export const passCall = (gate: Address): Call => call(gate, encodeFunctionData({ abi: gateAbi, functionName: 'pass' }));
+
+/**
+ * Collects the worker's pushed outcomes from the moment it is created, so a test can wait for an outcome that
+ * may already have arrived.
+ */
+export function outcomeRecorder(worker: LocalChainWorker) {
+  const seen = new Map<string, OperationOutcome>();
+  const waiters = new Map<string, (o: OperationOutcome) => void>();
+  const unsubscribe = worker.onOutcome((hash, outcome) => {
+    seen.set(hash.toLowerCase(), outcome);
+    waiters.get(hash.toLowerCase())?.(outcome);
+  });
+  return {
+    unsubscribe,
+    wait(hash: string, timeoutMs = 30_000): Promise<OperationOutcome> {
+      const key = hash.toLowerCase();
+      const known = seen.get(key);
+      if (known) return Promise.resolve(known);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no outcome for ${hash} within ${timeoutMs} ms`)), timeoutMs);
+        waiters.set(key, (o) => {
+          clearTimeout(timer);
+          resolve(o);
+        });
+      });
+    },
+  };
+}
+
+export type Included = Extract<OperationOutcome, { state: 'included' }>;
+export function assertIncluded(o: OperationOutcome): asserts o is Included {
+  if (o.state !== 'included') throw new Error(`expected included, got ${JSON.stringify(o)}`);
+}
