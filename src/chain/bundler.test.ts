@@ -4,6 +4,7 @@ import type { SignedUserOperation } from '../api/v1alpha1/index.ts';
 import { entryPoint07Abi } from './abi.ts';
 import { assertIncluded, chainUnderTest, counterAbi, freshSecret, incrementCall, outcomeRecorder, setNumberCall, uniqueId, type Included } from './testSupport.ts';
 import { createChainWorker, type LocalChainWorker } from './worker.ts';
+import { deriveOwnerAccount } from './ownerKey.ts';
 
 describe('built-in bundler (devnet)', () => {
   const env = chainUnderTest();
@@ -100,5 +101,49 @@ describe('built-in bundler (devnet)', () => {
       expect(seq.map((e) => e.args.nonce)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i)));
     }
     expect(worker.bundlerStats().droppedOps).toBe(droppedBefore);
+  });
+
+  it('drops a refused operation from the middle of a bundle, includes the rest, and holds the wallet\'s later ones for the refilled nonce', async () => {
+    const w = { apiClient: 'acme', agentId: uniqueId('mid') };
+    const others = [uniqueId('o1'), uniqueId('o2')].map((agentId) => ({ apiClient: 'acme', agentId }));
+    const n0 = await worker.prepareOperation(w, [incrementCall(env.counter)], { requestId: 'n0' });
+    const n1 = await worker.prepareOperation(w, [incrementCall(env.counter)], { requestId: 'n1' });
+    const n2 = await worker.prepareOperation(w, [incrementCall(env.counter)], { requestId: 'n2' });
+    const rest = await Promise.all(others.map((ref) => worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: ref.agentId })));
+    const forged = { ...n1, signature: await deriveOwnerAccount(freshSecret(), 'mallory').signMessage({ message: { raw: n1.hash as Hex } }) };
+    await Promise.all([n0, forged, n2, ...rest].map((op) => worker.submitOperation(op)));
+
+    for (const op of [n0, ...rest]) assertIncluded(await outcomes.wait(op.hash));
+    expect(await outcomes.wait(n1.hash)).toMatchObject({ state: 'dropped', code: 'validation_failed' });
+    // n2 cannot run before a nonce-1 operation exists: it waits, pending.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await worker.getOperationOutcome(n2)).toEqual({ state: 'pending' });
+    // The next operation of the wallet refills nonce 1; then n2 runs after it.
+    const refill = await worker.prepareOperation(w, [incrementCall(env.counter)], { requestId: 'refill' });
+    expect(refill.nonce).toBe('1');
+    expect(refill.hash).not.toBe(n1.hash);
+    await worker.submitOperation(refill);
+    const [a, b] = [await outcomes.wait(refill.hash), await outcomes.wait(n2.hash)];
+    assertIncluded(a);
+    assertIncluded(b);
+    const { events } = await eventsInChainOrder([a.txHash, b.txHash]);
+    expect(events.filter((e) => e.args.sender === n0.sender).map((e) => e.args.nonce)).toEqual([1n, 2n]);
+  });
+
+  it('also works with send + receipt polling instead of eth_sendRawTransactionSync', async () => {
+    const polling = await createChainWorker({ ...env.config, bundler: { ...env.config.bundler, syncSend: false, receiptPollMs: 20 } }, { serviceSecret: freshSecret() });
+    try {
+      const rec = outcomeRecorder(polling);
+      const refs = [uniqueId('p1'), uniqueId('p2'), uniqueId('p3')].map((agentId) => ({ apiClient: 'acme', agentId }));
+      const ops = await Promise.all(refs.map((ref) => polling.prepareOperation(ref, [incrementCall(env.counter)], { requestId: ref.agentId })));
+      await Promise.all(ops.map((op) => polling.submitOperation(op)));
+      for (const op of ops) {
+        const o = await rec.wait(op.hash);
+        assertIncluded(o);
+        expect(o.success).toBe(true);
+      }
+    } finally {
+      await polling.close();
+    }
   });
 });

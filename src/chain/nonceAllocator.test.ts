@@ -21,6 +21,15 @@ describe('NonceAllocator', () => {
     expect(n.allocate(A, 10n, FAR).nonce).toBe(10n); // someone else used 2..9
   });
 
+  it('forgets reservations up to an included nonce', () => {
+    const n = new NonceAllocator();
+    for (let i = 0; i < 3; i++) n.allocate(A, 0n, FAR);
+    n.included(A, 1n);
+    expect(n.reserved(A)).toEqual([2n]);
+    n.included(A, 2n);
+    expect(n.reserved(A)).toEqual([]);
+  });
+
   it('refills the hole a dropped operation leaves, only for that operation', () => {
     const n = new NonceAllocator();
     for (let i = 0; i < 4; i++) n.reserve(A, BigInt(i), `0x0${i}`, FAR);

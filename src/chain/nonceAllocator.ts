@@ -61,6 +61,21 @@ export class NonceAllocator {
     if (m.size === 0) this.#bySender.delete(sender.toLowerCase());
   }
 
+  /** Forgets the reservations the chain has passed, after an inclusion (keeps memory bounded by wallets in flight). */
+  included(sender: Address, nonce: bigint): void {
+    const key = sender.toLowerCase();
+    const m = this.#bySender.get(key);
+    if (m) {
+      for (const n of m.keys()) if (n <= nonce) m.delete(n);
+      if (m.size === 0) this.#bySender.delete(key);
+    }
+    const retired = this.#retired.get(key);
+    if (retired) {
+      for (const n of retired.keys()) if (n <= nonce) retired.delete(n);
+      if (retired.size === 0) this.#retired.delete(key);
+    }
+  }
+
   /** Reserved nonces of a wallet, ascending (for tests and diagnostics). */
   reserved(sender: Address): bigint[] {
     return [...(this.#bySender.get(sender.toLowerCase())?.keys() ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

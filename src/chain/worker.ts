@@ -92,6 +92,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     locks,
     log,
     onDropped: (e) => nonces.release(e.sender, e.nonce, e.hash),
+    onIncluded: (e) => nonces.included(e.sender, e.nonce),
     ...(deps.logScan && { logScan: deps.logScan }),
     ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
     ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
@@ -203,7 +204,9 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
         }
         sim = r.value;
       }
-      const expiry = Math.floor(Date.now() / 1000) + config.bundler.sponsorshipTtlSeconds;
+      // The EntryPoint compares validUntil with block.timestamp: count from the chain's clock when it runs ahead.
+      const now = Math.max(Math.floor(Date.now() / 1000), Number(feeSnapshot.blockTimestamp));
+      const expiry = now + config.bundler.sponsorshipTtlSeconds;
 
       return locks.withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
         const chainNonce = await client

@@ -67,6 +67,7 @@ interface SenderState {
 
 const NONCE_RECHECK_MS = 1_000;
 const IDLE_TICK_MS = 1_000;
+const MAX_KNOWN_SENDERS = 10_000;
 
 /**
  * The built-in ERC-4337 bundler: a mempool keyed by userOpHash, and a loop that packs operations into
@@ -358,6 +359,12 @@ export class Bundler {
       e.inFlight = false;
       this.#state(e.sender).busy = false;
     }
+    // Bound memory: past a size, forget idle senders (their nonce is re-read from the chain if they come back).
+    if (this.#senders.size > MAX_KNOWN_SENDERS) {
+      for (const [key, st] of this.#senders) {
+        if (!st.busy && this.#pool.ofSender(key as Address).length === 0) this.#senders.delete(key);
+      }
+    }
   }
 
   #sweepExpired(now: number): void {
@@ -488,6 +495,10 @@ export class Bundler {
       }
       return;
     }
+    this.#o.log.debug(
+      { txHash: receipt.transactionHash, ops: entries.length, gasUsed: receipt.gasUsed.toString(), executor: executor.account.address },
+      'bundle included',
+    );
     const outcomes = outcomesFromLogs(receipt.logs, this.#o.entryPoint);
     for (const e of entries) {
       const outcome = outcomes.get(e.hash.toLowerCase());
