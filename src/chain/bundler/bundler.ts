@@ -295,6 +295,11 @@ export class Bundler {
       if (st.busy) continue;
       const lowest = list.find((e) => !e.inFlight);
       if (!lowest) continue;
+      // Our known nonce only moves up (chain reads, our own inclusions): below it means used, settle now.
+      if (st.expected !== undefined && lowest.nonce < st.expected) {
+        for (const e of [...list]) if (!e.inFlight && e.nonce < st.expected) this.#settleUsedNonce(e);
+        continue;
+      }
       if (st.expected === undefined || (lowest.nonce !== st.expected && now - st.checkedAt >= NONCE_RECHECK_MS)) todo.push(sender);
     }
     if (todo.length === 0) return;
