@@ -78,6 +78,7 @@ console.log(`execute → confirmed, one agent, ${LATENCY_N} sequential: p50 ${fm
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
 let confirmed = 0;
 let other = 0;
+const otherReasons = new Map<string, number>();
 const deadline = performance.now() + SECONDS * 1000;
 const t0 = performance.now();
 async function agentLoop(i: number): Promise<void> {
@@ -89,7 +90,11 @@ async function agentLoop(i: number): Promise<void> {
         .then(({ id, done }) => done.then((r) => {
           waiting.delete(id);
           if (r.status?.phase === 'Confirmed') confirmed++;
-          else other++;
+          else {
+            other++;
+            const why = `${r.status?.phase}: ${r.status?.failure?.code} ${r.status?.failure?.message ?? ''}`.slice(0, 160);
+            otherReasons.set(why, (otherReasons.get(why) ?? 0) + 1);
+          }
         }))
         .finally(() => inflight.delete(p));
       inflight.add(p);
@@ -104,6 +109,7 @@ console.log(
   `sustained: ${AGENTS} agents over ${CHAIN_NAMES.length} chains, ${INFLIGHT} in flight each, ${elapsed.toFixed(1)} s: ` +
     `${confirmed} confirmed (${(confirmed / elapsed).toFixed(0)}/s), ${other} not confirmed`,
 );
+for (const [why, n] of otherReasons) console.log(`  not confirmed ×${n}: ${why}`);
 
 // 3. Gas per operation, from the bundles sent during the throughput run.
 let ops = 0;

@@ -21,6 +21,17 @@ describe('NonceAllocator', () => {
     expect(n.allocate(A, 10n, FAR).nonce).toBe(10n); // someone else used 2..9
   });
 
+  it('never re-issues an included nonce when the chain nonce was read just before the inclusion', () => {
+    const n = new NonceAllocator();
+    const { nonce } = n.allocate(A, 38n, FAR);
+    expect(nonce).toBe(38n);
+    // A caller reads getNonce = 38, then the bundler reports 38 included before the caller allocates.
+    n.included(A, 38n);
+    expect(n.allocate(A, 38n, FAR).nonce).toBe(39n);
+    // Once the chain has caught up the floor is no longer needed and the chain leads again.
+    expect(n.allocate(A, 40n, FAR).nonce).toBe(40n);
+  });
+
   it('forgets reservations up to an included nonce', () => {
     const n = new NonceAllocator();
     for (let i = 0; i < 3; i++) n.allocate(A, 0n, FAR);

@@ -21,6 +21,12 @@ export class NonceAllocator {
   readonly #bySender = new Map<string, Map<bigint, Reservation>>();
   /** Expiry of the latest operation given up per (sender, nonce): a reuse of the nonce signs a later one. */
   readonly #retired = new Map<string, Map<bigint, number>>();
+  /**
+   * Per wallet, one past the highest nonce seen included. The chain nonce a caller passes may have been read
+   * just before an inclusion whose event already cleared that nonce's reservation; without this floor the
+   * stale read would hand the used nonce out again.
+   */
+  readonly #floor = new Map<string, bigint>();
   readonly #expiryGraceSeconds: number;
   readonly #now: () => number;
 
@@ -35,7 +41,11 @@ export class NonceAllocator {
    * operation's so the new operation can never have the same hash as the one given up (same calls, same
    * second and same fees would otherwise sign to the very same operation, and its old outcome would stick).
    */
-  allocate(sender: Address, chainNonce: bigint, validUntil: number): { nonce: bigint; validUntil: number } {
+  allocate(sender: Address, readNonce: bigint, validUntil: number): { nonce: bigint; validUntil: number } {
+    const key = sender.toLowerCase();
+    const floor = this.#floor.get(key);
+    if (floor !== undefined && readNonce >= floor) this.#floor.delete(key); // the chain has caught up
+    const chainNonce = floor !== undefined && floor > readNonce ? floor : readNonce;
     const reserved = this.#prune(sender, chainNonce);
     let n = chainNonce;
     while (reserved.has(n)) n++;
@@ -64,6 +74,7 @@ export class NonceAllocator {
   /** Forgets the reservations the chain has passed, after an inclusion (keeps memory bounded by wallets in flight). */
   included(sender: Address, nonce: bigint): void {
     const key = sender.toLowerCase();
+    if ((this.#floor.get(key) ?? -1n) <= nonce) this.#floor.set(key, nonce + 1n);
     const m = this.#bySender.get(key);
     if (m) {
       for (const n of m.keys()) if (n <= nonce) m.delete(n);
