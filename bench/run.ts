@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { encodeFunctionData } from 'viem';
 import { CHAIN_NAMES, type ChainName } from '../src/config/chains.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
@@ -40,13 +41,33 @@ const watch = service.store.watch('ExecutionRequest', {}, (e) => {
   if (isTerminal(e.object.status?.phase)) waiting.get(e.object.metadata.name)?.(e.object);
 });
 
-async function execute(agent: string, chain: ChainName): Promise<{ id: string; done: Promise<ExecutionRequest> }> {
-  const res = await fetch(`${service.url}/execute`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': api_key },
-    body: JSON.stringify({ agent_id: agent, chain, target_contract: counterOf(chain), calldata: increment, value: '0' }),
+// The load generator shares the process and its two cores with the service: keep it cheap (keep-alive node:http).
+const httpAgent = new Agent({ keepAlive: true, maxSockets: 512 });
+function post(path: string, payload: unknown): Promise<{ status: number; body: any }> {
+  const text = JSON.stringify(payload);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${service.url}${path}`,
+      {
+        method: 'POST',
+        agent: httpAgent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-api-key': api_key },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (data += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
   });
-  const body = (await res.json()) as { request_id: string; status: string };
+}
+
+async function execute(agent: string, chain: ChainName): Promise<{ id: string; done: Promise<ExecutionRequest> }> {
+  const res = await post('/execute', { agent_id: agent, chain, target_contract: counterOf(chain), calldata: increment, value: '0' });
+  const body = res.body as { request_id: string; status: string };
   if (res.status !== 200) throw new Error(`execute: HTTP ${res.status} ${JSON.stringify(body)}`);
   const done = new Promise<ExecutionRequest>((resolve) => waiting.set(body.request_id, resolve));
   // It may have finished before we registered: look once.
@@ -131,6 +152,7 @@ console.log(
 console.log(`memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 
 watch.stop();
+httpAgent.destroy();
 await service.stop();
 await devnet.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-import { createPublicClient, defineChain, http, type Chain, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, defineChain, type Chain, type PublicClient, type Transport } from 'viem';
 import type { ChainConfig } from '../config/chainConfig.ts';
+import { batchingHttp } from './rpcTransport.ts';
 
 export type ChainClient = PublicClient<Transport, Chain>;
 
@@ -10,7 +11,7 @@ export interface CreateChainClientOptions {
   pollingIntervalMs?: number;
 }
 
-/** The read client of one chain (viem public client over HTTP). */
+/** The read client of one chain (viem public client over batched, keep-alive JSON-RPC). */
 export function createChainClient(config: ChainConfig, opts: CreateChainClientOptions = {}): ChainClient {
   const chain = defineChain({
     id: config.chainId,
@@ -20,7 +21,7 @@ export function createChainClient(config: ChainConfig, opts: CreateChainClientOp
   });
   return createPublicClient({
     chain,
-    transport: http(config.rpcUrl, { timeout: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
+    transport: batchingHttp(config.rpcUrl, { timeoutMs: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
     pollingInterval: opts.pollingIntervalMs ?? 50,
     cacheTime: 0,
   });

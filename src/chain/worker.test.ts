@@ -94,7 +94,8 @@ describe('chain worker (devnet)', () => {
       const r = await worker.simulate({ apiClient: 'acme', agentId: uniqueId('sim') }, [incrementCall(env.counter)]);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       expect(r.value.wallet.deployed).toBe(false);
-      expect(r.value.callGas).toBeGreaterThan(20_000n);
+      // Other test files share the devnet: the counter's slots may already be non-zero (5k, not 20k, per SSTORE).
+      expect(r.value.callGas).toBeGreaterThan(5_000n);
       expect(r.value.estimatedGas).toBeGreaterThan(r.value.callGas + 300_000n); // includes the deployment
       expect(r.value.maxFeePerGas).toBeGreaterThan(0n);
       expect(r.value.estimatedCostWei).toBe(r.value.estimatedGas * r.value.maxFeePerGas);
