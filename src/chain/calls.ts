@@ -1,6 +1,5 @@
-import { encodeFunctionData, getAddress, isAddress, isHex, type Address, type Hex } from 'viem';
+import { concatHex, encodeAbiParameters, getAddress, parseAbiParameters, isAddress, isHex, toFunctionSelector, type Address, type Hex } from 'viem';
 import type { Call } from '../api/v1alpha1/index.ts';
-import { simpleAccountAbi } from './abi.ts';
 import { ChainError } from './errors.ts';
 
 /** A call with its value parsed: what the wallet executes. */
@@ -31,14 +30,28 @@ export function toWalletCalls(calls: readonly Call[]): WalletCall[] {
 export function encodeWalletCallData(calls: readonly WalletCall[]): Hex {
   if (calls.length === 1) {
     const c = calls[0]!;
-    return encodeFunctionData({ abi: simpleAccountAbi, functionName: 'execute', args: [c.target, c.value, c.data] });
+    return concatHex([EXECUTE.selector, encodeAbiParameters(EXECUTE.inputs, [c.target, c.value, c.data])]);
   }
   const anyValue = calls.some((c) => c.value !== 0n);
-  return encodeFunctionData({
-    abi: simpleAccountAbi,
-    functionName: 'executeBatch',
-    args: [calls.map((c) => c.target), anyValue ? calls.map((c) => c.value) : [], calls.map((c) => c.data)],
-  });
+  return concatHex([
+    EXECUTE_BATCH.selector,
+    encodeAbiParameters(EXECUTE_BATCH.inputs, [
+      calls.map((c) => c.target),
+      anyValue ? calls.map((c) => c.value) : [],
+      calls.map((c) => c.data),
+    ]),
+  ]);
 }
 
 export const totalValue = (calls: readonly WalletCall[]): bigint => calls.reduce((s, c) => s + c.value, 0n);
+
+// Selectors computed once (viem's encodeFunctionData hashes the signature on every call: hot under load).
+// The signatures are simpleAccountAbi's (abi.ts); calls.test.ts checks the encodings agree.
+const EXECUTE = {
+  selector: toFunctionSelector('function execute(address dest, uint256 value, bytes func)'),
+  inputs: parseAbiParameters('address dest, uint256 value, bytes func'),
+};
+const EXECUTE_BATCH = {
+  selector: toFunctionSelector('function executeBatch(address[] dest, uint256[] value, bytes[] func)'),
+  inputs: parseAbiParameters('address[] dest, uint256[] value, bytes[] func'),
+};

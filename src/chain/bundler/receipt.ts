@@ -1,4 +1,4 @@
-import { isAddressEqual, parseEventLogs, type Address, type Hex, type Log } from 'viem';
+import { isAddressEqual, parseEventLogs, toEventSelector, type Address, type Hex, type Log } from 'viem';
 import { entryPoint07Abi } from '../abi.ts';
 import { decodeRevert } from '../revert.ts';
 import type { OperationOutcome } from '../types.ts';
@@ -10,10 +10,18 @@ export type IncludedOutcome = Extract<OperationOutcome, { state: 'included' }>;
  * found for one hash): UserOperationEvent gives success and gas, UserOperationRevertReason the inner call's
  * revert data when it failed. Keys are lower-case userOpHashes.
  */
+const EVENT_NAMES = ['UserOperationEvent', 'UserOperationRevertReason', 'PostOpRevertReason'] as const;
+const eventsAbi = entryPoint07Abi.filter(
+  (x): x is Extract<(typeof entryPoint07Abi)[number], { type: 'event'; name: (typeof EVENT_NAMES)[number] }> =>
+    x.type === 'event' && (EVENT_NAMES as readonly string[]).includes(x.name),
+);
+/** Topics of those events, computed once: viem's parser hashes every ABI event's signature for every log. */
+const EVENT_TOPICS = new Set(eventsAbi.map((e) => toEventSelector(e).toLowerCase()));
+
 export function outcomesFromLogs(logs: readonly Log[], entryPoint: Address): Map<string, IncludedOutcome> {
-  const ours = logs.filter((l) => isAddressEqual(l.address, entryPoint));
+  const ours = logs.filter((l) => isAddressEqual(l.address, entryPoint) && EVENT_TOPICS.has(l.topics[0]?.toLowerCase() ?? ''));
   const events = parseEventLogs({
-    abi: entryPoint07Abi,
+    abi: eventsAbi,
     logs: ours as Log[],
     eventName: ['UserOperationEvent', 'UserOperationRevertReason', 'PostOpRevertReason'],
     strict: true,
