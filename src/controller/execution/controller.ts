@@ -56,7 +56,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     payments: opts.payments,
     earlierUnsigned: (req) => {
       const mine = acceptedKey(req);
-      return informer.byIndex('unsignedByWallet', walletKey(req)).filter((r) => acceptedKey(r) < mine).length;
+      return informer.countByIndex('unsignedByWallet', walletKey(req), (r) => acceptedKey(r) < mine);
     },
   });
 

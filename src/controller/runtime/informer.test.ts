@@ -99,7 +99,11 @@ describe('Informer', () => {
     await store.delete('ApiClient', 'c');
     await until(() => inf.byIndex('team', 'y').length === 1 && inf.byIndex('team', 'x').length === 1);
     expect(inf.byIndex('team', 'y').map((o) => o.metadata.name)).toEqual(['b']);
+    expect(inf.countByIndex('team', 'y')).toBe(1);
+    expect(inf.countByIndex('team', 'x', (o) => o.metadata.name === 'a')).toBe(1);
+    expect(inf.countByIndex('team', 'x', (o) => o.metadata.name === 'b')).toBe(0);
     expect(() => inf.byIndex('nope', 'x')).toThrow(/no index/);
+    expect(() => inf.countByIndex('nope', 'x')).toThrow(/no index/);
   });
 
   it('keeps a cache equal to the store under concurrent writes, started in the middle of them', async () => {
