@@ -87,6 +87,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     executorKeys: config.executorKeys,
     maxOpsPerBundle: config.bundler.maxOpsPerBundle,
     maxWaitMs: config.bundler.maxWaitMs,
+    maxBusyWaitMs: config.bundler.maxBusyWaitMs,
     syncSend: config.bundler.syncSend,
     receiptPollMs: config.bundler.receiptPollMs,
     locks,

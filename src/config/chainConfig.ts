@@ -43,12 +43,24 @@ export const ChainConfigSchema = z.object({
       maxOpsPerBundle: z.number().int().positive().default(32),
       /** How long the bundler waits for more operations before sending a non-full bundle. */
       maxWaitMs: z.number().int().min(0).default(2),
+      /**
+       * While a bundle is in flight, how long a non-full bundle may wait for it (after its oldest operation
+       * arrived) before it is sent anyway from another executor: fuller bundles at a bounded latency cost.
+       */
+      maxBusyWaitMs: z.number().int().min(0).default(100),
       /** A sponsorship's validity window: an operation not included by then can never be, and fails. */
       sponsorshipTtlSeconds: z.number().int().positive().default(600),
       /** eth_sendRawTransactionSync (anvil and some L2s) instead of send + receipt polling. */
       syncSend: z.boolean().default(false),
       receiptPollMs: z.number().int().positive().default(250),
     })
-    .default({ maxOpsPerBundle: 32, maxWaitMs: 2, sponsorshipTtlSeconds: 600, syncSend: false, receiptPollMs: 250 }),
+    .default({
+      maxOpsPerBundle: 32,
+      maxWaitMs: 2,
+      maxBusyWaitMs: 100,
+      sponsorshipTtlSeconds: 600,
+      syncSend: false,
+      receiptPollMs: 250,
+    }),
 });
 export type ChainConfig = z.infer<typeof ChainConfigSchema>;
