@@ -17,6 +17,7 @@ import { startDevnet } from '../src/devnet/devnet.ts';
 import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { isTerminal, type ExecutionRequest } from '../src/api/v1alpha1/index.ts';
+import { bundlesSince } from '../src/chain/index.ts';
 
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -150,17 +151,15 @@ let bundles = 0;
 for (const [chain, w] of service.workers) {
   const before = statsBefore.get(chain)!;
   const after = w.bundlerStats();
-  const sizes = after.bundleSizes.slice(before.bundleSizes.length);
-  const gases = after.bundleGas.slice(before.bundleGas.length);
-  sizes.forEach((size, i) => {
+  for (const { size, bundles: n, gasUsed } of bundlesSince(after.bySize, before.bySize)) {
     const b = byBucket[buckets.findIndex(([lo, hi]) => size >= lo && size <= hi)]!;
-    b.bundles++;
-    b.ops += size;
-    b.gas += gases[i]!;
-  });
-  bundles += sizes.length;
-  ops += sizes.reduce((a, b) => a + b, 0);
-  gas += gases.reduce((a, b) => a + b, 0n);
+    b.bundles += n;
+    b.ops += size * n;
+    b.gas += gasUsed;
+    bundles += n;
+    ops += size * n;
+    gas += gasUsed;
+  }
 }
 console.log(
   `bundles: ${bundles}, ${(ops / Math.max(1, bundles)).toFixed(1)} ops per bundle on average, ` +

@@ -11,6 +11,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import { startDevnet, chainConfigsFromManifest, loadManifest, type Devnet } from '../devnet/devnet.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
+import { bundlesSince } from './bundler/bundler.ts';
 import { GAS } from './gas.ts';
 import { deriveOwnerAccount } from './ownerKey.ts';
 import { freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
@@ -57,15 +58,14 @@ afterAll(async () => {
   const s = worker.bundlerStats();
   const bundles = s.bundles - statsBefore.bundles;
   const ops = s.includedOps - statsBefore.includedOps;
-  const gas = s.bundleGas.slice(statsBefore.bundleGas.length);
-  const sizes = s.bundleSizes.slice(statsBefore.bundleSizes.length);
-  const big = gas.filter((_, i) => (sizes[i] ?? 0) >= 10);
-  const bigOps = sizes.filter((n) => n >= 10).reduce((a, b) => a + b, 0);
+  const big = bundlesSince(s.bySize, statsBefore.bySize).filter((b) => b.size >= 10);
+  const bigOps = big.reduce((a, b) => a + b.size * b.bundles, 0);
+  const bigGas = big.reduce((a, b) => a + b.gasUsed, 0n);
   const sorted = [...latencies].sort((a, b) => a - b);
   console.info(
     [
       `bundles ${bundles}, ops ${ops}, mean ${(ops / Math.max(bundles, 1)).toFixed(1)} ops/bundle`,
-      `gas per op in bundles of ≥ 10: ${bigOps ? (big.reduce((a, b) => a + b, 0n) / BigInt(bigOps)).toString() : 'n/a'}`,
+      `gas per op in bundles of ≥ 10: ${bigOps ? (bigGas / BigInt(bigOps)).toString() : 'n/a'}`,
       `submit → all outcomes: p50 ${sorted[sorted.length >> 1]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms`,
     ].join('\n'),
   );

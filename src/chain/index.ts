@@ -4,5 +4,5 @@ export { ChainError, isChainError, type ChainErrorCode } from './errors.ts';
 export { deriveOwnerPrivateKey, deriveOwnerAccount, walletSalt } from './ownerKey.ts';
 export { decodeRevert, type DecodedRevert } from './revert.ts';
 export type { ChainLogger } from './logger.ts';
-export type { BundlerStats } from './bundler/bundler.ts';
+export { bundlesSince, type BundlerStats } from './bundler/bundler.ts';
 export type { LogScanOptions } from './bundler/outcomeLookup.ts';

@@ -50,6 +50,20 @@ export interface BundlerOptions {
   now?: () => number;
 }
 
+/** `after - before` of two BundlerStats.bySize snapshots: the bundles sent in between, by size. */
+export function bundlesSince(
+  after: BundlerStats['bySize'],
+  before: BundlerStats['bySize'],
+): { size: number; bundles: number; gasUsed: bigint }[] {
+  return Object.entries(after)
+    .map(([size, a]) => ({
+      size: Number(size),
+      bundles: a.bundles - (before[Number(size)]?.bundles ?? 0),
+      gasUsed: a.gasUsed - (before[Number(size)]?.gasUsed ?? 0n),
+    }))
+    .filter((b) => b.bundles > 0);
+}
+
 /** Figures about the bundles sent so far (for benchmarks and the report). */
 export interface BundlerStats {
   bundles: number;
@@ -57,10 +71,8 @@ export interface BundlerStats {
   droppedOps: number;
   /** Sum of the bundle transactions' gasUsed. */
   bundleGasUsed: bigint;
-  /** Operations per bundle transaction, in sending order. */
-  bundleSizes: number[];
-  /** Per bundle: gasUsed of the transaction. */
-  bundleGas: bigint[];
+  /** Per bundle size (operations in the transaction): how many bundles, and their gasUsed summed. Bounded by maxOpsPerBundle. */
+  bySize: Record<number, { bundles: number; gasUsed: bigint }>;
 }
 
 interface SenderState {
@@ -91,7 +103,7 @@ export class Bundler {
   readonly #outcomes: RecentOutcomes;
   readonly #executors: ExecutorPool;
   readonly #running = new Set<Promise<void>>();
-  readonly #stats: BundlerStats = { bundles: 0, includedOps: 0, droppedOps: 0, bundleGasUsed: 0n, bundleSizes: [], bundleGas: [] };
+  readonly #stats: BundlerStats = { bundles: 0, includedOps: 0, droppedOps: 0, bundleGasUsed: 0n, bySize: {} };
   #gasBudget: bigint = GAS.maxTransactionGas;
   #closed = false;
   #failureStreak = 0;
@@ -528,8 +540,9 @@ export class Bundler {
     }
     const { receipt } = sent;
     this.#stats.bundles++;
-    this.#stats.bundleSizes.push(entries.length);
-    this.#stats.bundleGas.push(receipt.gasUsed);
+    const bucket = (this.#stats.bySize[entries.length] ??= { bundles: 0, gasUsed: 0n });
+    bucket.bundles++;
+    bucket.gasUsed += receipt.gasUsed;
     this.#stats.bundleGasUsed += receipt.gasUsed;
     if (receipt.status !== 'success') {
       this.#o.log.warn({ txHash: receipt.transactionHash, ops: entries.length }, 'bundle transaction reverted on chain');
