@@ -1,0 +1,98 @@
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { encodeFunctionData } from 'viem';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import { killHard, spawnServiceChild } from '../support/child.ts';
+import { newServiceSecret, tempDir } from '../support/env.ts';
+import { apiClient } from '../support/http.ts';
+
+const run = promisify(execFile);
+const cli = async (...args: string[]) => (await run(process.execPath, ['bin/agent-wallet.js', ...args])).stdout;
+const cliFails = async (...args: string[]) => {
+  try {
+    await run(process.execPath, ['bin/agent-wallet.js', ...args]);
+  } catch (e) {
+    return e as { code: number; stderr: string };
+  }
+  throw new Error(`agent-wallet ${args.join(' ')} succeeded`);
+};
+
+describe('agent-wallet keys', () => {
+  it('creates, lists, rotates and revokes keys in a data dir no service owns', async () => {
+    const dir = tempDir('aw-keys-');
+    const { api_key } = JSON.parse(await cli('keys', 'create', '--mode', 'auto', '--name', 'ops bot', '--json', '--data-dir', dir));
+    expect(api_key).toMatch(/^aw_[a-z0-9]{16}_/);
+    const id = api_key.split('_')[1];
+    const list = JSON.parse(await cli('keys', 'list', '--json', '--data-dir', dir));
+    expect(list).toEqual([expect.objectContaining({ id, mode: 'auto', enabled: true, name: 'ops bot' })]);
+    expect(JSON.stringify(list)).not.toContain(api_key.split('_')[2]); // the secret is stored nowhere
+
+    const rotated = JSON.parse(await cli('keys', 'rotate', id, '--json', '--data-dir', dir));
+    expect(rotated.api_key).not.toBe(api_key);
+    expect(rotated.api_key.split('_')[1]).toBe(id); // same client id: the wallets survive rotation
+
+    const revoked = JSON.parse(await cli('keys', 'revoke', id, '--json', '--data-dir', dir));
+    expect(revoked).toMatchObject({ id, enabled: false });
+    expect((await cliFails('keys', 'rotate', id, '--data-dir', dir)).stderr).toMatch(/revoked/);
+    expect((await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir)).stderr).toMatch(/no key/);
+    const bad = await cliFails('keys', 'create', '--mode', 'free', '--data-dir', dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--mode must be one of/);
+  });
+
+  it('works while the service runs, and the new key is usable at once; revoke takes effect at once', async () => {
+    const dir = tempDir('aw-keys-live-');
+    const { url, child } = await spawnServiceChild(dir, newServiceSecret());
+    try {
+      const { api_key } = JSON.parse(await cli('keys', 'create', '--mode', 'sponsored', '--json', '--data-dir', dir));
+      const api = apiClient(url, api_key);
+      const wallet = await api.get('/wallet?agent_id=cli-agent');
+      expect(wallet.status).toBe(200);
+      await cli('keys', 'revoke', api_key.split('_')[1], '--data-dir', dir);
+      const after = await api.get('/wallet?agent_id=cli-agent');
+      expect(after.status).toBe(401);
+      expect(after.body.error).toBe('invalid API key');
+    } finally {
+      await killHard(child);
+    }
+  });
+});
+
+describe('agent-wallet dev (npm start)', () => {
+  it('starts the devnet and the service, prints a key and a curl line that works through to confirmed', async () => {
+    const dir = tempDir('aw-dev-');
+    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--port', '0', '--data-dir', dir, '--quiet'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const out: string[] = [];
+      const lines = createInterface({ input: child.stdout! });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`dev did not print its curl line: ${out.join('\n')}`)), 60_000);
+        lines.on('line', (l) => {
+          out.push(l);
+          if (l.includes('curl -s') && l.includes('/status/')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const text = out.join('\n');
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const key = /development API key \(sponsored\): (\S+)/.exec(text)![1]!;
+      const body = JSON.parse(/-d '(\{.*\})'/.exec(text)![1]!);
+      expect(body.calldata).toBe(encodeFunctionData({ abi: counterAbi, functionName: 'increment' }));
+      const api = apiClient(url, key);
+      const res = await api.post('/execute', body);
+      expect(res.status).toBe(200);
+      expect((await api.waitForTerminal(res.body.request_id)).status).toBe('confirmed');
+    } finally {
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    }
+  });
+});
