@@ -524,13 +524,7 @@ export class Bundler {
       for (const e of entries) {
         this.#state(e.sender).expected = undefined;
         try {
-          const outcome = await lookupOperationOnChain(this.#o.client, {
-            entryPoint: this.#o.entryPoint,
-            hash: e.hash,
-            sender: e.sender,
-            nonce: e.nonce,
-            ...(this.#o.logScan && { scan: this.#o.logScan }),
-          });
+          const outcome = await this.#lookUp(e);
           if (outcome.state === 'included') this.#finalize(e, outcome);
         } catch {
           // stays pending; the next simulation decides (AA25 if it landed meanwhile)
@@ -598,15 +592,20 @@ export class Bundler {
     });
   }
 
+  /** What the chain says of an operation we hold (its UserOperationEvent, or its nonce's use). */
+  #lookUp(e: PoolEntry) {
+    return lookupOperationOnChain(this.#o.client, {
+      entryPoint: this.#o.entryPoint,
+      hash: e.hash,
+      sender: e.sender,
+      nonce: e.nonce,
+      ...(this.#o.logScan && { scan: this.#o.logScan }),
+    });
+  }
+
   async #settleUsedNonceNow(e: PoolEntry): Promise<void> {
     try {
-      const outcome = await lookupOperationOnChain(this.#o.client, {
-        entryPoint: this.#o.entryPoint,
-        hash: e.hash,
-        sender: e.sender,
-        nonce: e.nonce,
-        ...(this.#o.logScan && { scan: this.#o.logScan }),
-      });
+      const outcome = await this.#lookUp(e);
       if (outcome.state !== 'unknown') this.#finalize(e, outcome);
     } catch (err) {
       this.#o.log.warn({ hash: e.hash, err: describeError(err) }, 'could not look an operation up on chain');
