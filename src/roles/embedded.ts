@@ -23,6 +23,8 @@ export interface EmbeddedServiceOptions {
   /** Log level of every role (pino, JSON lines on stdout); default `silent`. */
   logLevel?: Level | 'silent';
   decisionTimeoutMs?: number;
+  /** How long admission retries a chain that does not answer (default 10 s). */
+  admissionRetryMs?: number;
 }
 
 export interface EmbeddedService {
@@ -64,6 +66,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       workers,
       payments,
       logger: log.child({ role: 'controller' }),
+      ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     });
     stops.push(() => controller.stop());
 

@@ -17,6 +17,8 @@ export interface ExecutionControllerOptions {
   namespace?: string;
   /** Requests reconciled at once; the steps wait on RPCs, so this is well above the core count. */
   concurrency?: number;
+  /** See ExecutionReconcilerDeps.admissionRetryMs. */
+  admissionRetryMs?: number;
   hooks?: ControllerHooks;
   logger?: Logger;
 }
@@ -54,6 +56,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     store: opts.store,
     workers: opts.workers,
     payments: opts.payments,
+    ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     earlierUnsigned: (req) => {
       const mine = acceptedKey(req);
       return informer.countByIndex('unsignedByWallet', walletKey(req), (r) => acceptedKey(r) < mine);

@@ -1,5 +1,6 @@
 import type { ExecutionRequest, ExecutionRequestStatus, Failure, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
+import { ChainError, isChainError } from '../../chain/errors.ts';
 import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
@@ -22,6 +23,12 @@ export interface ExecutionReconcilerDeps {
   now?: () => Date;
   /** How long a Broadcasting request waits for a pushed outcome before polling the worker again. */
   outcomePollMs?: number;
+  /**
+   * How long admission keeps retrying a chain that does not answer before the request fails with
+   * `chain_unavailable`. Nothing is signed before admission succeeds, so failing is safe, and the agent gets
+   * a clear "not executed, retry later" instead of a timeout that leaves it guessing.
+   */
+  admissionRetryMs?: number;
 }
 
 /**
@@ -33,6 +40,7 @@ export interface ExecutionReconcilerDeps {
 export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const now = deps.now ?? (() => new Date());
   const pollMs = deps.outcomePollMs ?? 15_000;
+  const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
 
   async function reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     let req: ExecutionRequest;
@@ -51,7 +59,17 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       case undefined:
       case 'Pending':
       case 'PaymentVerified':
-        return admit(req, worker);
+        return admit(req, worker).catch((e: unknown) => {
+          // A chain that does not answer: retried with backoff, until admissionRetryMs after acceptance.
+          if (!isChainError(e, 'rpc_unavailable')) throw e;
+          const age = now().getTime() - Date.parse(req.metadata.creationTimestamp ?? now().toISOString());
+          if (age < admissionRetryMs) throw e;
+          return fail(
+            req,
+            { code: 'chain_unavailable', message: `${req.spec.chain} did not answer for ${Math.round(age / 1000)} s: ${e.shortMessage}` },
+            { Simulated: ['Unknown', 'ChainUnavailable', e.shortMessage] },
+          );
+        });
       case 'PaymentRequired':
         return { done: true }; // the payments controller moves it on when a proof arrives
       case 'Queued':
@@ -69,7 +87,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
     const sim = await worker.simulate(ref, req.spec.calls);
     if (!sim.ok) {
-      if (sim.error.code === 'rpc_unavailable') throw new Error(`simulation: ${sim.error.message}`);
+      if (sim.error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', sim.error.message);
       return fail(
         req,
         {
