@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import fastifySwagger, { type SwaggerTransformObject } from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
 import {
   jsonSchemaTransform,
+  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type FastifyPluginAsyncZod,
@@ -13,7 +14,7 @@ import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
-import { handleError, handleNotFound } from './errors.ts';
+import { GatewayError, handleError, handleNotFound } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
 import { createInMemoryRateLimiter } from './rateLimit.ts';
 import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
@@ -37,6 +38,61 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
+type OpenApiDocument = ReturnType<SwaggerTransformObject>;
+
+/** The document without the components.schemas entries nothing refers to (directly or through another one). */
+function withoutUnreferencedSchemas(doc: OpenApiDocument): OpenApiDocument {
+  if (!('components' in doc) || !doc.components?.schemas) return doc; // (a Swagger 2 document has none)
+  const schemas: Record<string, unknown> = doc.components.schemas;
+  const refs = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+  const referenced = new Set<string>();
+  const pending = refs({ ...doc, components: { ...doc.components, schemas: undefined } });
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (referenced.has(name) || !(name in schemas)) continue;
+    referenced.add(name);
+    pending.push(...refs(schemas[name]));
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => referenced.has(name)));
+  return { ...doc, components: { ...doc.components, schemas: kept } } as OpenApiDocument;
+}
+
+/**
+ * OpenAPI links, which route schemas cannot carry: the request_id that POST /execute answers is what
+ * GET /status/{id} takes (clients, and schemathesis's stateful tests, follow it).
+ */
+const LINKS = [
+  {
+    path: '/execute',
+    method: 'post',
+    status: '200',
+    name: 'GetStatus',
+    link: { operationId: 'getStatus', parameters: { id: '$response.body#/request_id' }, description: 'The state of the request' },
+  },
+] as const;
+
+function withLinks(doc: OpenApiDocument): OpenApiDocument {
+  if (!('openapi' in doc) || !doc.paths) return doc;
+  const paths = structuredClone(doc.paths) as Record<string, Record<string, { responses?: Record<string, { links?: object }> }>>;
+  for (const { path, method, status, name, link } of LINKS) {
+    const response = paths[path]?.[method]?.responses?.[status];
+    if (!response) throw new Error(`OpenAPI link ${name}: no response ${status} of ${method.toUpperCase()} ${path}`);
+    response.links = { ...response.links, [name]: link };
+  }
+  return { ...doc, paths } as OpenApiDocument;
+}
+
+/** The methods the router has a route for at this URL (HEAD included where GET is): the `Allow` of a 405. */
+function allowedMethods(app: FastifyInstance, url: string): string[] {
+  return app.supportedMethods.filter((method) => {
+    try {
+      return app.findRoute({ method: method as HTTPMethods, url }) !== null;
+    } catch {
+      return false; // e.g. a path parameter over maxParamLength: no route
+    }
+  });
+}
+
 /**
  * The HTTP gateway: stateless apart from its shared watch of ExecutionRequests. It validates, authenticates,
  * rate-limits and creates resources; the controllers do the rest. Call `close()` to stop the watch (the store
@@ -47,6 +103,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+    // A `__proto__` key (or `constructor.prototype`) anywhere in a JSON body is dropped while parsing, like
+    // any other unknown field: the schemas ignore unknown fields, and answering 400 "not valid JSON" to valid
+    // JSON (Fastify's default, 'error') contradicted the published schema. Dropped, it cannot poison anything.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     // Our own trace ids, never taken from the client; `req-N` (Fastify's default) would read like a request_id.
     genReqId: () => randomUUID(),
     // Any valid resource name (≤ 253) routes to GET /status/:id and gets its 404; only absurd ids meet 414.
@@ -63,6 +124,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-trace-id', request.id);
+    // Decided before anything reads the body (whose parsing could fail first): a path that exists with other
+    // methods is 405 with Allow, any other unknown route 404. No API key is needed to learn either: the routes
+    // are public in /openapi.json.
+    if (!request.is404) return;
+    const allowed = allowedMethods(app, request.url);
+    if (allowed.length === 0) return handleNotFound(request, reply);
+    throw new GatewayError(
+      405,
+      'method_not_allowed',
+      `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowed.join(', ')}`,
+      { headers: { allow: allowed.join(', ') } },
+    );
   });
 
   const informer = startExecutionInformer(deps.store, { namespace, logger: app.log });
@@ -102,6 +175,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ],
     },
     transform: jsonSchemaTransform,
+    // Adds the zod schemas registered with an id (ErrorBody) under components.schemas, in an input and an
+    // output variant; only the ones the document refers to are kept.
+    transformObject: (document) => withLinks(withoutUnreferencedSchemas(jsonSchemaTransformObject(document))),
   });
 
   const publicScope: FastifyPluginAsyncZod = async (scope) => {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AgentWalletError } from '../lib/errors.ts';
-import { FIELD_ERROR_CODES, REQUIRED } from './schemas.ts';
+import { FIELD_ERROR_CODES, REQUIRED, SHAPE_ERROR_CODE } from './schemas.ts';
 
 /**
  * Every error body is `{ error: <code>, message: <human text>, ...details }`. `error` is a stable snake_case
@@ -44,9 +44,20 @@ export function fieldError(code: string, field: string, message: string): Gatewa
 }
 
 interface ValidationIssue {
+  /** The zod issue code (`invalid_type`, `invalid_union`, `custom`...). */
+  keyword?: string;
   instancePath: string;
   message?: string;
   params?: Record<string, unknown>;
+}
+
+/** A zod issue as it appears inside an `invalid_union` issue (paths relative to the union). */
+interface NestedIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  [key: string]: unknown;
 }
 
 const HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'idempotency-key': 'Idempotency-Key' };
@@ -62,19 +73,72 @@ function fieldName(instancePath: string, context: string | undefined): string {
 function issueCode(issue: ValidationIssue, instancePath: string): string {
   const explicit = (issue.params?.['params'] as { code?: unknown } | undefined)?.code;
   if (typeof explicit === 'string') return explicit;
-  if (issue.message === REQUIRED) return 'missing_field';
+  if (issue.message === REQUIRED || issue.message?.startsWith(`${REQUIRED} `)) return 'missing_field';
   const last = instancePath.split('/').filter((s) => s !== '' && !/^\d+$/.test(s)).pop();
   return (last && FIELD_ERROR_CODES[last]) || 'invalid_request';
 }
 
+/** The issue of a field that must be absent (`z.never()` in schemas.ts): the caller used another shape. */
+const isAbsentFieldIssue = (issue: ValidationIssue): boolean =>
+  issue.params?.['expected'] === 'never';
+
+function nested(unionPath: string, issue: NestedIssue): ValidationIssue {
+  const { code, path, message, ...params } = issue;
+  const suffix = path.map(String).join('/');
+  return {
+    instancePath: suffix === '' ? unionPath : `${unionPath === '/' ? '' : unionPath}/${suffix}`,
+    keyword: code,
+    message,
+    params,
+  };
+}
+
+/**
+ * A value that matched no alternative of a union (the two body shapes of POST /execute) fails with one
+ * `invalid_union` issue that holds each alternative's issues. The caller meant the alternative none of whose
+ * fields-that-must-be-absent are present: its issues are the answer. If every alternative has such a field,
+ * the value mixes them: one `invalid_request_shape` issue (the union's message), plus the issues of the fields
+ * that are present (not the "is required" ones, which would only mislead).
+ */
+function expandUnion(issue: ValidationIssue): ValidationIssue[] {
+  const branches = issue.params?.['errors'];
+  if (issue.keyword !== 'invalid_union' || !Array.isArray(branches) || branches.length === 0) return [issue];
+  const alternatives = (branches as NestedIssue[][]).map((b) => b.map((i) => nested(issue.instancePath, i)));
+  const meant = alternatives.find((issues) => !issues.some(isAbsentFieldIssue));
+  if (meant) return meant.flatMap(expandUnion);
+  const seen = new Set<string>();
+  const present = alternatives
+    .flat()
+    .filter((i) => !isAbsentFieldIssue(i) && issueCode(i, i.instancePath) !== 'missing_field')
+    .filter((i) => {
+      const key = `${i.instancePath}\u0000${i.message}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  const shape: ValidationIssue = {
+    keyword: 'custom',
+    instancePath: issue.instancePath,
+    message: issue.message,
+    params: { params: { code: SHAPE_ERROR_CODE } },
+  };
+  return [shape, ...present.flatMap(expandUnion)];
+}
+
 function validationBody(error: { validation: ValidationIssue[]; validationContext?: string }): ErrorBody {
-  const issues = error.validation.map((issue) => {
+  const issues = error.validation.flatMap(expandUnion).map((issue) => {
     const field = fieldName(issue.instancePath, error.validationContext);
-    return { field, code: issueCode(issue, issue.instancePath), message: `${field} ${issue.message ?? 'is invalid'}` };
+    const message = `${field} ${issue.message ?? 'is invalid'}`;
+    return { field, code: issueCode(issue, issue.instancePath), message, absent: isAbsentFieldIssue(issue) };
   });
-  // A body of the wrong shape explains the other issues better than any of them: report it first.
-  const first = issues.find((i) => i.code === 'invalid_request_shape') ?? issues[0]!;
-  return { error: first.code, message: first.message, field: first.field, issues };
+  // A body of the wrong shape explains the other issues better than any of them, and so does a field that
+  // must not be there at all (batch_calls on /simulate): report them first.
+  const first =
+    issues.find((i) => i.code === SHAPE_ERROR_CODE) ?? issues.find((i) => i.absent) ?? issues[0]!;
+  return {
+    error: first.code,
+    message: first.message,
+    field: first.field,
+    issues: issues.map(({ field, code, message }) => ({ field, code, message })),
+  };
 }
 
 /** Fastify's own client errors that we answer with a code of ours; their messages are safe to show. */

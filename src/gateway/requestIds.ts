@@ -8,7 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
  * a retried request land on the first one without any race; those are deterministic, not time-sortable.
  */
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const DNS_1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const REQUEST_ID_MAX_LENGTH = 253;
 
 /** A 26-character lowercase ULID for `now`. */
 export function ulid(now: number = Date.now()): string {
@@ -42,7 +43,7 @@ export function idempotentRequestId(apiClient: string, idempotencyKey: string): 
 
 /** Whether a path id could name an ExecutionRequest at all; anything else is answered 404 without a lookup. */
 export function isResourceName(id: string): boolean {
-  return id.length <= 253 && DNS_1123_SUBDOMAIN.test(id);
+  return id.length <= REQUEST_ID_MAX_LENGTH && DNS_1123_SUBDOMAIN.test(id);
 }
 
 /** Label value for an agent id: agent ids are free text, label values are not. */

@@ -21,6 +21,7 @@ describe('gateway request validation (spec §2.4, §7)', () => {
   const cases: Array<[string, Record<string, unknown>, string, string]> = [
     ['unsupported chain', { ...single, chain: 'solana' }, 'unsupported_chain', 'chain'],
     ['chain of the wrong type', { ...single, chain: 1 }, 'unsupported_chain', 'chain'],
+    ['chain with a space around it', { ...single, chain: ' base' }, 'unsupported_chain', 'chain'],
     ['calldata without 0x', { ...single, calldata: 'd09de08a' }, 'invalid_calldata', 'calldata'],
     ['calldata with an odd number of digits', { ...single, calldata: '0xd09de08' }, 'invalid_calldata', 'calldata'],
     ['calldata that is not hex', { ...single, calldata: '0xzz' }, 'invalid_calldata', 'calldata'],
@@ -49,6 +50,8 @@ describe('gateway request validation (spec §2.4, §7)', () => {
     ['http callback_url', { ...single, callback_url: 'http://example.com/hook' }, 'invalid_callback_url', 'callback_url'],
     ['callback_url with credentials', { ...single, callback_url: 'https://u:p@example.com/' }, 'invalid_callback_url', 'callback_url'],
     ['callback_url that is not a URL', { ...single, callback_url: 'example.com' }, 'invalid_callback_url', 'callback_url'],
+    ['callback_url with a port out of range', { ...single, callback_url: 'https://example.com:65536/' }, 'invalid_callback_url', 'callback_url'],
+    ['callback_url with a space', { ...single, callback_url: 'https://example.com/a b' }, 'invalid_callback_url', 'callback_url'],
     ['both shapes', { ...single, batch_calls: [call] }, 'invalid_request_shape', 'body'],
     ['both shapes, batch empty', { ...single, batch_calls: [] }, 'invalid_request_shape', 'body'],
     ['empty batch', { agent_id: 'a', chain: 'base', batch_calls: [] }, 'invalid_batch_calls', 'batch_calls'],
@@ -102,6 +105,39 @@ describe('gateway request validation (spec §2.4, §7)', () => {
     expect(res.json().issues.map((i: { field: string }) => i.field).sort()).toEqual(
       ['agent_id', 'calldata', 'chain', 'target_contract', 'value'].sort(),
     );
+  });
+
+  it('a body mixing the shapes reports the shape first, then only the present fields that are wrong', async () => {
+    const res = await post('/execute', { ...single, chain: 'solana', calldata: undefined, batch_calls: [{ ...call, calldata: '0x1' }] });
+    expect(res.statusCode).toBe(400);
+    const json = res.json();
+    expect(json).toMatchObject({
+      error: 'invalid_request_shape',
+      field: 'body',
+      message: 'body must use one shape: target_contract/calldata/value (single call) or batch_calls (batch), not both',
+    });
+    // No "calldata is required": the caller may well have meant the batch.
+    expect(json.issues.map((i: { field: string; code: string }) => [i.field, i.code])).toEqual([
+      ['body', 'invalid_request_shape'],
+      ['chain', 'unsupported_chain'],
+      ['batch_calls[0].calldata', 'invalid_calldata'],
+    ]);
+  });
+
+  it('accepts what /openapi.json allows at the edges: all-uppercase addresses, 256 characters of any plane, IPv4 callbacks', async () => {
+    // No chain worker is configured here: reaching the handler means the body passed validation.
+    const served = 'chain base is not served by this deployment';
+    for (const body of [
+      { ...single, target_contract: `0x${TARGET.slice(2).toUpperCase()}` },
+      { ...single, target_contract: TARGET.toLowerCase() },
+      { ...single, agent_id: '😀'.repeat(256), strategy_id: '𝔘'.repeat(128) },
+      { ...single, callback_url: 'https://127.0.0.1:8443/hook?x=ü' },
+      { ...single, value: (2n ** 256n - 1n).toString() },
+      { agent_id: 'a', chain: 'BaSe', batch_calls: [call], unknown_field: { nested: [1] } },
+    ]) {
+      const res = await post('/execute', body);
+      expect([res.statusCode, res.json().message]).toEqual([400, served]);
+    }
   });
 
   it('a body that is not an object → 400 naming the body', async () => {

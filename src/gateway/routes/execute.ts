@@ -18,10 +18,11 @@ import { presentAccepted } from '../presenters.ts';
 import { agentHash, idempotentRequestId, newRequestId } from '../requestIds.ts';
 import {
   callsOf,
-  ErrorBodySchema,
+  errorResponses,
   ExecuteBodySchema,
   ExecuteHeadersSchema,
   ExecutionResultSchema,
+  jsonResponse,
   PaymentRequiredSchema,
   type ExecuteBody,
 } from '../schemas.ts';
@@ -117,20 +118,15 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['execution'],
+          operationId: 'execute',
           summary: 'Execute one call or a batch from the agent’s smart wallet; answers once the request is queued',
           security: [{ apiKey: [] }],
           headers: ExecuteHeadersSchema,
           body: ExecuteBodySchema,
           response: {
-            200: ExecutionResultSchema,
-            400: ErrorBodySchema,
-            401: ErrorBodySchema,
-            402: PaymentRequiredSchema,
-            422: ErrorBodySchema,
-            429: ErrorBodySchema,
-            500: ErrorBodySchema,
-            501: ErrorBodySchema,
-            503: ErrorBodySchema,
+            200: jsonResponse('The request is queued (spec §2.2): poll GET /status/:id', ExecutionResultSchema),
+            402: jsonResponse('Payment required (spec §2.8)', PaymentRequiredSchema),
+            ...errorResponses(400, 401, 413, 415, 422, 429, 500, 501, 503),
           },
         },
       },

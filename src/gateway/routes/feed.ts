@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayContext } from '../context.ts';
-import { ErrorBodySchema, FeedQuerySchema, FeedSchema } from '../schemas.ts';
+import { errorResponses, FeedQuerySchema, FeedSchema, jsonResponse } from '../schemas.ts';
 import { presentFeedItem } from '../presenters.ts';
 import { GatewayError } from '../errors.ts';
 
@@ -13,9 +13,10 @@ export function feedRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['public'],
+          operationId: 'getRecentExecutions',
           summary: 'Recent executions across all keys, newest first, without anything that identifies a tenant',
           querystring: FeedQuerySchema,
-          response: { 200: FeedSchema, 400: ErrorBodySchema, 503: ErrorBodySchema },
+          response: { 200: jsonResponse('Recent executions, newest first', FeedSchema), ...errorResponses(400, 429, 500, 503) },
         },
       },
       async (request) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/chains.ts';
 import type { GatewayContext } from '../context.ts';
-import { HealthSchema, type Health } from '../schemas.ts';
+import { errorResponses, HealthSchema, jsonResponse, type Health } from '../schemas.ts';
 
 type ChainHealth = Health['chains'][number];
 
@@ -50,8 +50,9 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['public'],
+          operationId: 'getHealth',
           summary: 'Service health: version, uptime, state store sync and each served chain’s head block',
-          response: { 200: HealthSchema },
+          response: { 200: jsonResponse('Health report (also when degraded: read `status`)', HealthSchema), ...errorResponses(429, 500) },
         },
       },
       async () => {

@@ -4,7 +4,7 @@ import { workerFor, type GatewayContext } from '../context.ts';
 import { simulationFailureError } from '../failures.ts';
 import { payableCostUsd } from '../presenters.ts';
 import { newSimulationId } from '../requestIds.ts';
-import { callsOf, ErrorBodySchema, ExecutionResultSchema, SimulateBodySchema } from '../schemas.ts';
+import { callsOf, errorResponses, ExecutionResultSchema, jsonResponse, SimulateBodySchema } from '../schemas.ts';
 
 /**
  * Stateless: the chain worker simulates the call and nothing is stored. The `sim_...` request_id names this
@@ -17,16 +17,13 @@ export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['execution'],
+          operationId: 'simulate',
           summary: 'Simulate one call from the agent’s smart wallet: gas and the cost this key would pay',
           security: [{ apiKey: [] }],
           body: SimulateBodySchema,
           response: {
-            200: ExecutionResultSchema,
-            400: ErrorBodySchema,
-            401: ErrorBodySchema,
-            429: ErrorBodySchema,
-            500: ErrorBodySchema,
-            503: ErrorBodySchema,
+            200: jsonResponse('The simulation succeeded (spec §2.2; status pending, nothing broadcast)', ExecutionResultSchema),
+            ...errorResponses(400, 401, 413, 415, 429, 500, 501, 503),
           },
         },
       },

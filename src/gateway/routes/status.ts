@@ -6,7 +6,7 @@ import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { presentStatus } from '../presenters.ts';
 import { isResourceName } from '../requestIds.ts';
-import { ErrorBodySchema, StatusParamsSchema, StatusRecordSchema } from '../schemas.ts';
+import { errorResponses, jsonResponse, StatusParamsSchema, StatusRecordSchema } from '../schemas.ts';
 
 export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -15,10 +15,14 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['execution'],
+          operationId: 'getStatus',
           summary: 'State of an execution request (source of truth; poll every 2 to 5 s until terminal)',
           security: [{ apiKey: [] }],
           params: StatusParamsSchema,
-          response: { 200: StatusRecordSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 429: ErrorBodySchema },
+          response: {
+            200: jsonResponse('The status record (spec §2.3)', StatusRecordSchema),
+            ...errorResponses(400, 401, 404, 414, 429, 500, 503),
+          },
         },
       },
       async (request) => {

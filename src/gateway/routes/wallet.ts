@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { presentBalances, presentWallet } from '../presenters.ts';
-import { BalanceSchema, ErrorBodySchema, WalletQuerySchema, WalletRecordSchema } from '../schemas.ts';
+import { BalanceSchema, errorResponses, jsonResponse, WalletQuerySchema, WalletRecordSchema } from '../schemas.ts';
 
-const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 429: ErrorBodySchema, 500: ErrorBodySchema };
+const errors = errorResponses(400, 401, 429, 500, 503);
 
 export function walletRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -13,10 +13,11 @@ export function walletRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['wallet'],
+          operationId: 'getWallet',
           summary: "Resolve the agent's smart wallet (counterfactual until its first execution)",
           security: [{ apiKey: [] }],
           querystring: WalletQuerySchema,
-          response: { 200: WalletRecordSchema, ...errors },
+          response: { 200: jsonResponse('The wallet record (spec §2.1)', WalletRecordSchema), ...errors },
         },
       },
       async (request) => {
@@ -34,10 +35,11 @@ export function walletRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ['wallet'],
+          operationId: 'getWalletBalance',
           summary: "Native and token balances of the agent's smart wallet",
           security: [{ apiKey: [] }],
           querystring: WalletQuerySchema,
-          response: { 200: BalanceSchema, ...errors },
+          response: { 200: jsonResponse('Native and token balances', BalanceSchema), ...errors },
         },
       },
       async (request) => {
