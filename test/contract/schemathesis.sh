@@ -65,7 +65,8 @@ trap stop_service EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-setsid node bin/agent-wallet.js dev --port "$PORT" --data-dir "$DATA_DIR" --quiet >"$DATA_DIR/service.log" 2>&1 &
+SETSID=$(command -v setsid || true) # util-linux; without it, SIGTERM alone has to stop anvil
+$SETSID node bin/agent-wallet.js dev --port "$PORT" --data-dir "$DATA_DIR" --quiet >"$DATA_DIR/service.log" 2>&1 &
 SERVICE_PID=$!
 
 for _ in $(seq 1 600); do
