@@ -1,28 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeFunctionData, getAddress, parseEventLogs } from 'viem';
 import { entryPoint07Abi } from 'viem/account-abstraction';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { deriveOwnerAccount, walletSalt } from '../../src/chain/index.ts';
 import { counterAbi, simpleAccountFactoryAbi } from '../../src/devnet/contracts.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
 const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
 const incrementBy = (n: bigint) => encodeFunctionData({ abi: counterAbi, functionName: 'incrementBy', args: [n] });
 const fail = encodeFunctionData({ abi: counterAbi, functionName: 'fail' });
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const service = useTestService();
 
 describe('execute → confirmed on the devnet', () => {
   it('runs a single call through to confirmed, with its effect on chain', async () => {
-    const { api } = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
-    const client = svc.devnet.publicClient('ethereum');
+    const { api } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
+    const client = service().devnet.publicClient('ethereum');
     const before = await client.readContract({ address: eth.testContracts.counter, abi: counterAbi, functionName: 'number' });
 
     const wallet = await api.get('/wallet?agent_id=agent-single&chain=ethereum');
@@ -63,9 +57,9 @@ describe('execute → confirmed on the devnet', () => {
   });
 
   it('runs a batch in one operation, calls in order', async () => {
-    const { api } = await svc.newKey();
-    const base = svc.devnet.chain('base');
-    const client = svc.devnet.publicClient('base');
+    const { api } = await service().newKey();
+    const base = service().devnet.chain('base');
+    const client = service().devnet.publicClient('base');
     const before = await client.readContract({ address: base.testContracts.counter, abi: counterAbi, functionName: 'number' });
     const res = await api.post('/execute', {
       agent_id: 'agent-batch',
@@ -83,8 +77,8 @@ describe('execute → confirmed on the devnet', () => {
   });
 
   it('accepts the chain aliases eth and arb', async () => {
-    const { api } = await svc.newKey();
-    const arb = svc.devnet.chain('arbitrum');
+    const { api } = await service().newKey();
+    const arb = service().devnet.chain('arbitrum');
     const res = await api.post('/execute', {
       agent_id: 'agent-alias',
       chain: 'arb',
@@ -98,8 +92,8 @@ describe('execute → confirmed on the devnet', () => {
   });
 
   it('refuses a call that fails simulation with its revert reason, and queues nothing', async () => {
-    const { api, clientId } = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
+    const { api, clientId } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
     const sim = await api.post('/simulate', {
       agent_id: 'agent-fail',
       chain: 'ethereum',
@@ -125,7 +119,7 @@ describe('execute → confirmed on the devnet', () => {
     const status = await api.get(`/status/${id}`);
     expect(status.body.status).toBe('failed');
     // Nothing was signed or sent: no UserOperation in the record, the wallet's EntryPoint nonce is untouched.
-    const record = await svc.store.get('ExecutionRequest', id);
+    const record = await service().store.get('ExecutionRequest', id);
     expect(record.status?.userOperation).toBeUndefined();
     const wallet = await api.get('/wallet?agent_id=agent-fail&chain=ethereum');
     expect(wallet.body.deployed).toBe(false);
@@ -133,8 +127,8 @@ describe('execute → confirmed on the devnet', () => {
   });
 
   it('simulates a successful call without sending anything', async () => {
-    const { api } = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
+    const { api } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
     const res = await api.post('/simulate', {
       agent_id: 'agent-sim',
       chain: 'ethereum',
@@ -152,11 +146,11 @@ describe('execute → confirmed on the devnet', () => {
 
 describe('wallets', () => {
   it('equal the factory getAddress and permissionless toSimpleSmartAccount for the derived owner', async () => {
-    const { api, clientId } = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
-    const client = svc.devnet.publicClient('ethereum');
+    const { api, clientId } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
+    const client = service().devnet.publicClient('ethereum');
     const agentId = 'agent-address-check';
-    const owner = deriveOwnerAccount(svc.serviceSecret, clientId);
+    const owner = deriveOwnerAccount(service().serviceSecret, clientId);
     const salt = walletSalt(agentId);
     const fromFactory = await client.readContract({
       address: eth.simpleAccountFactory,
@@ -178,8 +172,8 @@ describe('wallets', () => {
   });
 
   it('are the same for the same (key, agent) and differ across agents and keys', async () => {
-    const a = await svc.newKey();
-    const b = await svc.newKey();
+    const a = await service().newKey();
+    const b = await service().newKey();
     const w = async (api: typeof a.api, agent: string) => (await api.get(`/wallet?agent_id=${agent}&chain=base`)).body.smart_wallet_address;
     expect(await w(a.api, 'x')).toBe(await w(a.api, 'x'));
     expect(await w(a.api, 'x')).not.toBe(await w(a.api, 'y'));
@@ -189,9 +183,9 @@ describe('wallets', () => {
 
 describe('isolation between keys', () => {
   it("answers another key's request id with 404", async () => {
-    const a = await svc.newKey();
-    const b = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
+    const a = await service().newKey();
+    const b = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
     const res = await a.api.post('/execute', {
       agent_id: 'shared-name',
       chain: 'ethereum',

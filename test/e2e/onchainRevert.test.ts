@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { gateAbi } from '../../src/devnet/contracts.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const service = useTestService();
 
 describe('state changes between simulation and inclusion', () => {
   it('reports reverted, with the reason, when the call reverts on chain', async () => {
-    const { api } = await svc.newKey();
-    const chain = svc.devnet.chain('base');
-    const client = svc.devnet.publicClient('base');
-    const other = svc.devnet.walletClient('base', 1);
+    const { api } = await service().newKey();
+    const chain = service().devnet.chain('base');
+    const client = service().devnet.publicClient('base');
+    const other = service().devnet.walletClient('base', 1);
     const gate = chain.testContracts.gate;
     const rpc = (method: string, params: unknown[] = []): Promise<unknown> => client.request({ method: method as any, params: params as any });
 

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { ACCEPTED_ANNOTATION } from '../../src/controller/execution/controller.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const service = useTestService();
 
 describe('concurrent executes from one agent', () => {
   it('all confirm, with nonces in the order the gateway accepted them', async () => {
-    const { api } = await svc.newKey();
-    const eth = svc.devnet.chain('ethereum');
-    const client = svc.devnet.publicClient('ethereum');
+    const { api } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
+    const client = service().devnet.publicClient('ethereum');
     const before = await client.readContract({ address: eth.testContracts.counter, abi: counterAbi, functionName: 'number' });
     const n = 12;
     const responses = await Promise.all(
@@ -37,7 +31,7 @@ describe('concurrent executes from one agent', () => {
     const after = await client.readContract({ address: eth.testContracts.counter, abi: counterAbi, functionName: 'number' });
     expect(after - before).toBe(BigInt((n * (n + 1)) / 2)); // each executed exactly once
 
-    const records = await Promise.all(responses.map((r) => svc.store.get('ExecutionRequest', r.body.request_id)));
+    const records = await Promise.all(responses.map((r) => service().store.get('ExecutionRequest', r.body.request_id)));
     records.sort((a, b) => a.metadata.annotations![ACCEPTED_ANNOTATION]!.localeCompare(b.metadata.annotations![ACCEPTED_ANNOTATION]!));
     const nonces = records.map((r) => BigInt(r.status!.userOperation!.nonce));
     expect(nonces).toEqual(nonces.map((_, i) => BigInt(i))); // first op deploys (nonce 0), then 1, 2, ...
@@ -46,7 +40,7 @@ describe('concurrent executes from one agent', () => {
 
 describe('many agents at once', () => {
   it('confirms every execution of 30 agents over three chains', async () => {
-    const { api } = await svc.newKey();
+    const { api } = await service().newKey();
     const chains = ['ethereum', 'base', 'arbitrum'] as const;
     const responses = await Promise.all(
       Array.from({ length: 30 }, (_, i) => {
@@ -54,7 +48,7 @@ describe('many agents at once', () => {
         return api.post('/execute', {
           agent_id: `fleet-${i}`,
           chain,
-          target_contract: svc.devnet.chain(chain).testContracts.counter,
+          target_contract: service().devnet.chain(chain).testContracts.counter,
           calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }),
           value: '0',
         });

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createKey } from '../../src/keys/manage.ts';
 import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import { startEmbeddedService, type EmbeddedService } from '../../src/roles/embedded.ts';
@@ -30,3 +31,18 @@ export async function startTestService(opts: { dataDir?: string; serviceSecret?:
   };
 }
 export type TestService = Awaited<ReturnType<typeof startTestService>>;
+
+/** One service for a test file: started before its tests, stopped after. Call the returned getter in tests. */
+export function useTestService(): () => TestService {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+  return () => {
+    if (!svc) throw new Error('the test service is not started (use it inside tests)');
+    return svc;
+  };
+}
