@@ -10,6 +10,15 @@ const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment
 const incrementBy = (n: bigint) => encodeFunctionData({ abi: counterAbi, functionName: 'incrementBy', args: [n] });
 const fail = encodeFunctionData({ abi: counterAbi, functionName: 'fail' });
 
+/** A single-call body against the devnet Counter of `chain` (payload chain name as sent, aliases allowed). */
+const counterCall = (agentId: string, chain: string, counter: string, calldata: string = increment) => ({
+  agent_id: agentId,
+  chain,
+  target_contract: counter,
+  calldata,
+  value: '0',
+});
+
 const service = useTestService();
 
 describe('execute → confirmed on the devnet', () => {
@@ -23,13 +32,7 @@ describe('execute → confirmed on the devnet', () => {
     expect(wallet.status).toBe(200);
     expect(wallet.body.deployed).toBe(false);
 
-    const res = await api.post('/execute', {
-      agent_id: 'agent-single',
-      chain: 'ethereum',
-      target_contract: eth.testContracts.counter,
-      calldata: increment,
-      value: '0',
-    });
+    const res = await api.post('/execute', counterCall('agent-single', 'ethereum', eth.testContracts.counter));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'queued', tx_hash: null, smart_wallet_address: wallet.body.smart_wallet_address });
     expect(Number.isInteger(res.body.estimated_gas)).toBe(true);
@@ -79,13 +82,7 @@ describe('execute → confirmed on the devnet', () => {
   it('accepts the chain aliases eth and arb', async () => {
     const { api } = await service().newKey();
     const arb = service().devnet.chain('arbitrum');
-    const res = await api.post('/execute', {
-      agent_id: 'agent-alias',
-      chain: 'arb',
-      target_contract: arb.testContracts.counter,
-      calldata: increment,
-      value: '0',
-    });
+    const res = await api.post('/execute', counterCall('agent-alias', 'arb', arb.testContracts.counter));
     expect(res.status).toBe(200);
     const status = await api.waitForTerminal(res.body.request_id);
     expect(status).toMatchObject({ status: 'confirmed', chain: 'arbitrum' });
@@ -94,24 +91,12 @@ describe('execute → confirmed on the devnet', () => {
   it('refuses a call that fails simulation with its revert reason, and queues nothing', async () => {
     const { api, clientId } = await service().newKey();
     const eth = service().devnet.chain('ethereum');
-    const sim = await api.post('/simulate', {
-      agent_id: 'agent-fail',
-      chain: 'ethereum',
-      target_contract: eth.testContracts.counter,
-      calldata: fail,
-      value: '0',
-    });
+    const sim = await api.post('/simulate', counterCall('agent-fail', 'ethereum', eth.testContracts.counter, fail));
     expect(sim.status).toBe(400);
     expect(sim.body.error).toBe('simulation_failed');
     expect(JSON.stringify(sim.body)).toContain('Counter: forced failure');
 
-    const res = await api.post('/execute', {
-      agent_id: 'agent-fail',
-      chain: 'ethereum',
-      target_contract: eth.testContracts.counter,
-      calldata: fail,
-      value: '0',
-    });
+    const res = await api.post('/execute', counterCall('agent-fail', 'ethereum', eth.testContracts.counter, fail));
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('simulation_failed');
     expect(JSON.stringify(res.body)).toContain('Counter: forced failure');
@@ -129,13 +114,7 @@ describe('execute → confirmed on the devnet', () => {
   it('simulates a successful call without sending anything', async () => {
     const { api } = await service().newKey();
     const eth = service().devnet.chain('ethereum');
-    const res = await api.post('/simulate', {
-      agent_id: 'agent-sim',
-      chain: 'ethereum',
-      target_contract: eth.testContracts.counter,
-      calldata: increment,
-      value: '0',
-    });
+    const res = await api.post('/simulate', counterCall('agent-sim', 'ethereum', eth.testContracts.counter));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', tx_hash: null, estimated_cost_usd: 0 });
     expect(res.body.estimated_gas).toBeGreaterThan(21_000);
@@ -186,13 +165,7 @@ describe('isolation between keys', () => {
     const a = await service().newKey();
     const b = await service().newKey();
     const eth = service().devnet.chain('ethereum');
-    const res = await a.api.post('/execute', {
-      agent_id: 'shared-name',
-      chain: 'ethereum',
-      target_contract: eth.testContracts.counter,
-      calldata: increment,
-      value: '0',
-    });
+    const res = await a.api.post('/execute', counterCall('shared-name', 'ethereum', eth.testContracts.counter));
     expect(res.status).toBe(200);
     const other = await b.api.get(`/status/${res.body.request_id}`);
     expect(other.status).toBe(404);
