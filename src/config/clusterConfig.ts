@@ -1,0 +1,108 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ChainConfigSchema, type ChainConfig } from './chainConfig.ts';
+import type { ChainName } from './chains.ts';
+
+/**
+ * The cluster roles' configuration: one YAML file (the Helm chart renders it into a ConfigMap, mounted at
+ * /etc/agent-wallet/config.yaml) plus secrets from the environment (Kubernetes Secret references; never in
+ * the file):
+ *
+ *   AGENT_WALLET_SERVICE_SECRET        chain worker: derives wallet owner keys (>= 32 chars)
+ *   AGENT_WALLET_PAYMASTER_SIGNER_KEY  chain worker: 0x… private key, the paymaster's verifyingSigner
+ *   AGENT_WALLET_EXECUTOR_KEYS         chain worker: comma-separated 0x… private keys that send bundles
+ *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
+ *   POD_NAME / POD_NAMESPACE           downward API: leader-election identity, default namespace
+ */
+
+/** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
+export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true }).extend({
+  worker: z.object({
+    /** host:port where the gateway and the controllers reach this chain's worker (a Service). */
+    address: z.string().min(1),
+    /** Port the worker's gRPC server listens on. */
+    port: z.number().int().min(0).max(65535).default(50051),
+  }),
+});
+export type ClusterChain = z.infer<typeof ClusterChainSchema>;
+
+export const ClusterConfigSchema = z.object({
+  /** Namespace of the ExecutionRequests, ApiClients, PaymentReceipts and the leader Lease. */
+  namespace: z.string().optional(),
+  redis: z.object({ url: z.string().min(1) }),
+  gateway: z
+    .object({
+      port: z.number().int().min(0).max(65535).default(8080),
+      host: z.string().default('0.0.0.0'),
+      decisionTimeoutMs: z.number().int().positive().default(30_000),
+    })
+    .default({ port: 8080, host: '0.0.0.0', decisionTimeoutMs: 30_000 }),
+  controller: z
+    .object({
+      leaseName: z.string().default('agent-wallet-controller'),
+      leaseDurationSeconds: z.number().int().positive().default(15),
+      renewDeadlineSeconds: z.number().int().positive().default(10),
+      retryPeriodSeconds: z.number().int().positive().default(2),
+      admissionRetryMs: z.number().int().positive().default(10_000),
+      /** Finished requests stay as resources this long, then are archived and deleted. */
+      retentionSeconds: z.number().int().positive().default(3_600),
+    })
+    .default({
+      leaseName: 'agent-wallet-controller',
+      leaseDurationSeconds: 15,
+      renewDeadlineSeconds: 10,
+      retryPeriodSeconds: 2,
+      admissionRetryMs: 10_000,
+      retentionSeconds: 3_600,
+    }),
+  /** Every role serves /metrics, /livez and /readyz here. */
+  ops: z.object({ port: z.number().int().min(0).max(65535).default(9090) }).default({ port: 9090 }),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  chains: z.array(ClusterChainSchema).min(1),
+});
+export type ClusterConfig = z.infer<typeof ClusterConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export async function loadClusterConfig(path: string): Promise<ClusterConfig> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`cannot read config ${path}: ${(e as Error).message}`);
+  }
+  const parsed = ClusterConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`invalid config ${path}: ${z.prettifyError(parsed.error)}`);
+  const names = parsed.data.chains.map((c) => c.name);
+  if (new Set(names).size !== names.length) throw new ConfigError(`invalid config ${path}: a chain is listed twice`);
+  return parsed.data;
+}
+
+export function clusterNamespace(config: ClusterConfig, env = process.env): string {
+  return config.namespace ?? env.POD_NAMESPACE ?? 'default';
+}
+
+export function clusterChain(config: ClusterConfig, name: ChainName): ClusterChain {
+  const c = config.chains.find((x) => x.name === name);
+  if (!c) throw new ConfigError(`chain ${name} is not in the config (configured: ${config.chains.map((x) => x.name).join(', ')})`);
+  return c;
+}
+
+/** The full ChainConfig of the chain a worker serves: the file's public part + the keys from the environment. */
+export function workerChainConfig(chain: ClusterChain, env = process.env): ChainConfig {
+  const { worker: _worker, ...pub } = chain;
+  const executorKeys = (env.AGENT_WALLET_EXECUTOR_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  const parsed = ChainConfigSchema.safeParse({ ...pub, paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY, executorKeys });
+  if (!parsed.success) {
+    throw new ConfigError(
+      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY and AGENT_WALLET_EXECUTOR_KEYS must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
+    );
+  }
+  return parsed.data;
+}
