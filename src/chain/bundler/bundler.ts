@@ -11,7 +11,7 @@ import { describeError } from '../revert.ts';
 import type { OperationOutcome } from '../types.ts';
 import { packUserOperation, type UserOperation07 } from '../userOperation.ts';
 import { encodeHandleOps, simulateBundle } from './bundleSimulation.ts';
-import { ExecutorPool, type Executor } from './executors.ts';
+import { ExecutorPool, type Executor, type SendResult } from './executors.ts';
 import { Mempool, type PoolEntry } from './mempool.ts';
 import { lookupOperationOnChain, type LogScanOptions } from './outcomeLookup.ts';
 import { RecentOutcomes, type OutcomeListener } from './outcomes.ts';
@@ -48,6 +48,28 @@ export interface BundlerOptions {
   maxFailedSends?: number;
   /** Unix seconds; tests can move it. */
   now?: () => number;
+  /** Told of every bundle transaction sent, for metrics (src/metrics implements it); optional. */
+  observer?: BundleObserver;
+}
+
+/**
+ * What became of a bundle transaction: mined and successful, mined but reverted, refused by the node (nothing
+ * sent), or sent without a receipt in time (it may still land).
+ */
+export type BundleResult = 'included' | 'reverted' | 'refused' | 'timeout';
+
+export interface BundleEvent {
+  chain: string;
+  /** Operations in the transaction. */
+  operations: number;
+  result: BundleResult;
+  /** The receipt's gasUsed (included and reverted only). */
+  gasUsed?: bigint;
+}
+
+/** Observes the bundles a bundler sends; free of any metrics library. Must not throw. */
+export interface BundleObserver {
+  bundleSent(e: BundleEvent): void;
 }
 
 /** `after - before` of two BundlerStats.bySize snapshots: the bundles sent in between, by size. */
@@ -513,6 +535,7 @@ export class Bundler {
       { to: this.#o.entryPoint, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
       { syncSend: this.#o.syncSend, receiptPollMs: this.#o.receiptPollMs, receiptTimeoutMs: this.#o.receiptTimeoutMs },
     );
+    this.#observe(entries.length, sent);
     if (sent.kind === 'failed') {
       this.#o.log.warn({ executor: executor.account.address, err: describeError(sent.error) }, 'bundle transaction refused; will retry');
       for (const e of entries) this.#state(e.sender).expected = undefined;
@@ -564,6 +587,22 @@ export class Bundler {
         this.#o.log.warn({ hash: e.hash, txHash: receipt.transactionHash }, 'operation missing from its bundle receipt');
         st.expected = undefined;
       }
+    }
+  }
+
+  #observe(operations: number, sent: SendResult): void {
+    const observer = this.#o.observer;
+    if (!observer) return;
+    const chain = this.#o.chain;
+    try {
+      if (sent.kind === 'receipt') {
+        const result = sent.receipt.status === 'success' ? 'included' : 'reverted';
+        observer.bundleSent({ chain, operations, result, gasUsed: sent.receipt.gasUsed });
+      } else {
+        observer.bundleSent({ chain, operations, result: sent.kind === 'failed' ? 'refused' : 'timeout' });
+      }
+    } catch (e) {
+      this.#o.log.error({ err: describeError(e) }, 'bundle observer threw');
     }
   }
 

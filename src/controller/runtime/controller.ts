@@ -3,7 +3,7 @@ import { isTerminalError } from './errors.ts';
 import { cacheKey, type Informer } from './informer.ts';
 import { stderrLogger, type Logger } from './logger.ts';
 import type { RateLimiter } from './rateLimiter.ts';
-import { WorkQueue } from './workQueue.ts';
+import { WorkQueue, type WorkQueueMetrics } from './workQueue.ts';
 
 export interface ObjectKey {
   namespace: string;
@@ -28,6 +28,15 @@ export interface ControllerHooks {
   onQueueDepth?(e: { controller: string; depth: number }): void;
 }
 
+/**
+ * What a controller reports for metrics (controller-runtime's reconcile_total, reconcile_errors_total,
+ * reconcile_time_seconds and workqueue_*); free of any metrics library, implemented in src/metrics.
+ */
+export interface ControllerMetrics {
+  workQueue: WorkQueueMetrics;
+  reconciled(e: { outcome: ReconcileOutcome; seconds: number; error?: unknown }): void;
+}
+
 export interface ControllerStats {
   reconciles: number;
   errors: number;
@@ -50,6 +59,7 @@ export interface ControllerOptions<K extends Kind> {
   /** Whether an update should trigger a reconcile (default: always, resyncs included). */
   updatePredicate?(oldObj: ResourceByKind[K], newObj: ResourceByKind[K]): boolean;
   hooks?: ControllerHooks;
+  metrics?: ControllerMetrics;
   logger?: Logger;
 }
 
@@ -71,6 +81,7 @@ export class Controller<K extends Kind> {
       concurrency: opts.concurrency ?? 1,
       ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
       onDepth: (depth) => opts.hooks?.onQueueDepth?.({ controller: opts.name, depth }),
+      ...(opts.metrics && { metrics: opts.metrics.workQueue }),
     });
   }
 
@@ -154,11 +165,13 @@ export class Controller<K extends Kind> {
         );
       }
     }
+    const durationMs = performance.now() - started;
+    this.opts.metrics?.reconciled({ outcome, seconds: durationMs / 1000, ...(error !== undefined && { error }) });
     this.opts.hooks?.onReconcile?.({
       controller: this.opts.name,
       key: objectKey,
       outcome,
-      durationMs: performance.now() - started,
+      durationMs,
       ...(error !== undefined && { error }),
     });
   }

@@ -8,6 +8,25 @@ export interface WorkQueueOptions<K> {
   onDepth?: (depth: number) => void;
   /** A handler that rejects: reported here, and the key is retried with rate-limited backoff. */
   onError?: (key: K, error: unknown) => void;
+  /** Reports adds, retries, depth and latencies (client-go's workqueue metrics); optional. */
+  metrics?: WorkQueueMetrics;
+}
+
+/**
+ * What a work queue reports for metrics, as client-go's workqueue does: kept free of any metrics library so
+ * the runtime stays a plain library (src/metrics implements it with prom-client).
+ */
+export interface WorkQueueMetrics {
+  /** A key became queued: adds of a key that is already waiting are not counted. */
+  added(): void;
+  /** Keys ready and waiting for a worker. */
+  depth(n: number): void;
+  /** A key was put back with rate-limited backoff after a failure. */
+  retried(): void;
+  /** A key was handed to a worker after waiting this long since it was added. */
+  waited(seconds: number): void;
+  /** A worker finished a key after this long. */
+  worked(seconds: number): void;
 }
 
 export interface ShutdownOptions {
@@ -34,6 +53,8 @@ export class WorkQueue<K> {
   private readonly dirty = new Set<K>();
   private readonly processing = new Set<K>();
   private readonly delayed = new Map<K, { at: number; timer: NodeJS.Timeout }>();
+  /** When each dirty key was added (performance.now()), for the wait-time metric; only kept with metrics. */
+  private readonly addedAt = new Map<K, number>();
   private handler: ((key: K) => Promise<void>) | undefined;
   private pumpScheduled = false;
   private shuttingDown = false;
@@ -55,6 +76,10 @@ export class WorkQueue<K> {
   add(key: K): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    if (this.opts.metrics) {
+      this.opts.metrics.added();
+      this.addedAt.set(key, performance.now());
+    }
     if (this.processing.has(key)) return; // re-queued by done()
     this.queue.push(key);
     this.depthChanged();
@@ -80,6 +105,7 @@ export class WorkQueue<K> {
   }
 
   addRateLimited(key: K): void {
+    this.opts.metrics?.retried();
     this.addAfter(key, this.rateLimiter.when(key));
   }
 
@@ -122,6 +148,7 @@ export class WorkQueue<K> {
       this.queue = [];
       this.head = 0;
       this.dirty.clear();
+      this.addedAt.clear();
       this.depthChanged();
     }
     if (this.processing.size === 0 && (this.depth === 0 || !this.draining)) return;
@@ -151,17 +178,24 @@ export class WorkQueue<K> {
       this.dirty.delete(key);
       this.processing.add(key);
       this.depthChanged();
+      const addedAt = this.addedAt.get(key);
+      if (addedAt !== undefined) {
+        this.addedAt.delete(key);
+        this.opts.metrics?.waited((performance.now() - addedAt) / 1000);
+      }
       void this.process(handler, key);
     }
   }
 
   private async process(handler: (key: K) => Promise<void>, key: K): Promise<void> {
+    const started = performance.now();
     try {
       await handler(key);
     } catch (e) {
       this.opts.onError?.(key, e);
       if (!this.shuttingDown) this.addRateLimited(key);
     } finally {
+      this.opts.metrics?.worked((performance.now() - started) / 1000);
       this.done(key);
     }
   }
@@ -169,8 +203,10 @@ export class WorkQueue<K> {
   private done(key: K): void {
     this.processing.delete(key);
     if (this.dirty.has(key)) {
-      if (this.shuttingDown && !this.draining) this.dirty.delete(key);
-      else {
+      if (this.shuttingDown && !this.draining) {
+        this.dirty.delete(key);
+        this.addedAt.delete(key);
+      } else {
         this.queue.push(key);
         this.depthChanged();
       }
@@ -182,6 +218,7 @@ export class WorkQueue<K> {
   }
 
   private depthChanged(): void {
+    this.opts.metrics?.depth(this.depth);
     this.opts.onDepth?.(this.depth);
   }
 }
