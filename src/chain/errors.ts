@@ -12,7 +12,12 @@ export type ChainErrorCode =
   /** Another operation with the same sender and nonce is already pending. */
   | 'nonce_conflict'
   /** The worker was closed. */
-  | 'closed';
+  | 'closed'
+  /**
+   * The worker (re)started and has not yet been told which signed operations are in flight: it cannot pick a
+   * nonce safely. The controller answers with restoreInFlight and tries again.
+   */
+  | 'not_restored';
 
 /** An error the chain worker raises on purpose; `code` is stable. */
 export class ChainError extends AgentWalletError<ChainErrorCode> {

@@ -334,5 +334,30 @@ describe('chain worker (devnet)', () => {
         await restarted.close();
       }
     });
+    it('answers a repeated prepare of the same request with the same operation (no second nonce)', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('again') };
+      const first = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'again' });
+      const repeat = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'again' });
+      expect(repeat).toEqual(first);
+      const other = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'again-2' });
+      expect(other.nonce).toBe('1');
+      await worker.submitOperation(first);
+      await worker.submitOperation(other);
+      for (const op of [first, other]) assertIncluded(await outcomes.wait(op.hash));
+    });
+
+    it('with requireRestore, refuses to sign (not_restored) until restoreInFlight was called', async () => {
+      const fresh = await createChainWorker(env.config, { serviceSecret: secret, requireRestore: true });
+      try {
+        const ref = { apiClient: 'acme', agentId: uniqueId('gated') };
+        const refused = await fresh.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'g' }).catch((e: unknown) => e);
+        expect(isChainError(refused, 'not_restored')).toBe(true);
+        await fresh.restoreInFlight([]);
+        const op = await fresh.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'g' });
+        expect(op.nonce).toBe('0');
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 });

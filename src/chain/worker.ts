@@ -38,6 +38,12 @@ export interface ChainWorkerDeps {
   estimateReuseMs?: number;
   /** Receipt wait of one bundle transaction (default 120 s). */
   receiptTimeoutMs?: number;
+  /**
+   * Refuse prepareOperation (code not_restored) until restoreInFlight has been called once. A worker in its
+   * own process (cluster) sets this: after a restart it no longer knows the signed operations the controller
+   * holds, and would reuse their nonces. In one process the controller restores before anything runs.
+   */
+  requireRestore?: boolean;
 }
 
 /** The in-process chain worker, with the bundler's figures for benchmarks and diagnostics. */
@@ -69,6 +75,26 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
   const nonces = new NonceAllocator();
   const estimateReuseMs = deps.estimateReuseMs ?? 5_000;
   const estimates = new Map<string, { at: number; sim: CallsSimulation }>();
+  let restored = deps.requireRestore !== true;
+  // Operations signed but not yet submitted, by (request, wallet, calls): a prepare retried for the same request (the caller
+  // crashed or timed out before persisting the first answer) gets the same operation instead of a second
+  // nonce, which would leave a hole no later operation of the wallet could pass.
+  const prepared = new Map<string, { op: SignedUserOperation; validUntil: number }>();
+  const preparedByHash = new Map<string, string>();
+  const forgetPrepared = (hash: string) => {
+    const key = preparedByHash.get(hash.toLowerCase());
+    if (key === undefined) return;
+    preparedByHash.delete(hash.toLowerCase());
+    prepared.delete(key);
+  };
+  const rememberPrepared = (key: string, op: SignedUserOperation, validUntil: number) => {
+    if (prepared.size >= 10_000) {
+      const now = Math.floor(Date.now() / 1000);
+      for (const p of [...prepared.values()]) if (p.validUntil <= now) forgetPrepared(p.op.hash);
+    }
+    prepared.set(key, { op, validUntil });
+    preparedByHash.set(op.hash.toLowerCase(), key);
+  };
 
   // Fail fast on a wrong RPC URL or chain id rather than on the first request.
   const actualChainId = await client.getChainId().catch((e: unknown) => {
@@ -190,6 +216,11 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
     async prepareOperation(ref: WalletRef, calls: readonly Call[], opts: PrepareOptions): Promise<SignedUserOperation> {
       assertOpen();
+      if (!restored) throw new ChainError('not_restored', `${config.name} chain worker has not been told the operations in flight yet`);
+      const preparedKey = `${opts.requestId}\u0000${ref.apiClient}\u0000${ref.agentId}\u0000${JSON.stringify(calls)}`;
+      const earlier = prepared.get(preparedKey);
+      // Reused only while its sponsorship has a minute left; an older one is left to expire with its nonce.
+      if (earlier && earlier.validUntil > Math.floor(Date.now() / 1000) + 60) return earlier.op;
       const walletCalls = toWalletCalls(calls);
       const [wallet, feeSnapshot] = await Promise.all([wallets.resolve(ref), fees()]).catch(rpcError);
       let sim: CallsSimulation;
@@ -232,6 +263,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
             owner: wallet.owner,
           });
           nonces.reserve(wallet.address, nonce, op.hash as Hex, validUntil);
+          rememberPrepared(preparedKey, op, validUntil);
           log.debug({ requestId: opts.requestId, sender: wallet.address, nonce: nonce.toString(), hash: op.hash }, 'operation signed');
           return op;
         } catch (e) {
@@ -245,6 +277,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       assertOpen();
       const parsed = verifySubmittedOperation(op, { entryPoint: config.entryPoint, chainId: config.chainId });
       const result = bundler.submit(op, parsed);
+      forgetPrepared(op.hash);
       if (result === 'accepted') {
         const window = parseSponsorshipWindow(parsed.paymasterData);
         nonces.reserve(parsed.sender, parsed.nonce, op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
@@ -271,6 +304,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
         const window = parseSponsorshipWindow(op.paymasterData as Hex | undefined);
         nonces.reserve(op.sender as Address, BigInt(op.nonce), op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
       }
+      restored = true;
     },
 
     onOutcome(listener) {
