@@ -9,7 +9,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 version="${KUBE_VERSION:-v1.30.14}"
 cache="${KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-wallet/kube}/$version"
 bin="$cache/bin"
-if [[ -x "$bin/kube-apiserver" && -x "$bin/kubectl" ]]; then echo "$bin"; exit 0; fi
+# The binaries are reused only if this very recipe built them (a changed script or tools.go rebuilds; Go's
+# build cache makes that a relink).
+recipe="$(cat "$here/build.sh" "$here/tools.go" | sha256sum | cut -c1-16)"
+if [[ -x "$bin/kube-apiserver" && -x "$bin/kubectl" && "$(cat "$bin/.recipe" 2>/dev/null)" == "$recipe" ]]; then
+  echo "$bin"
+  exit 0
+fi
 
 work="$cache/src"
 mkdir -p "$work" "$bin"
@@ -31,7 +37,16 @@ cp "$here/tools.go" "$work/tools.go"
   cd "$work"
   export GOFLAGS=-mod=mod
   go mod tidy >&2
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl >&2
+  # What hack/lib/version.sh stamps: without it both report v0.0.0-master, which kubectl version cannot parse
+  # and a chart's kubeVersion constraint rejects.
+  minor="${version#v1.}"; minor="${minor%%.*}"
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+  CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl >&2
 )
+echo "$recipe" > "$bin/.recipe"
 echo "$bin"
