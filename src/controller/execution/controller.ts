@@ -1,5 +1,6 @@
 import type { ExecutionRequest, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
+import { isChainError } from '../../chain/errors.ts';
 import type { ChainWorker } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
@@ -52,9 +53,10 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.logger && { logger: opts.logger }),
   });
 
+  const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   const reconciler = createExecutionReconciler({
     store: opts.store,
-    workers: opts.workers,
+    workers: restorer.workers,
     payments: opts.payments,
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     earlierUnsigned: (req) => {
@@ -76,13 +78,10 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
 
   informer.start();
   await informer.waitForSync();
-  const inFlight = new Map<ChainName, SignedUserOperation[]>();
-  for (const r of informer.list((r) => inFlightOperation(r) !== undefined)) {
-    const list = inFlight.get(r.spec.chain) ?? [];
-    list.push(r.status!.userOperation!);
-    inFlight.set(r.spec.chain, list);
+  for (const chain of opts.workers.keys()) {
+    // A worker that cannot be reached now is restored on its first not_restored answer instead.
+    await restorer.restore(chain).catch((err: unknown) => opts.logger?.warn({ chain, err }, 'in-flight operations not restored yet'));
   }
-  for (const [chain, ops] of inFlight) await opts.workers.get(chain)?.restoreInFlight(ops);
 
   const unsubscribe = [...opts.workers.values()].map((w) =>
     w.onOutcome((hash) => {
@@ -102,3 +101,49 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   };
 }
 export type ExecutionController = Awaited<ReturnType<typeof startExecutionController>>;
+
+/**
+ * Tells chain workers which signed operations are in flight: once at start, and again whenever a worker
+ * answers not_restored (it restarted in its own process and forgot them). Read from the store, not the
+ * informer, so an operation written a moment ago is not missed; concurrent demands for one chain share a read.
+ */
+function createInFlightRestorer(store: ResourceStore, namespace: string, workers: ReadonlyMap<ChainName, ChainWorker>) {
+  const running = new Map<ChainName, Promise<void>>();
+  const restore = (chain: ChainName): Promise<void> => {
+    let p = running.get(chain);
+    if (!p) {
+      p = (async () => {
+        const { items } = await store.list('ExecutionRequest', { namespace });
+        const ops = items.filter((r) => r.spec.chain === chain).flatMap((r) => inFlightOperation(r) ?? []);
+        await workers.get(chain)?.restoreInFlight(ops);
+      })().finally(() => running.delete(chain));
+      running.set(chain, p);
+    }
+    return p;
+  };
+  const wrapped = new Map<ChainName, ChainWorker>();
+  for (const [chain, worker] of workers) {
+    wrapped.set(
+      chain,
+      new Proxy(worker, {
+        get(target, prop) {
+          if (prop !== 'prepareOperation') {
+            const value = Reflect.get(target, prop, target) as unknown;
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          }
+          return async (...args: Parameters<ChainWorker['prepareOperation']>) => {
+            try {
+              return await target.prepareOperation(...args);
+            } catch (e) {
+              if (!isChainError(e, 'not_restored')) throw e;
+              await restore(chain);
+              return target.prepareOperation(...args);
+            }
+          };
+        },
+      }),
+    );
+  }
+  return { workers: wrapped as ReadonlyMap<ChainName, ChainWorker>, restore };
+}
+
