@@ -1,0 +1,103 @@
+import { isTerminal, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
+import type { ChainName } from '../config/chains.ts';
+import { cacheKey, type Informer } from '../controller/runtime/informer.ts';
+import type { Metrics } from './registry.ts';
+
+/**
+ * The informer index `instrumentExecutionInformer` counts with: `<chain>/<phase>` of each request (a new
+ * request without a phase counts as Pending, as the API reports it). Add it to the informer's indexers.
+ */
+export const PHASE_INDEX = 'metricsPhaseByChain';
+export const phaseIndexer = (r: ExecutionRequest): string[] => [`${r.spec.chain}/${phaseOf(r)}`];
+
+const phaseOf = (r: ExecutionRequest): ExecutionPhase => r.status?.phase ?? 'Pending';
+
+export interface ExecutionInformerMetricsOptions {
+  /** The chains to report (a series per chain and phase, zeros included). */
+  chains: readonly ChainName[];
+  /** When the gateway accepted the request (ms since the epoch), if known; else creationTimestamp is used. */
+  acceptedAt?: (r: ExecutionRequest) => number | undefined;
+}
+
+/**
+ * Feeds the request metrics from the execution controller's informer:
+ * - `agentwallet_execution_requests{phase,chain}` is counted from the informer's cache at each scrape (through
+ *   PHASE_INDEX), so it cannot drift from what the controller sees the way a second set of counters could;
+ * - `agentwallet_execution_phase_duration_seconds` is observed when a request leaves a phase: the time since
+ *   the informer saw it enter that phase (Pending: since acceptance). A phase entered before this process was
+ *   watching is not observed, and a phase the watch skipped over (A→B→C seen as A→C) counts towards A;
+ * - `agentwallet_execution_duration_seconds{outcome}` is observed when a request reaches a terminal phase:
+ *   completionTime − acceptance, both from the object itself.
+ *
+ * Attach it only while this process is the leading controller (every replica's informer sees the same
+ * transitions: two observers would count each twice). Returns a function that detaches both.
+ */
+export function instrumentExecutionInformer(
+  metrics: Metrics,
+  informer: Informer<'ExecutionRequest'>,
+  opts: ExecutionInformerMetricsOptions,
+): () => void {
+  informer.countByIndex(PHASE_INDEX, ''); // throws now, not at the first scrape, when the index is missing
+  const detachGauge = metrics.countExecutionRequestsWith(
+    (phase, chain) => informer.countByIndex(PHASE_INDEX, `${chain}/${phase}`),
+    opts.chains,
+  );
+
+  const acceptedAt = (r: ExecutionRequest): number | undefined => {
+    const t = opts.acceptedAt?.(r) ?? Date.parse(r.metadata.creationTimestamp ?? '');
+    return Number.isFinite(t) ? t : undefined;
+  };
+  /** The phase each non-terminal request is in, and since when (undefined: entered before we watched). */
+  const entered = new Map<string, { phase: ExecutionPhase; since: number | undefined }>();
+  const keyOf = (r: ExecutionRequest) => cacheKey(r.metadata.namespace, r.metadata.name);
+
+  const removeHandler = informer.addEventHandler({
+    onAdd(r) {
+      const phase = phaseOf(r);
+      if (!isTerminal(phase)) entered.set(keyOf(r), { phase, since: phase === 'Pending' ? acceptedAt(r) : undefined });
+    },
+    onUpdate(old, r) {
+      const key = keyOf(r);
+      const phase = phaseOf(r);
+      const prev = entered.get(key) ?? { phase: phaseOf(old), since: undefined };
+      if (phase === prev.phase) return;
+      const now = Date.now();
+      const chain = r.spec.chain;
+      if (prev.since !== undefined) {
+        metrics.phaseDuration.observe({ phase: prev.phase, chain }, Math.max(0, now - prev.since) / 1000);
+      }
+      if (!isTerminal(phase)) {
+        entered.set(key, { phase, since: now });
+        return;
+      }
+      entered.delete(key);
+      const start = acceptedAt(r);
+      if (isTerminal(prev.phase) || start === undefined) return;
+      const end = Date.parse(r.status?.completionTime ?? '');
+      metrics.executionDuration.observe({ outcome: phase, chain }, Math.max(0, (Number.isFinite(end) ? end : now) - start) / 1000);
+    },
+    onDelete(r) {
+      entered.delete(keyOf(r));
+    },
+  });
+
+  return () => {
+    removeHandler();
+    detachGauge();
+    entered.clear();
+  };
+}
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * The time (ms) in a request id of the form `req-<ulid>` (the gateway's acceptance annotation), or
+ * undefined for anything else (e.g. the deterministic ids of Idempotency-Key requests).
+ */
+export function requestIdTimeMs(id: string | undefined): number | undefined {
+  const m = id === undefined ? null : /^req-([0-9a-hjkmnp-tv-z]{10})[0-9a-hjkmnp-tv-z]{16}$/.exec(id);
+  if (!m) return undefined;
+  let t = 0;
+  for (const c of m[1]!) t = t * 32 + CROCKFORD.indexOf(c);
+  return t;
+}

@@ -1,0 +1,15 @@
+export {
+  createMetrics,
+  Metrics,
+  type ExecutionRequestCounter,
+  type LeaderRole,
+  type MetricsOptions,
+  type WebhookDeliveryResult,
+} from './registry.ts';
+export { controllerMetrics } from './controller.ts';
+export { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, requestIdTimeMs, type ExecutionInformerMetricsOptions } from './execution.ts';
+export { instrumentLockManager, lockKind } from './locks.ts';
+export { bundleObserver } from './bundler.ts';
+export { httpMetricsHook, metricsRoutes, UNMATCHED_ROUTE } from './http.ts';
+export { grpcClientInterceptor, grpcCodeName, grpcServerInterceptor, observeGrpcCall, type GrpcSide } from './grpc.ts';
+export { BoundedLabel, errorCode, OTHER } from './labels.ts';

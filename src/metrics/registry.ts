@@ -1,0 +1,279 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { EXECUTION_PHASES, type ExecutionPhase } from '../api/v1alpha1/index.ts';
+import type { ChainName } from '../config/chains.ts';
+
+/**
+ * The service's Prometheus metrics: every family is defined here, so this file is the list an SRE reads
+ * (docs/operations.md mirrors it). Names follow Prometheus conventions: the `agentwallet_` prefix, base units
+ * in the name (`_seconds`), `_total` on counters. Label values come from small sets only (see labels.ts).
+ *
+ * Each process role builds its own Metrics, with its own Registry, never prom-client's global one: the
+ * embedded mode and the tests run several roles, and several whole services, in one process; a global registry
+ * would refuse the second registration of a name, and worse, would mix one service's figures into another's.
+ * A Registry per service instance also means nothing outlives the instance it describes.
+ */
+
+/** Seconds, for durations from milliseconds (a reconcile) to an hour (a request parked for payment). */
+const DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
+/** Seconds, for in-process work: queue waits, reconciles, lock waits, gRPC and HTTP calls. */
+const FAST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export type ExecutionRequestCounter = (phase: ExecutionPhase, chain: ChainName) => number;
+
+/**
+ * What became of a webhook delivery attempt: the endpoint answered 2xx; it failed and will be retried; it
+ * failed for the last time.
+ */
+export type WebhookDeliveryResult = 'delivered' | 'failed' | 'abandoned';
+
+/** The roles that elect a leader (only the controller today). */
+export type LeaderRole = 'controller';
+
+export interface MetricsOptions {
+  /**
+   * prom-client's default metrics: process CPU, memory, file descriptors, event-loop lag, GC, heap (default
+   * true). They keep their standard names (`process_*`, `nodejs_*`) rather than our prefix: those are the
+   * names every client library and the stock Node.js dashboards use.
+   */
+  defaultMetrics?: boolean;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  // ── requests ───────────────────────────────────────────────────────────────────────────────────────────
+  #requests: { count: ExecutionRequestCounter; chains: readonly ChainName[] } | undefined;
+
+  /** Computed at scrape time from the execution controller's informer cache (see execution.ts). */
+  readonly executionRequests = new Gauge({
+    name: 'agentwallet_execution_requests',
+    help: 'ExecutionRequests by phase and chain, as the (leading) execution controller’s cache holds them',
+    labelNames: ['phase', 'chain'] as const,
+    registers: [this.registry],
+    collect: () => this.#collectRequests(),
+  });
+  readonly phaseDuration = new Histogram({
+    name: 'agentwallet_execution_phase_duration_seconds',
+    help: 'Time an ExecutionRequest spent in a phase, observed when it leaves the phase',
+    labelNames: ['phase', 'chain'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly executionDuration = new Histogram({
+    name: 'agentwallet_execution_duration_seconds',
+    help: 'Time from acceptance to a terminal phase, by that phase (the outcome)',
+    labelNames: ['outcome', 'chain'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  // ── controllers (controller-runtime's names) ───────────────────────────────────────────────────────────
+  readonly workqueueDepth = new Gauge({
+    name: 'agentwallet_workqueue_depth',
+    help: 'Keys waiting in a controller’s work queue for a worker',
+    labelNames: ['controller'] as const,
+    registers: [this.registry],
+  });
+  readonly workqueueAdds = new Counter({
+    name: 'agentwallet_workqueue_adds_total',
+    help: 'Keys added to a controller’s work queue (adds of a key already waiting are not counted)',
+    labelNames: ['controller'] as const,
+    registers: [this.registry],
+  });
+  readonly workqueueRetries = new Counter({
+    name: 'agentwallet_workqueue_retries_total',
+    help: 'Keys put back in a controller’s work queue with backoff after a failed reconcile',
+    labelNames: ['controller'] as const,
+    registers: [this.registry],
+  });
+  readonly workqueueQueueDuration = new Histogram({
+    name: 'agentwallet_workqueue_queue_duration_seconds',
+    help: 'Time a key waited in a controller’s work queue before a worker took it',
+    labelNames: ['controller'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly workqueueWorkDuration = new Histogram({
+    name: 'agentwallet_workqueue_work_duration_seconds',
+    help: 'Time a worker spent on a key',
+    labelNames: ['controller'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly reconcileTotal = new Counter({
+    name: 'agentwallet_reconcile_total',
+    help: 'Reconciles by result: success, requeue_after, error (retried with backoff), terminal_error (not retried)',
+    labelNames: ['controller', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly reconcileErrors = new Counter({
+    name: 'agentwallet_reconcile_errors_total',
+    help: 'Failed reconciles (retried or terminal) by the error’s code',
+    labelNames: ['controller', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly reconcileTime = new Histogram({
+    name: 'agentwallet_reconcile_time_seconds',
+    help: 'Time a reconcile took',
+    labelNames: ['controller'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+
+  // ── locks ──────────────────────────────────────────────────────────────────────────────────────────────
+  readonly lockWait = new Histogram({
+    name: 'agentwallet_lock_wait_seconds',
+    help: 'Time from asking for a lock to running under it, by the key’s kind (nonce, executor)',
+    labelNames: ['lock'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly lockFailures = new Counter({
+    name: 'agentwallet_lock_acquire_failures_total',
+    help: 'Lock requests that failed before running under the lock (e.g. Redis unavailable)',
+    labelNames: ['lock'] as const,
+    registers: [this.registry],
+  });
+
+  // ── bundles ────────────────────────────────────────────────────────────────────────────────────────────
+  readonly bundles = new Counter({
+    name: 'agentwallet_bundles_total',
+    help: 'Bundle transactions by result: included, reverted (mined, failed), refused (by the node), timeout (no receipt in time)',
+    labelNames: ['chain', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly bundleOperations = new Histogram({
+    name: 'agentwallet_bundle_operations',
+    help: 'UserOperations per mined bundle transaction',
+    labelNames: ['chain'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [this.registry],
+  });
+  readonly bundleGasUsed = new Histogram({
+    name: 'agentwallet_bundle_gas_used',
+    help: 'gasUsed of mined bundle transactions (the sum is the gas the executors paid for)',
+    labelNames: ['chain'] as const,
+    buckets: [100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000, 20_000_000, 30_000_000],
+    registers: [this.registry],
+  });
+  readonly bundleGasPerOperation = new Histogram({
+    name: 'agentwallet_bundle_gas_per_operation',
+    help: 'gasUsed of a mined bundle transaction divided by its operations',
+    labelNames: ['chain'] as const,
+    buckets: [30_000, 40_000, 50_000, 60_000, 80_000, 100_000, 150_000, 200_000, 300_000, 500_000, 1_000_000],
+    registers: [this.registry],
+  });
+
+  // ── webhooks ───────────────────────────────────────────────────────────────────────────────────────────
+  /**
+   * Defined ahead of its emitter: webhook delivery is a later issue, and its controller will report through
+   * webhookDelivered(). Until then the family is exported with no series.
+   */
+  readonly webhookDeliveries = new Counter({
+    name: 'agentwallet_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by result: delivered, failed (will retry), abandoned (last attempt failed)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  // ── gateway (HTTP) ─────────────────────────────────────────────────────────────────────────────────────
+  readonly httpRequests = new Counter({
+    name: 'agentwallet_http_requests_total',
+    help: 'Gateway HTTP requests by route pattern, method and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'agentwallet_http_request_duration_seconds',
+    help: 'Gateway HTTP request latency by route pattern and method',
+    labelNames: ['route', 'method'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+
+  // ── gRPC (chain workers serve, controllers and gateways call) ──────────────────────────────────────────
+  readonly grpcServerHandled = new Counter({
+    name: 'agentwallet_grpc_server_handled_total',
+    help: 'gRPC calls served, by full method name and status code',
+    labelNames: ['method', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly grpcServerHandling = new Histogram({
+    name: 'agentwallet_grpc_server_handling_seconds',
+    help: 'Time to serve a gRPC call, by full method name',
+    labelNames: ['method'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly grpcClientHandled = new Counter({
+    name: 'agentwallet_grpc_client_handled_total',
+    help: 'gRPC calls made, by full method name and status code (client-side codes included: DEADLINE_EXCEEDED, UNAVAILABLE)',
+    labelNames: ['method', 'code'] as const,
+    registers: [this.registry],
+  });
+  readonly grpcClientHandling = new Histogram({
+    name: 'agentwallet_grpc_client_handling_seconds',
+    help: 'Time until a gRPC call made got its status, by full method name',
+    labelNames: ['method'] as const,
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+
+  // ── leader election ────────────────────────────────────────────────────────────────────────────────────
+  readonly leader = new Gauge({
+    name: 'agentwallet_leader',
+    help: '1 while this process holds the role’s leader lease, else 0',
+    labelNames: ['role'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(opts: MetricsOptions = {}) {
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The Content-Type of what `scrape()` returns (Prometheus text format 0.0.4). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition of every metric, as a /metrics endpoint serves it. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * Makes `agentwallet_execution_requests` count with `count` at each scrape (a series per phase and chain,
+   * zeros included, so an alert can tell "none" from "not reported"). One source at a time; call the returned
+   * function to detach it (e.g. on losing the leader lease), after which the gauge reports nothing.
+   */
+  countExecutionRequestsWith(count: ExecutionRequestCounter, chains: readonly ChainName[]): () => void {
+    if (this.#requests) throw new Error('agentwallet_execution_requests already has a source');
+    const source = { count, chains };
+    this.#requests = source;
+    return () => {
+      if (this.#requests === source) this.#requests = undefined;
+    };
+  }
+
+  webhookDelivered(result: WebhookDeliveryResult): void {
+    this.webhookDeliveries.inc({ result });
+  }
+
+  setLeader(role: LeaderRole, leading: boolean): void {
+    this.leader.set({ role }, leading ? 1 : 0);
+  }
+
+  #collectRequests(): void {
+    this.executionRequests.reset();
+    const source = this.#requests;
+    if (!source) return;
+    for (const chain of source.chains) {
+      for (const phase of EXECUTION_PHASES) this.executionRequests.set({ phase, chain }, source.count(phase, chain));
+    }
+  }
+}
+
+/** A Metrics with its own Registry; see the file comment for why never the global one. */
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  return new Metrics(opts);
+}
