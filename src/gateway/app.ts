@@ -10,6 +10,7 @@ import {
   type FastifyPluginAsyncZod,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
 import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
@@ -98,7 +99,7 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
  * rate-limits and creates resources; the controllers do the rest. Call `close()` to stop the watch (the store
  * and the chain workers belong to the caller and stay open).
  */
-export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Promise<FastifyInstance> {
   const namespace = deps.namespace ?? DEFAULTS.namespace;
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -137,6 +138,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       { headers: { allow: allowed.join(', ') } },
     );
   });
+
+  if (deps.metrics) app.addHook('onResponse', httpMetricsHook(deps.metrics));
 
   const informer = startExecutionInformer(deps.store, { namespace, logger: app.log });
   app.addHook('onClose', () => informer.stop());
@@ -185,6 +188,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     await scope.register(healthRoutes(ctx));
     await scope.register(feedRoutes(ctx));
     await scope.register(openapiRoutes());
+    if (deps.metrics && deps.serveMetrics) await scope.register(metricsRoutes(deps.metrics));
   };
 
   // Encapsulated: the auth and rate-limit hooks apply to these routes only, in this order.

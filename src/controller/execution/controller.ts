@@ -3,6 +3,9 @@ import { isTerminal } from '../../api/v1alpha1/index.ts';
 import { isChainError } from '../../chain/errors.ts';
 import type { ChainWorker } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
+import { controllerMetrics } from '../../metrics/controller.ts';
+import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, requestIdTimeMs } from '../../metrics/execution.ts';
+import type { Metrics } from '../../metrics/registry.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../runtime/index.ts';
@@ -21,6 +24,8 @@ export interface ExecutionControllerOptions {
   /** See ExecutionReconcilerDeps.admissionRetryMs. */
   admissionRetryMs?: number;
   hooks?: ControllerHooks;
+  /** Reconcile, work-queue and request metrics. Start the controller only while leading: see instrumentExecutionInformer. */
+  metrics?: Metrics;
   logger?: Logger;
 }
 
@@ -49,6 +54,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
         const op = inFlightOperation(r);
         return op ? [op.hash.toLowerCase()] : [];
       },
+      ...(opts.metrics && { [PHASE_INDEX]: phaseIndexer }),
     },
     ...(opts.logger && { logger: opts.logger }),
   });
@@ -73,6 +79,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     // Status writes that do not move the phase (e.g. submit attempts) need no new reconcile.
     updatePredicate: (a, b) => a.status?.phase !== b.status?.phase || a.metadata.generation !== b.metadata.generation,
     ...(opts.hooks && { hooks: opts.hooks }),
+    ...(opts.metrics && { metrics: controllerMetrics(opts.metrics, 'execution') }),
     ...(opts.logger && { logger: opts.logger }),
   });
 
@@ -89,6 +96,13 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     }),
   );
   await controller.start();
+  // Last, so a start that fails leaves no source attached (the next start with the same Metrics would refuse).
+  const detachMetrics = opts.metrics
+    ? instrumentExecutionInformer(opts.metrics, informer, {
+        chains: [...opts.workers.keys()],
+        acceptedAt: (r) => requestIdTimeMs(r.metadata.annotations?.[ACCEPTED_ANNOTATION]),
+      })
+    : undefined;
 
   return {
     informer,
@@ -97,6 +111,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
       await informer.stop();
+      detachMetrics?.();
     },
   };
 }
