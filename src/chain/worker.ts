@@ -6,7 +6,7 @@ import { err, ok, type Result } from '../lib/result.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
 import type { LockManager } from '../locks/types.ts';
 import { entryPoint07Abi } from './abi.ts';
-import { Bundler, type BundlerStats } from './bundler/bundler.ts';
+import { Bundler, type BundleObserver, type BundlerStats } from './bundler/bundler.ts';
 import { lookupOperationOnChain, type LogScanOptions } from './bundler/outcomeLookup.ts';
 import { toWalletCalls, type WalletCall } from './calls.ts';
 import { createChainClient, type ChainClient } from './client.ts';
@@ -44,6 +44,8 @@ export interface ChainWorkerDeps {
    * holds, and would reuse their nonces. In one process the controller restores before anything runs.
    */
   requireRestore?: boolean;
+  /** Told of every bundle sent (metrics). */
+  bundleObserver?: BundleObserver;
 }
 
 /** The in-process chain worker, with the bundler's figures for benchmarks and diagnostics. */
@@ -123,6 +125,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     ...(deps.logScan && { logScan: deps.logScan }),
     ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
     ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
+    ...(deps.bundleObserver && { observer: deps.bundleObserver }),
   });
   let closed = false;
   const assertOpen = () => {
