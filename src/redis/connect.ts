@@ -79,3 +79,23 @@ export async function closeRedis(redis: Redis): Promise<void> {
     redis.disconnect();
   }
 }
+
+/**
+ * Resolves once the client is connected (at once if it is), rejects after `timeoutMs`: for a role's
+ * startup and tests, since commands issued before that wait in the offline queue or, for the rate
+ * limiter, are answered per replica.
+ */
+export function whenRedisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`redis: not connected after ${timeoutMs} ms (status ${redis.status})`));
+    }, timeoutMs);
+    redis.once('ready', onReady);
+  });
+}
