@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What the tests need besides npm packages, made present before `npm test` runs (npm's pretest hook):
+# - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may);
+# - kube-apiserver and kubectl built from their Go modules (test/cluster/kube-build/build.sh; cached in
+#   ~/.cache/agent-wallet, so only the first run pays the few minutes of the Go build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v etcd >/dev/null || missing+=(etcd-server)
+if ((${#missing[@]})); then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    echo "test-deps: installing ${missing[*]} (Debian packages)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+      || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+  elif command -v sudo >/dev/null && command -v apt-get >/dev/null; then
+    echo "test-deps: installing ${missing[*]} with sudo apt-get" >&2
+    sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "test-deps: the cluster tests need ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+# Debian starts a redis-server service on install; the tests run their own on free ports and need none.
+
+if ! command -v go >/dev/null; then
+  echo "test-deps: the cluster tests build kube-apiserver from its Go modules and need Go (https://go.dev/dl)" >&2
+  exit 1
+fi
+bin="$(bash test/cluster/kube-build/build.sh)"
+echo "test-deps: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), etcd $(etcd --version | sed -n 's/etcd Version: //p'), kube-apiserver in $bin" >&2
