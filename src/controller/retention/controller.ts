@@ -1,0 +1,128 @@
+import { isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import type { ExecutionArchive } from '../../archive/types.ts';
+import { isStoreError, type ResourceStore } from '../../store/types.ts';
+import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../runtime/index.ts';
+
+export interface RetentionControllerOptions {
+  store: ResourceStore;
+  archive: ExecutionArchive;
+  /** A finished request stays a resource this long after its completionTime, then is archived and deleted. */
+  retentionSeconds: number;
+  namespace?: string;
+  /**
+   * The execution controller's informer, to share its cache of every ExecutionRequest rather than keep a
+   * second one (it must watch the same namespace). Default: an informer of our own, stopped by stop().
+   */
+  informer?: Informer<'ExecutionRequest'>;
+  /** Requests archived at once (default 4): archiving is I/O, and nothing waits for it. */
+  concurrency?: number;
+  hooks?: ControllerHooks;
+  logger?: Logger;
+}
+
+export interface RetentionStats {
+  /** Requests archived and deleted. */
+  archived: number;
+  /** Deletes refused because the request changed after it was archived (archived again, then deleted). */
+  conflicts: number;
+}
+
+export interface RetentionController {
+  controller: Controller<'ExecutionRequest'>;
+  stats(): RetentionStats;
+  /** Stops taking work and waits for the archive-and-delete in flight; stops the informer if it is ours. */
+  stop(): Promise<void>;
+}
+
+/** When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention. */
+function dueAt(req: ExecutionRequest, retentionMs: number): number {
+  const succeeded = req.status?.conditions?.find((c) => c.type === 'Succeeded')?.lastTransitionTime;
+  for (const t of [req.status?.completionTime, succeeded, req.metadata.creationTimestamp]) {
+    const ms = t === undefined ? NaN : Date.parse(t);
+    if (Number.isFinite(ms)) return ms + retentionMs;
+  }
+  return Date.now() + retentionMs; // no time at all (never from our store): look again after a retention
+}
+
+/**
+ * Tekton-style cleanup of finished runs: each ExecutionRequest in a terminal phase is archived and then
+ * deleted once `retentionSeconds` have passed since it completed, so the store (etcd, or the embedded log)
+ * holds only recent and in-flight requests while `GET /status/:id` keeps answering from the archive.
+ *
+ * Archive first, then delete with the archived resourceVersion as a precondition: a crash in between
+ * leaves the request in the store (archived again next time, harmless), and a change made after the archive
+ * was written makes the delete fail with Conflict, so the request is read, archived and deleted again and
+ * that change is never lost. Requests not yet due are requeued for the moment they are, so nothing polls.
+ *
+ * Run it on the leader only, next to the execution controller.
+ */
+export async function startRetentionController(opts: RetentionControllerOptions): Promise<RetentionController> {
+  if (!(opts.retentionSeconds > 0)) throw new RangeError(`retentionSeconds must be positive, got ${opts.retentionSeconds}`);
+  const retentionMs = opts.retentionSeconds * 1000;
+  const namespace = opts.namespace ?? 'default';
+  const { store, archive } = opts;
+  const ownInformer = opts.informer === undefined;
+  const informer =
+    opts.informer ??
+    new Informer({ store, kind: 'ExecutionRequest', namespace, relistPeriodMs: 10 * 60_000, ...(opts.logger && { logger: opts.logger }) });
+  const counts: RetentionStats = { archived: 0, conflicts: 0 };
+
+  async function reconcile(ns: string, name: string): Promise<ReconcileResult> {
+    const cached = informer.get(name, ns);
+    if (!cached || !isTerminal(cached.status?.phase)) return { done: true };
+    if (dueAt(cached, retentionMs) > Date.now()) return { requeueAfterMs: dueAt(cached, retentionMs) - Date.now() };
+
+    // Due by the cache: decide again on the stored object, which the cache may trail.
+    let current: ExecutionRequest;
+    try {
+      current = await store.get('ExecutionRequest', name, ns);
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) return { done: true };
+      throw e;
+    }
+    if (!isTerminal(current.status?.phase) || current.metadata.deletionTimestamp !== undefined) return { done: true };
+    const wait = dueAt(current, retentionMs) - Date.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+
+    await archive.put(current);
+    try {
+      await store.delete('ExecutionRequest', name, {
+        namespace: ns,
+        ...(current.metadata.resourceVersion !== undefined && { preconditions: { resourceVersion: current.metadata.resourceVersion } }),
+      });
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) return { done: true };
+      if (isStoreError(e, 'Conflict')) {
+        counts.conflicts++;
+        return { requeueAfterMs: 0 };
+      }
+      throw e;
+    }
+    counts.archived++;
+    return { done: true };
+  }
+
+  const controller = new Controller({
+    name: 'retention',
+    informer,
+    reconcile: ({ namespace: ns, name }) => reconcile(ns, name),
+    concurrency: opts.concurrency ?? 4,
+    // Only these decide whether and when a request is due; other status writes need no look.
+    updatePredicate: (a, b) =>
+      a.status?.phase !== b.status?.phase ||
+      a.status?.completionTime !== b.status?.completionTime ||
+      a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
+    ...(opts.hooks && { hooks: opts.hooks }),
+    ...(opts.logger && { logger: opts.logger }),
+  });
+  await controller.start();
+
+  return {
+    controller,
+    stats: () => ({ ...counts }),
+    async stop() {
+      await controller.stop({ drain: false });
+      if (ownInformer) await informer.stop();
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { startRetentionController, type RetentionController, type RetentionControllerOptions, type RetentionStats } from './controller.ts';
