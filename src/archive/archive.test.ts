@@ -201,4 +201,13 @@ describe('redis archive (cluster)', () => {
     await whenRedisReady(redis);
     expect(await createRedisArchive(redis).get('req-aof')).toEqual(req);
   });
+
+  it('fails with ArchiveError Unavailable while Redis is down (the gateway answers 503)', async () => {
+    const archive = createRedisArchive(redis);
+    const closed = new Promise((r) => redis.once('close', r));
+    await server.stop();
+    await closed;
+    await expect(archive.get('req-aof')).rejects.toMatchObject({ name: 'ArchiveError', code: 'Unavailable' });
+    await expect(archive.put(finished('req-down'))).rejects.toMatchObject({ name: 'ArchiveError', code: 'Unavailable' });
+  });
 });

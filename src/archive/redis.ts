@@ -34,12 +34,21 @@ export function createRedisArchive(redis: Redis, opts: RedisArchiveOptions = {})
       if (!validArchiveName(name, namespace)) {
         throw new ArchiveError('Invalid', `cannot archive ${namespace}/${name}: not a valid object name`);
       }
-      await redis.set(keyOf(namespace, name), JSON.stringify(req), 'PX', retentionMs);
+      try {
+        await redis.set(keyOf(namespace, name), JSON.stringify(req), 'PX', retentionMs);
+      } catch (cause) {
+        throw unavailable(cause);
+      }
     },
 
     async get(name, namespace = DEFAULT_NAMESPACE) {
       if (!validArchiveName(name, namespace)) return undefined;
-      const json = await redis.get(keyOf(namespace, name));
+      let json: string | null;
+      try {
+        json = await redis.get(keyOf(namespace, name));
+      } catch (cause) {
+        throw unavailable(cause);
+      }
       return json === null ? undefined : parseArchived(json, `${namespace}/${name}`);
     },
 
@@ -48,3 +57,6 @@ export function createRedisArchive(redis: Redis, opts: RedisArchiveOptions = {})
     },
   };
 }
+
+const unavailable = (cause: unknown) =>
+  new ArchiveError('Unavailable', `the archive (Redis) did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });

@@ -16,7 +16,8 @@ export interface ExecutionArchive {
   close(): Promise<void>;
 }
 
-export type ArchiveErrorCode = 'Invalid' | 'Corrupt';
+/** `Unavailable`: the backend did not answer (retry later; the gateway answers 503 as for the store). */
+export type ArchiveErrorCode = 'Invalid' | 'Corrupt' | 'Unavailable';
 
 export class ArchiveError extends AgentWalletError<ArchiveErrorCode> {
   override readonly name = 'ArchiveError';

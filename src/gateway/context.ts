@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
+import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   payments?: PaymentPolicies;
   /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
   rateLimiter?: RateLimiter;
+  /** Finished requests the retention controller deleted: `GET /status/:id` answers from here. Default: none. */
+  archive?: ExecutionArchive;
   /** Per-client-address limit of the public endpoints; `false` disables it. Default 20/s, burst 40. */
   publicRateLimit?: RateLimit | false;
   /** How long `POST /execute` waits for the controller's decision. Default 30 s. */
@@ -48,6 +51,7 @@ export interface GatewayContext {
   chainTokens: Partial<Record<ChainName, readonly TokenConfig[]>>;
   payments: PaymentPolicies;
   rateLimiter: RateLimiter;
+  archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;
   decisionTimeoutMs: number;
   chainProbe: ChainProbe | undefined;

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../controller/runtime/logger.ts';
-import { createInMemoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from '../gateway/rateLimit.ts';
-import { redisScript } from '../redis/script.ts';
+import type { Logger } from '../../controller/runtime/logger.ts';
+import { createInMemoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from '../rateLimit.ts';
+import { redisScript } from '../../redis/script.ts';
 
 /**
  * One token bucket per key, in a hash `{ tokens, ts, rate }`, updated by one script so concurrent

@@ -30,14 +30,15 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         // Unknown ids and other keys' ids get the same answer: a request's existence is not disclosed.
         const notFound = new GatewayError(404, 'not_found', 'no request with this id for this API key');
         if (!isResourceName(id)) throw notFound;
-        let found: ExecutionRequest;
+        let found: ExecutionRequest | undefined;
         try {
           found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);
         } catch (e) {
-          if (isStoreError(e, 'NotFound')) throw notFound;
-          throw e;
+          if (!isStoreError(e, 'NotFound')) throw e;
+          // Finished and past its retention: the retention controller archived it whole before deleting it.
+          found = await ctx.archive?.get(id, ctx.namespace);
         }
-        if (found.spec.apiClient !== clientOf(request).metadata.name) throw notFound;
+        if (found === undefined || found.spec.apiClient !== clientOf(request).metadata.name) throw notFound;
         return presentStatus(found);
       },
     );
