@@ -1,0 +1,289 @@
+/**
+ * The Helm chart against the run's real kube-apiserver (test/cluster/globalSetup.ts): what kubeconform cannot
+ * see. The rendered config is one the service loads; the objects refer to each other correctly; the API
+ * server accepts every object with strict field validation; `helm install` / `upgrade` / `uninstall` work
+ * and a config change rolls the pods; each role's ServiceAccount may do what that role does and nothing
+ * else. (test/cluster/helm/check.sh runs helm lint and kubeconform; CI runs both.)
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadClusterConfig, workerChainConfig } from '../../../src/config/clusterConfig.ts';
+import { kubeBinDir } from '../../support/kubeApiServer.ts';
+import { KUBECONFIG_ENV } from '../../support/cluster.ts';
+import {
+  chartDir,
+  chartTools,
+  componentName,
+  helm,
+  installChartRbac,
+  parseManifests,
+  renderChart,
+  run,
+  valuesFile,
+  type Manifest,
+} from './chart.ts';
+
+const GROUP = 'agentwallet.dev';
+let kubectlBin = '';
+let adminKubeconfig = '';
+let nsSeq = 0;
+
+const kubectl = (args: string[], stdin?: string) =>
+  run(kubectlBin, ['--kubeconfig', adminKubeconfig, ...args], stdin === undefined ? {} : { stdin });
+
+async function newNamespace(): Promise<string> {
+  const ns = `chart-${process.pid}-${++nsSeq}-${Date.now().toString(36)}`;
+  const r = await kubectl(['create', 'namespace', ns]);
+  expect(r.code, r.stderr).toBe(0);
+  // What kube-controller-manager (not run here) does for every new namespace; the helm test pod uses it.
+  const sa = await kubectl(['create', 'serviceaccount', 'default', '-n', ns]);
+  expect(sa.code, sa.stderr).toBe(0);
+  return ns;
+}
+
+const byKind = (ms: Manifest[], kind: string) => ms.filter((m) => m.kind === kind);
+const named = (ms: Manifest[], kind: string, name: string) => {
+  const m = ms.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!m) throw new Error(`no ${kind} ${name} in the rendered chart`);
+  return m;
+};
+// Rendered objects are untyped trees; tests walk them with these.
+type Tree = any;
+const podSpec = (d: Manifest): Tree => (d as Tree).spec.template.spec;
+
+beforeAll(async () => {
+  adminKubeconfig = process.env[KUBECONFIG_ENV] ?? '';
+  if (!adminKubeconfig) throw new Error(`${KUBECONFIG_ENV} unset: run through the vitest cluster project`);
+  const [bin] = await Promise.all([kubeBinDir(), chartTools()]);
+  kubectlBin = join(bin, 'kubectl');
+}, 30 * 60_000);
+
+describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.yaml', (values) => {
+  const namespace = 'agents';
+  let manifests: Manifest[] = [];
+  beforeAll(async () => {
+    manifests = parseManifests(await renderChart({ namespace, values: [valuesFile(values)] }));
+  });
+
+  it('renders a config file the service loads, whose chain workers are the chart Services', async () => {
+    const cm = named(manifests, 'ConfigMap', componentName('aw', 'config'));
+    const dir = mkdtempSync(join(tmpdir(), 'aw-chart-config-'));
+    const path = join(dir, 'config.yaml');
+    writeFileSync(path, (cm as Tree).data['config.yaml']);
+    const config = await loadClusterConfig(path);
+
+    expect(config.namespace).toBe(namespace);
+    const workers = byKind(manifests, 'Deployment').filter((d) => d.metadata.labels?.['app.kubernetes.io/component'] === 'chain-worker');
+    expect(config.chains.map((c) => c.name).sort()).toEqual(workers.map((d) => d.metadata.labels?.['agentwallet.dev/chain']).sort());
+    for (const chain of config.chains) {
+      const service = componentName('aw', `worker-${chain.name}`);
+      expect(chain.worker.address).toBe(`${service}.${namespace}.svc.cluster.local:${chain.worker.port}`);
+      const svcPorts = (named(manifests, 'Service', service) as Tree).spec.ports as { name: string; port: number }[];
+      expect(svcPorts.find((p) => p.name === 'grpc')?.port).toBe(chain.worker.port);
+      // The worker's public config plus the keys its Deployment takes from the Secret make a valid chain.
+      const full = workerChainConfig(chain, {
+        AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`,
+        AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)},0x${'33'.repeat(32)}`,
+      });
+      expect(full.executorKeys).toHaveLength(2);
+    }
+    if (values === 'full') {
+      const eth = config.chains.find((c) => c.name === 'ethereum')!;
+      expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
+        ['USDC', '0x4444444444444444444444444444444444444444', true],
+        ['USDT', '0x5555555555555555555555555555555555555555', false],
+      ]);
+      expect(eth.bundler.maxOpsPerBundle).toBe(16);
+      expect(eth.nativeUsdPrice).toBe(3125.5);
+      expect(config.controller.retentionSeconds).toBe(2_592_000);
+      expect(config.redis.url).toBe(`redis://${componentName('aw', 'redis')}:6379`);
+    }
+    // The controllers may update exactly the Lease the config names.
+    const role = named(manifests, 'Role', componentName('aw', 'controller')) as Tree;
+    const leaseRule = role.rules.find((r: Tree) => r.resources.includes('leases') && r.resourceNames);
+    expect(leaseRule.resourceNames).toEqual([config.controller.leaseName]);
+  });
+
+  it('wires every Deployment to objects that exist: ServiceAccount, ConfigMap, Services selecting its pods', () => {
+    const deployments = byKind(manifests, 'Deployment');
+    expect(deployments.length).toBeGreaterThanOrEqual(3);
+    for (const d of deployments) {
+      const spec = podSpec(d);
+      const labels = (d as Tree).spec.template.metadata.labels as Record<string, string>;
+      for (const [k, v] of Object.entries((d as Tree).spec.selector.matchLabels as Record<string, string>)) expect(labels[k]).toBe(v);
+      named(manifests, 'ServiceAccount', spec.serviceAccountName);
+      for (const vol of spec.volumes ?? []) {
+        if (vol.configMap) named(manifests, 'ConfigMap', vol.configMap.name);
+        if (vol.persistentVolumeClaim) named(manifests, 'PersistentVolumeClaim', vol.persistentVolumeClaim.claimName);
+      }
+      const container = spec.containers[0];
+      const portNames = new Set((container.ports as { name: string }[]).map((p) => p.name));
+      // Every Service that selects these pods targets ports the container has.
+      const services = byKind(manifests, 'Service').filter((s) =>
+        Object.entries((s as Tree).spec.selector as Record<string, string>).every(([k, v]) => labels[k] === v),
+      );
+      expect(services.length, `no Service selects ${d.metadata.name}`).toBeGreaterThan(0);
+      for (const s of services) for (const p of (s as Tree).spec.ports) expect(portNames, `${s.metadata.name} → ${p.targetPort}`).toContain(p.targetPort);
+      for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+        const port = container[probe]?.httpGet?.port;
+        if (port !== undefined) expect(portNames).toContain(port);
+      }
+      // Hardened the same way everywhere.
+      expect(spec.securityContext.runAsNonRoot).toBe(true);
+      expect(spec.securityContext.seccompProfile.type).toBe('RuntimeDefault');
+      expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(container.resources.requests).toBeDefined();
+      expect(container.resources.limits).toBeDefined();
+    }
+    for (const w of deployments.filter((d) => d.metadata.labels?.['app.kubernetes.io/component'] === 'chain-worker')) {
+      const spec = podSpec(w);
+      expect((w as Tree).spec.replicas).toBe(1);
+      expect((w as Tree).spec.strategy.type).toBe('Recreate');
+      expect(spec.automountServiceAccountToken).toBe(false);
+      expect(spec.containers[0].readinessProbe.grpc.port).toBe(50051);
+      const env = spec.containers[0].env as { name: string; value?: string; valueFrom?: unknown }[];
+      for (const secret of ['AGENT_WALLET_SERVICE_SECRET', 'AGENT_WALLET_PAYMASTER_SIGNER_KEY', 'AGENT_WALLET_EXECUTOR_KEYS']) {
+        const e = env.find((x) => x.name === secret);
+        expect(e?.valueFrom, secret).toMatchObject({ secretKeyRef: expect.any(Object) });
+        expect(e?.value).toBeUndefined();
+      }
+    }
+  });
+
+  it('is accepted by the API server with strict field validation (server-side dry run)', async () => {
+    const ns = await newNamespace();
+    const text = await renderChart({ namespace: ns, values: [valuesFile(values)] });
+    // ServiceMonitor's CRD (Prometheus Operator) is not on the test server; check.sh says why it is skipped.
+    const objects = parseManifests(text).filter((m) => m.kind !== 'ServiceMonitor');
+    const r = await kubectl(['create', '--dry-run=server', '--validate=strict', '-n', ns, '-o', 'name', '-f', '-'], objects.map((o) => JSON.stringify(o)).join('\n'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(objects.length);
+  });
+});
+
+describe('helm install against the API server', () => {
+  it('installs, rolls every pod on a config change, and uninstalls', async () => {
+    const ns = await newNamespace();
+    const base = ['--namespace', ns, '-f', valuesFile('minimal')];
+    const installed = await helm(['install', 'aw', chartDir, ...base], { kubeconfig: adminKubeconfig });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain(`kubectl -n ${ns} exec deploy/aw-agent-wallet-gateway -- node bin/agent-wallet.js keys create --kube --mode sponsored`);
+
+    const checksums = async () => {
+      const r = await kubectl(['get', 'deployments', '-n', ns, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const items = (JSON.parse(r.stdout) as Tree).items as Tree[];
+      return new Map(items.map((d) => [d.metadata.name as string, d.spec.template.metadata.annotations['checksum/config'] as string]));
+    };
+    const before = await checksums();
+    expect([...before.keys()].sort()).toEqual(['aw-agent-wallet-controller', 'aw-agent-wallet-gateway', 'aw-agent-wallet-worker-base']);
+
+    const same = await helm(['upgrade', 'aw', chartDir, ...base], { kubeconfig: adminKubeconfig });
+    expect(same.code, same.stderr).toBe(0);
+    expect(await checksums()).toEqual(before);
+
+    const changed = await helm(['upgrade', 'aw', chartDir, ...base, '--set', 'controller.retentionSeconds=600'], {
+      kubeconfig: adminKubeconfig,
+    });
+    expect(changed.code, changed.stderr).toBe(0);
+    const after = await checksums();
+    for (const [name, sum] of after) expect(sum, name).not.toBe(before.get(name));
+
+    const removed = await helm(['uninstall', 'aw', '--namespace', ns], { kubeconfig: adminKubeconfig });
+    expect(removed.code, removed.stderr).toBe(0);
+    const left = await kubectl(['get', 'deployments,services,configmaps,roles,rolebindings,serviceaccounts,pdb', '-n', ns, '-l', 'app.kubernetes.io/instance=aw', '-o', 'name']);
+    expect(left.stdout.trim()).toBe('');
+  });
+});
+
+describe("the chart's RBAC", () => {
+  let ns = '';
+  const can = async (account: string, verb: string, resource: string, opts: { name?: string; namespace?: string } = {}) => {
+    const target = opts.name ? `${resource}/${opts.name}` : resource;
+    const r = await kubectl(['auth', 'can-i', verb, target, '-n', opts.namespace ?? ns, '--as', `system:serviceaccount:${ns}:${account}`]);
+    if (r.code !== 0 && r.stdout.trim() !== 'no') throw new Error(`kubectl auth can-i failed: ${r.stderr}`);
+    return r.stdout.trim() === 'yes';
+  };
+  const exr = `executionrequests.${GROUP}`;
+  const clients = `apiclients.${GROUP}`;
+  const receipts = `paymentreceipts.${GROUP}`;
+
+  beforeAll(async () => {
+    ns = await newNamespace();
+    await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: ns });
+  });
+
+  it('lets the gateway create and watch requests, read keys and receipts, manage keys, and nothing more', async () => {
+    const gw = componentName('aw', 'gateway');
+    for (const verb of ['get', 'list', 'watch', 'create']) expect(await can(gw, verb, exr), verb).toBe(true);
+    for (const verb of ['update', 'patch', 'delete']) expect(await can(gw, verb, exr), verb).toBe(false);
+    expect(await can(gw, 'update', `${exr}/status`)).toBe(false);
+    for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch']) expect(await can(gw, verb, clients), verb).toBe(true);
+    expect(await can(gw, 'delete', clients)).toBe(false);
+    expect(await can(gw, 'list', receipts)).toBe(true);
+    expect(await can(gw, 'create', receipts)).toBe(false);
+    expect(await can(gw, 'get', 'leases.coordination.k8s.io')).toBe(false);
+    expect(await can(gw, 'get', 'secrets')).toBe(false);
+    expect(await can(gw, 'list', exr, { namespace: 'default' })).toBe(false);
+  });
+
+  it('lets the controllers reconcile, record receipts and hold their own Lease, and nothing more', async () => {
+    const ctl = componentName('aw', 'controller');
+    for (const verb of ['get', 'list', 'watch', 'update', 'patch', 'delete']) expect(await can(ctl, verb, exr), verb).toBe(true);
+    expect(await can(ctl, 'create', exr)).toBe(false);
+    for (const verb of ['update', 'patch']) expect(await can(ctl, verb, `${exr}/status`), verb).toBe(true);
+    expect(await can(ctl, 'create', receipts)).toBe(true);
+    expect(await can(ctl, 'delete', receipts)).toBe(false);
+    expect(await can(ctl, 'list', clients)).toBe(true);
+    expect(await can(ctl, 'create', clients)).toBe(false);
+    expect(await can(ctl, 'update', clients)).toBe(false);
+    expect(await can(ctl, 'get', 'secrets')).toBe(false);
+    expect(await can(ctl, 'list', exr, { namespace: 'default' })).toBe(false);
+    const lease = componentName('aw', 'controller');
+    expect(await can(ctl, 'create', 'leases.coordination.k8s.io')).toBe(true);
+    for (const verb of ['get', 'update']) expect(await can(ctl, verb, 'leases.coordination.k8s.io', { name: lease }), verb).toBe(true);
+    expect(await can(ctl, 'update', 'leases.coordination.k8s.io', { name: 'someone-elses-lease' })).toBe(false);
+    expect(await can(ctl, 'delete', 'leases.coordination.k8s.io', { name: lease })).toBe(false);
+  });
+
+  it('gives the chain workers nothing', async () => {
+    const worker = componentName('aw', 'chain-worker');
+    for (const [verb, resource] of [['get', exr], ['list', clients], ['create', receipts], ['get', 'leases.coordination.k8s.io'], ['get', 'secrets']] as const) {
+      expect(await can(worker, verb, resource), `${verb} ${resource}`).toBe(false);
+    }
+  });
+
+  it('without keyManagement.viaGateway, the gateway only reads ApiClients', async () => {
+    const other = await newNamespace();
+    const { serviceAccounts } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: other, set: { 'keyManagement.viaGateway': 'false' } });
+    const r = await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', 'create', clients, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`]);
+    expect(r.stdout.trim()).toBe('no');
+  });
+
+  it("works with the ServiceAccounts' own tokens: the controller takes its Lease, not another", async () => {
+    const { kubeconfigs } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: ns });
+    const asController = (args: string[], stdin?: string) => run(kubectlBin, ['--kubeconfig', kubeconfigs.controller, '-n', ns, ...args], stdin === undefined ? {} : { stdin });
+    const lease = (name: string) =>
+      JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'controller-0', leaseDurationSeconds: 15 } });
+    const own = componentName('aw', 'controller');
+    const created = await asController(['create', '-f', '-'], lease(own));
+    expect(created.code, created.stderr).toBe(0);
+    // Renewal is an update (PUT) of the object just read, as leader election does it.
+    const read = await asController(['get', 'lease', own, '-o', 'json']);
+    expect(read.code, read.stderr).toBe(0);
+    const renewed = JSON.parse(read.stdout) as Tree;
+    renewed.spec.renewTime = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const replaced = await asController(['replace', '-f', '-'], JSON.stringify(renewed));
+    expect(replaced.code, replaced.stderr).toBe(0);
+    // create cannot be limited by name (see rbac.yaml), but another Lease can be neither read nor updated.
+    const other = await asController(['create', '-f', '-'], lease('other-lease'));
+    expect(other.code, other.stderr).toBe(0);
+    const stolen = await asController(['get', 'lease', 'other-lease']);
+    expect(stolen.code).not.toBe(0);
+    expect(stolen.stderr).toContain('forbidden');
+    const gatewayReads = await run(kubectlBin, ['--kubeconfig', kubeconfigs.gateway, '-n', ns, 'get', exr]);
+    expect(gatewayReads.code, gatewayReads.stderr).toBe(0);
+  });
+});
