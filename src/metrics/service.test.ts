@@ -12,12 +12,13 @@ import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../../test/support/env.ts';
 import { apiClient } from '../../test/support/http.ts';
+import { bundleObserver } from './bundler.ts';
 import { instrumentLockManager } from './locks.ts';
 import { createMetrics } from './registry.ts';
 import { parseExposition, type Exposition } from './testing/exposition.ts';
 
 /**
- * The embedded layout with metrics, in this process: a chain worker (instrumented locks), the execution
+ * The embedded layout with metrics, in this process: a chain worker (instrumented locks, bundle observer), the execution
  * controller and the gateway on one Metrics, `/metrics` served by the gateway. Requests go through HTTP to
  * the devnet and back; the test reads what a Prometheus scrape of the gateway would.
  */
@@ -34,7 +35,11 @@ describe('metrics of a running service (devnet)', () => {
 
   beforeAll(async () => {
     store = await openEmbeddedStore({ dir, fsync: false });
-    worker = await createChainWorker(config, { serviceSecret: newServiceSecret(), locks: instrumentLockManager(createMemoryLockManager(), metrics) });
+    worker = await createChainWorker(config, {
+      serviceSecret: newServiceSecret(),
+      locks: instrumentLockManager(createMemoryLockManager(), metrics),
+      bundleObserver: bundleObserver(metrics),
+    });
     const workers = new Map([['base' as const, worker]]);
     const payments = defaultPaymentPolicies();
     controller = await startExecutionController({ store, workers, payments, metrics });
@@ -100,6 +105,8 @@ describe('metrics of a running service (devnet)', () => {
     expect(e.value('agentwallet_workqueue_depth', execution)).toBe(0);
     expect(e.value('agentwallet_lock_wait_seconds_count', { lock: 'nonce' })).toBe(3); // one nonce allocation per request
     expect(e.value('agentwallet_lock_wait_seconds_count', { lock: 'executor' })).toBeGreaterThanOrEqual(1);
+    expect(e.value('agentwallet_bundles_total', { ...base, result: 'included' })).toBeGreaterThanOrEqual(1);
+    expect(e.value('agentwallet_bundle_operations_sum', base)).toBe(3);
     expect(e.types.get('process_cpu_seconds_total')).toBe('counter');
   });
 
