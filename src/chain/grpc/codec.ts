@@ -1,0 +1,253 @@
+import type { Address, Hex } from 'viem';
+import { z } from 'zod';
+import { CallSchema, SignedUserOperationSchema, type Call, type SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { AgentWalletError } from '../../lib/errors.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type {
+  OperationOutcome,
+  SimulationFailure,
+  SimulationFailureCode,
+  SimulationResult,
+  WalletBalances,
+  WalletInfo,
+  WalletRef,
+} from '../types.ts';
+import * as pb from './generated/chainworker/v1/chainworker.ts';
+
+/**
+ * Domain types (src/chain/types.ts) ↔ wire messages (proto/chainworker/v1). Encoding trusts the types;
+ * decoding validates with zod, because what comes off the wire was built by another process (possibly of
+ * another version): a malformed message fails here with `invalid_message` instead of somewhere downstream.
+ */
+
+/** A message that does not hold what its schema promises (missing field, bad hex, bad decimal). */
+export class WireFormatError extends AgentWalletError<'invalid_message'> {
+  override readonly name = 'WireFormatError';
+}
+
+const AddressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const HexSchema = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+const HashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const UintSchema = z.string().regex(/^(0|[1-9][0-9]*)$/);
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => `${[what, ...i.path].join('.')}: ${i.message}`);
+  throw new WireFormatError('invalid_message', `malformed ${what}: ${issues.join('; ')}`, { details: { issues } });
+}
+
+/** Drops keys whose value is undefined, so a decoded object equals the one that was encoded. */
+function compact<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+// ───────────────────────────── wallet refs and calls ─────────────────────────────
+
+const WalletRefSchema = z.object({ apiClient: z.string().min(1), agentId: z.string().min(1) });
+
+export const encodeWalletRef = (r: WalletRef): pb.WalletRef => ({ apiClient: r.apiClient, agentId: r.agentId });
+export const decodeWalletRef = (m: pb.WalletRef | undefined): WalletRef => parse(WalletRefSchema, m, 'wallet');
+
+export const encodeCalls = (calls: readonly Call[]): pb.Call[] => calls.map((c) => ({ target: c.target, value: c.value, data: c.data }));
+export const decodeCalls = (m: readonly pb.Call[]): Call[] => parse(z.array(CallSchema).min(1), m, 'calls');
+
+// ───────────────────────────── wallets ─────────────────────────────
+
+const WalletInfoSchema = z.object({ address: AddressSchema, deployed: z.boolean() });
+const WalletBalancesSchema = z.object({
+  address: AddressSchema,
+  deployed: z.boolean(),
+  nativeWei: UintSchema,
+  tokens: z.array(z.object({ symbol: z.string(), address: AddressSchema, decimals: z.number().int().min(0), raw: UintSchema })),
+});
+
+export const encodeWalletInfo = (w: WalletInfo): pb.WalletInfo => ({ address: w.address, deployed: w.deployed });
+export const decodeWalletInfo = (m: pb.WalletInfo | undefined): WalletInfo => {
+  const w = parse(WalletInfoSchema, m, 'wallet');
+  return { address: w.address as Address, deployed: w.deployed };
+};
+
+export const encodeWalletBalances = (b: WalletBalances): pb.WalletBalances => ({
+  address: b.address,
+  deployed: b.deployed,
+  nativeWei: b.nativeWei,
+  tokens: b.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals, raw: t.raw })),
+});
+export const decodeWalletBalances = (m: pb.WalletBalances | undefined): WalletBalances => {
+  const b = parse(WalletBalancesSchema, m, 'balances');
+  return {
+    address: b.address as Address,
+    deployed: b.deployed,
+    nativeWei: b.nativeWei,
+    tokens: b.tokens.map((t) => ({ symbol: t.symbol, address: t.address as Address, decimals: t.decimals, raw: t.raw })),
+  };
+};
+
+// ───────────────────────────── simulation ─────────────────────────────
+
+/** Every SimulationFailureCode has its enum value: the Record makes a new code a compile error here. */
+const FAILURE_CODE_TO_WIRE: Readonly<Record<SimulationFailureCode, pb.SimulationFailureCode>> = {
+  simulation_reverted: pb.SimulationFailureCode.SIMULATION_FAILURE_CODE_SIMULATION_REVERTED,
+  insufficient_funds: pb.SimulationFailureCode.SIMULATION_FAILURE_CODE_INSUFFICIENT_FUNDS,
+  rpc_unavailable: pb.SimulationFailureCode.SIMULATION_FAILURE_CODE_RPC_UNAVAILABLE,
+};
+const FAILURE_CODE_FROM_WIRE = new Map(Object.entries(FAILURE_CODE_TO_WIRE).map(([k, v]) => [v, k as SimulationFailureCode]));
+
+const SimulationResultSchema = z.object({
+  wallet: WalletInfoSchema,
+  estimatedGas: UintSchema,
+  callGas: UintSchema,
+  maxFeePerGas: UintSchema,
+  estimatedCostWei: UintSchema,
+  estimatedCostUsd: z.number().finite().min(0),
+});
+const SimulationFailureSchema = z.object({
+  code: z.enum(pb.SimulationFailureCode).transform((c, ctx) => {
+    const code = FAILURE_CODE_FROM_WIRE.get(c);
+    if (code === undefined) {
+      ctx.addIssue({ code: 'custom', message: `unknown simulation failure code ${c}` });
+      return z.NEVER;
+    }
+    return code;
+  }),
+  message: z.string(),
+  callIndex: z.number().int().min(0).optional(),
+  revertReason: z.string().optional(),
+  revertData: HexSchema.optional(),
+});
+
+export function encodeSimulation(r: Result<SimulationResult, SimulationFailure>): pb.SimulateResponse {
+  if (r.ok) {
+    const s = r.value;
+    return {
+      result: {
+        $case: 'success',
+        value: {
+          wallet: encodeWalletInfo(s.wallet),
+          estimatedGas: s.estimatedGas.toString(),
+          callGas: s.callGas.toString(),
+          maxFeePerGas: s.maxFeePerGas.toString(),
+          estimatedCostWei: s.estimatedCostWei.toString(),
+          estimatedCostUsd: s.estimatedCostUsd,
+        },
+      },
+    };
+  }
+  const f = r.error;
+  return {
+    result: {
+      $case: 'failure',
+      value: { code: FAILURE_CODE_TO_WIRE[f.code], message: f.message, callIndex: f.callIndex, revertReason: f.revertReason, revertData: f.revertData },
+    },
+  };
+}
+
+export function decodeSimulation(m: pb.SimulateResponse): Result<SimulationResult, SimulationFailure> {
+  switch (m.result?.$case) {
+    case 'success': {
+      const s = parse(SimulationResultSchema, m.result.value, 'simulation');
+      return ok({
+        wallet: { address: s.wallet.address as Address, deployed: s.wallet.deployed },
+        estimatedGas: BigInt(s.estimatedGas),
+        callGas: BigInt(s.callGas),
+        maxFeePerGas: BigInt(s.maxFeePerGas),
+        estimatedCostWei: BigInt(s.estimatedCostWei),
+        estimatedCostUsd: s.estimatedCostUsd,
+      });
+    }
+    case 'failure': {
+      const f = parse(SimulationFailureSchema, m.result.value, 'simulation failure');
+      return err(compact({ ...f, revertData: f.revertData as Hex | undefined }));
+    }
+    case undefined:
+      throw new WireFormatError('invalid_message', 'malformed simulation: neither success nor failure');
+  }
+}
+
+// ───────────────────────────── operations ─────────────────────────────
+
+export function encodeOperation(op: SignedUserOperation): pb.SignedUserOperation {
+  return {
+    sender: op.sender,
+    nonce: op.nonce,
+    factory: op.factory,
+    factoryData: op.factoryData,
+    callData: op.callData,
+    callGasLimit: op.callGasLimit,
+    verificationGasLimit: op.verificationGasLimit,
+    preVerificationGas: op.preVerificationGas,
+    maxFeePerGas: op.maxFeePerGas,
+    maxPriorityFeePerGas: op.maxPriorityFeePerGas,
+    paymaster: op.paymaster,
+    paymasterVerificationGasLimit: op.paymasterVerificationGasLimit,
+    paymasterPostOpGasLimit: op.paymasterPostOpGasLimit,
+    paymasterData: op.paymasterData,
+    signature: op.signature,
+    hash: op.hash,
+    entryPoint: op.entryPoint,
+    chainId: op.chainId,
+  };
+}
+
+export const decodeOperation = (m: pb.SignedUserOperation | undefined): SignedUserOperation =>
+  compact(parse(SignedUserOperationSchema, m, 'operation'));
+
+// ───────────────────────────── outcomes ─────────────────────────────
+
+const IncludedSchema = z.object({
+  success: z.boolean(),
+  txHash: HashSchema,
+  blockNumber: UintSchema,
+  actualGasUsed: UintSchema,
+  actualGasCostWei: UintSchema,
+  revertReason: z.string().optional(),
+  revertData: HexSchema.optional(),
+});
+const DroppedSchema = z.object({ code: z.string().min(1), message: z.string() });
+
+export function encodeOutcome(o: OperationOutcome): pb.OperationOutcome {
+  switch (o.state) {
+    case 'pending':
+      return { state: { $case: 'pending', value: {} } };
+    case 'unknown':
+      return { state: { $case: 'unknown', value: {} } };
+    case 'dropped':
+      return { state: { $case: 'dropped', value: { code: o.code, message: o.message } } };
+    case 'included':
+      return {
+        state: {
+          $case: 'included',
+          value: {
+            success: o.success,
+            txHash: o.txHash,
+            blockNumber: o.blockNumber,
+            actualGasUsed: o.actualGasUsed,
+            actualGasCostWei: o.actualGasCostWei,
+            revertReason: o.revertReason,
+            revertData: o.revertData,
+          },
+        },
+      };
+  }
+}
+
+export function decodeOutcome(m: pb.OperationOutcome | undefined): OperationOutcome {
+  switch (m?.state?.$case) {
+    case 'pending':
+      return { state: 'pending' };
+    case 'unknown':
+      return { state: 'unknown' };
+    case 'dropped':
+      return { state: 'dropped', ...parse(DroppedSchema, m.state.value, 'outcome') };
+    case 'included': {
+      const i = parse(IncludedSchema, m.state.value, 'outcome');
+      return compact({ state: 'included' as const, ...i, txHash: i.txHash as Hex, revertData: i.revertData as Hex | undefined });
+    }
+    case undefined:
+      throw new WireFormatError('invalid_message', 'malformed outcome: no state');
+  }
+}
+
+export const decodeHash = (s: string): Hex => parse(HashSchema, s, 'opHash') as Hex;
+export const decodeBlockNumber = (s: string): bigint => BigInt(parse(UintSchema, s, 'blockNumber'));
