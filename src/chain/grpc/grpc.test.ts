@@ -1,0 +1,388 @@
+import {
+  credentials,
+  makeClientConstructor,
+  Server,
+  ServerCredentials,
+  status,
+  type handleUnaryCall,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hex } from 'viem';
+import { isTerminalError } from '../../controller/runtime/index.ts';
+import { ChainError, isChainError } from '../errors.ts';
+import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, uniqueId } from '../testSupport.ts';
+import type { ChainWorker, OperationOutcome } from '../types.ts';
+import { createChainWorker, type LocalChainWorker } from '../worker.ts';
+import { connectChainWorker, type ConnectChainWorkerOptions, type RemoteChainWorker } from './client.ts';
+import { ChainWorkerServiceService, type ChainWorkerServiceServer } from './generated/chainworker/v1/chainworker.ts';
+import { CHAIN_WORKER_SERVICE_NAME, serveChainWorker, type ChainWorkerServer } from './server.ts';
+import { createChainWorkerService } from './service.ts';
+
+/** Short backoffs: the tests provoke failures on purpose and should not wait out production backoffs. */
+const FAST: ConnectChainWorkerOptions = {
+  retry: { attempts: 3, initialBackoffMs: 20, maxBackoffMs: 50 },
+  watchBackoff: { initialMs: 50, maxMs: 200 },
+  channelOptions: { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect_backoff_ms': 200 },
+};
+
+/** Collects pushed outcomes from the moment it is created (a push may come before the test waits for it). */
+function recordOutcomes(worker: Pick<ChainWorker, 'onOutcome'>) {
+  const seen = new Map<string, OperationOutcome>();
+  const waiters = new Map<string, (o: OperationOutcome) => void>();
+  const unsubscribe = worker.onOutcome((hash, outcome) => {
+    seen.set(hash.toLowerCase(), outcome);
+    waiters.get(hash.toLowerCase())?.(outcome);
+  });
+  return {
+    unsubscribe,
+    wait(hash: string, timeoutMs = 30_000): Promise<OperationOutcome> {
+      const known = seen.get(hash.toLowerCase());
+      if (known) return Promise.resolve(known);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no outcome pushed for ${hash} within ${timeoutMs} ms`)), timeoutMs);
+        waiters.set(hash.toLowerCase(), (o) => {
+          clearTimeout(timer);
+          resolve(o);
+        });
+      });
+    },
+  };
+}
+
+/** A bare grpc-js server with hand-modified handlers: the faults a real network or a busy worker produce. */
+async function serveHandlers(implementation: ChainWorkerServiceServer, port = 0) {
+  const server = new Server();
+  server.addService(ChainWorkerServiceService, implementation);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  return { port: bound, close: () => server.forceShutdown() };
+}
+
+type Seen = { calls: number };
+/** The first call gets UNAVAILABLE without a code of ours (a transport failure), before (or after) running. */
+function failFirst<Req, Res>(h: handleUnaryCall<Req, Res>, seen: Seen, when: 'before' | 'after'): handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const first = ++seen.calls === 1;
+    const lost = { code: status.UNAVAILABLE, details: 'injected: connection reset' };
+    if (first && when === 'before') return callback(lost, null);
+    h(call, first ? () => callback(lost, null) : callback);
+  };
+}
+function delayed<Req, Res>(h: handleUnaryCall<Req, Res>, seen: Seen, ms: number): handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    seen.calls++;
+    setTimeout(() => h(call, callback), ms);
+  };
+}
+
+/** Rejects instead of hanging the test to its timeout when `p` never settles. */
+const within = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms).unref())]);
+
+interface HealthClient {
+  check(req: { service: string }, cb: (e: Error | null, res?: { status: string }) => void): void;
+  close(): void;
+}
+const HealthClientCtor = makeClientConstructor(healthService as unknown as ServiceDefinition, 'grpc.health.v1.Health');
+const healthOf = (client: HealthClient, service: string) =>
+  new Promise<string>((resolve, reject) => client.check({ service }, (e, res) => (e ? reject(e) : resolve(res!.status))));
+
+describe('chain worker over gRPC (devnet)', () => {
+  const env = chainUnderTest();
+  const secret = freshSecret();
+  let worker: LocalChainWorker;
+  let server: ChainWorkerServer;
+  let remote: RemoteChainWorker;
+
+  beforeAll(async () => {
+    worker = await createChainWorker(env.config, { serviceSecret: secret });
+    server = await serveChainWorker(worker, { port: 0 });
+    remote = connectChainWorker('arbitrum', `127.0.0.1:${server.port}`, FAST);
+  });
+  afterAll(async () => {
+    await remote?.close();
+    await server?.close(1_000);
+    await worker?.close();
+  });
+
+  it('resolves wallets, balances and the head exactly as the in-process worker does', async () => {
+    const ref = { apiClient: 'acme', agentId: uniqueId('agent') };
+    expect(await remote.resolveWallet(ref)).toEqual(await worker.resolveWallet(ref));
+    const hash = await env.funded.sendTransaction({ to: (await worker.resolveWallet(ref)).address, value: 777n });
+    await env.client.waitForTransactionReceipt({ hash });
+    const balances = await remote.getBalances(ref);
+    expect(balances).toEqual(await worker.getBalances(ref));
+    expect(balances.nativeWei).toBe('777');
+    const before = await env.client.getBlockNumber({ cacheTime: 0 });
+    const head = await remote.getHead();
+    expect(typeof head.blockNumber).toBe('bigint');
+    expect(head.blockNumber).toBeGreaterThanOrEqual(before);
+  });
+
+  it('simulates: figures as bigints, and a revert with its reason, failing call and data', async () => {
+    const ref = { apiClient: 'acme', agentId: uniqueId('sim') };
+    const r = await remote.simulate(ref, [incrementCall(env.counter)]);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const local = await worker.simulate(ref, [incrementCall(env.counter)]);
+    if (!local.ok) throw new Error(JSON.stringify(local.error));
+    expect(r.value.wallet).toEqual(local.value.wallet);
+    expect(r.value.callGas).toBe(local.value.callGas);
+    expect(r.value.estimatedCostWei).toBe(r.value.estimatedGas * r.value.maxFeePerGas);
+
+    const reverted = await remote.simulate(ref, [incrementCall(env.counter), failCall(env.counter)]);
+    expect(reverted.ok).toBe(false);
+    if (reverted.ok) return;
+    expect(reverted.error).toMatchObject({ code: 'simulation_reverted', revertReason: 'Counter: forced failure', callIndex: 1 });
+    expect(reverted.error.revertData?.startsWith('0x08c379a0')).toBe(true);
+  });
+
+  it('prepares, submits and gets the inclusion pushed through the outcome stream', async () => {
+    const outcomes = recordOutcomes(remote);
+    try {
+      await remote.watchReady();
+      const ref = { apiClient: 'acme', agentId: uniqueId('full') };
+      const before = await env.client.readContract({ address: env.counter, abi: counterAbi, functionName: 'number' });
+      const op = await remote.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'grpc-1' });
+      expect(op.nonce).toBe('0');
+      expect(op.factory).toBe(env.config.simpleAccountFactory);
+      await remote.submitOperation(op);
+      await remote.submitOperation(op); // idempotent by hash
+      const pushed = await outcomes.wait(op.hash);
+      assertIncluded(pushed);
+      expect(pushed.success).toBe(true);
+      expect(await remote.getOperationOutcome(op)).toEqual(pushed);
+      expect(await env.client.readContract({ address: env.counter, abi: counterAbi, functionName: 'number' })).toBe(before + 1n);
+      expect(await remote.resolveWallet(ref)).toEqual({ address: op.sender, deployed: true });
+    } finally {
+      outcomes.unsubscribe();
+    }
+  });
+
+  it('keeps the worker’s error codes: simulation_reverted with details, invalid_operation, not_restored, wrong chain', async () => {
+    const ref = { apiClient: 'acme', agentId: uniqueId('err') };
+    const refused = await remote.prepareOperation(ref, [failCall(env.counter)], { requestId: 'bad' }).catch((e: unknown) => e);
+    expect(isChainError(refused, 'simulation_reverted')).toBe(true);
+    expect((refused as ChainError).details).toMatchObject({ requestId: 'bad', revertReason: 'Counter: forced failure' });
+
+    const op = await remote.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'tampered' });
+    const tampered = { ...op, callGasLimit: (BigInt(op.callGasLimit) + 1n).toString() }; // the hash no longer matches
+    await expect(remote.submitOperation(tampered)).rejects.toSatisfy((e) => isChainError(e, 'invalid_operation'));
+    await expect(remote.submitOperation({ ...op, hash: '0x12' })).rejects.toSatisfy((e) => isChainError(e, 'invalid_operation'));
+
+    // A worker in its own process refuses to sign until told the operations in flight; the controller restores.
+    const gated = await createChainWorker(env.config, { serviceSecret: secret, requireRestore: true });
+    const gatedServer = await serveChainWorker(gated, { port: 0 });
+    const gatedRemote = connectChainWorker('arbitrum', `127.0.0.1:${gatedServer.port}`, FAST);
+    try {
+      const other = { apiClient: 'acme', agentId: uniqueId('gated') };
+      await expect(gatedRemote.prepareOperation(other, [incrementCall(env.counter)], { requestId: 'g' })).rejects.toSatisfy((e) =>
+        isChainError(e, 'not_restored'),
+      );
+      await gatedRemote.restoreInFlight([]);
+      expect((await gatedRemote.prepareOperation(other, [incrementCall(env.counter)], { requestId: 'g' })).nonce).toBe('0');
+    } finally {
+      await gatedRemote.close();
+      await gatedServer.close(1_000);
+      await gated.close();
+    }
+
+    // Pointed at another chain's worker by mistake: refused before anything is signed.
+    const misrouted = connectChainWorker('base', `127.0.0.1:${server.port}`, FAST);
+    try {
+      await expect(misrouted.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'x' })).rejects.toMatchObject({
+        code: 'wrong_chain',
+      });
+    } finally {
+      await misrouted.close();
+    }
+  });
+
+  it('reports a worker that is gone as rpc_unavailable (retryable for the controller), after retrying idempotent calls', async () => {
+    const gone = await serveChainWorker(worker, { port: 0 });
+    const client = connectChainWorker('arbitrum', `127.0.0.1:${gone.port}`, FAST);
+    try {
+      const ref = { apiClient: 'acme', agentId: uniqueId('gone') };
+      await client.resolveWallet(ref); // connected
+      await gone.close(1_000);
+      const e = await client.resolveWallet(ref).catch((x: unknown) => x);
+      expect(isChainError(e, 'rpc_unavailable')).toBe(true);
+      expect(isTerminalError(e)).toBe(false); // the controller retries it with backoff
+      expect(client.stats().retries).toBe(2);
+      // As in process, simulate reports it as a failure value, which admission turns into a retry.
+      expect(await client.simulate(ref, [incrementCall(env.counter)])).toMatchObject({ ok: false, error: { code: 'rpc_unavailable' } });
+      const prepare = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'r' }).catch((x: unknown) => x);
+      expect(isChainError(prepare, 'rpc_unavailable')).toBe(true);
+      expect(client.stats().retries).toBe(4); // simulate was retried twice; prepare not at all
+    } finally {
+      await client.close();
+    }
+    await expect(client.resolveWallet({ apiClient: 'acme', agentId: 'x' })).rejects.toSatisfy((e) => isChainError(e, 'closed'));
+  });
+
+  it('gives up on a call at its deadline: idempotent ones are retried, prepareOperation never', async () => {
+    const base = createChainWorkerService(worker).implementation;
+    const head: Seen = { calls: 0 };
+    const prepare: Seen = { calls: 0 };
+    const slow = await serveHandlers({ ...base, getHead: delayed(base.getHead, head, 400), prepareOperation: delayed(base.prepareOperation, prepare, 400) });
+    const client = connectChainWorker('arbitrum', `127.0.0.1:${slow.port}`, { ...FAST, deadlinesMs: { getHead: 100, prepareOperation: 100 } });
+    try {
+      const started = performance.now();
+      const e = await client.getHead().catch((x: unknown) => x);
+      expect(isChainError(e, 'rpc_unavailable')).toBe(true);
+      expect((e as ChainError).details).toEqual({ grpcStatus: 'DEADLINE_EXCEEDED' });
+      expect(head.calls).toBe(3);
+      expect(performance.now() - started).toBeLessThan(1_000);
+
+      const p = await client.prepareOperation({ apiClient: 'acme', agentId: uniqueId('slow') }, [incrementCall(env.counter)], { requestId: 's' });
+      throw new Error(`expected a deadline, got ${p.hash}`);
+    } catch (e) {
+      expect(isChainError(e, 'rpc_unavailable')).toBe(true);
+      expect((e as ChainError).details).toEqual({ grpcStatus: 'DEADLINE_EXCEEDED' });
+      expect(prepare.calls).toBe(1);
+    } finally {
+      await client.close();
+      slow.close();
+    }
+  });
+
+  it('retries only idempotent calls after a transport failure; a prepare whose answer was lost is repeated by the caller with the same request id', async () => {
+    const base = createChainWorkerService(worker).implementation;
+    const seen = { resolveWallet: { calls: 0 }, submitOperation: { calls: 0 }, prepareBefore: { calls: 0 }, prepareAfter: { calls: 0 } };
+    let prepareMode: 'before' | 'after' = 'before';
+    const prepareBefore = failFirst(base.prepareOperation, seen.prepareBefore, 'before');
+    const prepareAfter = failFirst(base.prepareOperation, seen.prepareAfter, 'after');
+    const flaky = await serveHandlers({
+      ...base,
+      resolveWallet: failFirst(base.resolveWallet, seen.resolveWallet, 'before'),
+      submitOperation: failFirst(base.submitOperation, seen.submitOperation, 'after'),
+      prepareOperation: (call, cb) => (prepareMode === 'before' ? prepareBefore(call, cb) : prepareAfter(call, cb)),
+    });
+    const client = connectChainWorker('arbitrum', `127.0.0.1:${flaky.port}`, FAST);
+    const outcomes = recordOutcomes(worker);
+    try {
+      const ref = { apiClient: 'acme', agentId: uniqueId('flaky') };
+      expect(await client.resolveWallet(ref)).toEqual(await worker.resolveWallet(ref));
+      expect(seen.resolveWallet.calls).toBe(2);
+
+      // Refused before it ran: not retried, and nothing was signed.
+      const e1 = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'req-a' }).catch((x: unknown) => x);
+      expect(isChainError(e1, 'rpc_unavailable')).toBe(true);
+      expect(seen.prepareBefore.calls).toBe(1);
+
+      // Ran on the worker (nonce 0 allocated and signed) but the answer was lost: still not retried here.
+      prepareMode = 'after';
+      const e2 = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'req-b' }).catch((x: unknown) => x);
+      expect(isChainError(e2, 'rpc_unavailable')).toBe(true);
+      expect(seen.prepareAfter.calls).toBe(1);
+      // The reconciler's own retry of admission uses the same request id: the worker answers with the very
+      // operation it signed, so no second nonce is taken.
+      const op = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'req-b' });
+      expect(op.nonce).toBe('0');
+      const another = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'req-c' });
+      expect(another.nonce).toBe('1');
+
+      // submitOperation ran, its answer was lost, the client sent it again: accepted once, executed once.
+      await client.submitOperation(op);
+      expect(seen.submitOperation.calls).toBe(2);
+      await client.submitOperation(another);
+      for (const o of [op, another]) {
+        const outcome = await outcomes.wait(o.hash);
+        assertIncluded(outcome);
+        expect(outcome.success).toBe(true);
+      }
+    } finally {
+      outcomes.unsubscribe();
+      await client.close();
+      flaky.close();
+    }
+  });
+
+  it('reports health: SERVING, NOT_SERVING when told, NOT_SERVING while closing', async () => {
+    const s = await serveChainWorker(worker, { port: 0 });
+    const health = new HealthClientCtor(`127.0.0.1:${s.port}`, credentials.createInsecure()) as unknown as HealthClient;
+    try {
+      expect(await healthOf(health, '')).toBe('SERVING');
+      expect(await healthOf(health, CHAIN_WORKER_SERVICE_NAME)).toBe('SERVING');
+      s.setServing(false);
+      expect(await healthOf(health, '')).toBe('NOT_SERVING');
+      expect(await healthOf(health, CHAIN_WORKER_SERVICE_NAME)).toBe('NOT_SERVING');
+      s.setServing(true);
+      expect(await healthOf(health, CHAIN_WORKER_SERVICE_NAME)).toBe('SERVING');
+      await expect(healthOf(health, 'some.other.Service')).rejects.toMatchObject({ code: status.NOT_FOUND });
+      // The generated service path and the health name agree.
+      expect(ChainWorkerServiceService.getHead.path.split('/')[1]).toBe(CHAIN_WORKER_SERVICE_NAME);
+    } finally {
+      health.close();
+      await s.close(1_000);
+    }
+  });
+
+  it('re-opens the outcome stream after the worker’s server restarts on the same port, and pushes again', async () => {
+    const first = await serveChainWorker(worker, { port: 0 });
+    const port = first.port;
+    const client = connectChainWorker('arbitrum', `127.0.0.1:${port}`, FAST);
+    const outcomes = recordOutcomes(client);
+    let second: ChainWorkerServer | undefined;
+    try {
+      await within(client.watchReady(), 5_000, 'outcome stream open');
+      expect(client.stats().watchConnects).toBe(1);
+      await first.close(1_000); // ends the stream; the client keeps trying
+      await new Promise((r) => setTimeout(r, 300)); // a few failed reconnects while nothing listens
+      second = await serveChainWorker(worker, { port });
+      await within(client.watchReady(), 5_000, 'outcome stream reconnected');
+      expect(client.stats().watchConnects).toBe(2);
+      const ref = { apiClient: 'acme', agentId: uniqueId('restart') };
+      const op = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'after-restart' });
+      await client.submitOperation(op);
+      const pushed = await outcomes.wait(op.hash as Hex);
+      assertIncluded(pushed);
+      expect(pushed.success).toBe(true);
+    } finally {
+      outcomes.unsubscribe();
+      await client.close();
+      await second?.close(1_000);
+    }
+  });
+
+  it('closes gracefully: open streams do not hold shutdown up, calls in progress finish within the grace period, later ones are cut', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    let delayMs = 300;
+    const slowWorker: ChainWorker = { ...worker, resolveWallet: async (ref) => (await sleep(delayMs), worker.resolveWallet(ref)) };
+    const ref = { apiClient: 'acme', agentId: uniqueId('close') };
+
+    const graceful = await serveChainWorker(slowWorker, { port: 0 });
+    const client = connectChainWorker('arbitrum', `127.0.0.1:${graceful.port}`, FAST);
+    const outcomes = recordOutcomes(client);
+    try {
+      await client.watchReady();
+      const inFlight = client.resolveWallet(ref);
+      await sleep(50); // the call has reached the worker
+      const started = performance.now();
+      await graceful.close(5_000);
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThan(150); // waited for the call…
+      expect(took).toBeLessThan(2_000); // …but not for the stream or the whole grace period
+      expect(await inFlight).toEqual(await worker.resolveWallet(ref));
+    } finally {
+      outcomes.unsubscribe();
+      await client.close();
+    }
+
+    delayMs = 3_000;
+    const impatient = await serveChainWorker(slowWorker, { port: 0 });
+    const client2 = connectChainWorker('arbitrum', `127.0.0.1:${impatient.port}`, FAST);
+    try {
+      const inFlight = client2.resolveWallet(ref).catch((e: unknown) => e);
+      await sleep(50);
+      const started = performance.now();
+      await impatient.close(200);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(isChainError(await inFlight, 'rpc_unavailable')).toBe(true);
+    } finally {
+      await client2.close();
+    }
+  });
+});

@@ -1,0 +1,177 @@
+import { Metadata, status, type handleUnaryCall, type ServerWritableStream, type StatusObject } from '@grpc/grpc-js';
+import type { SignedUserOperation as DomainOperation } from '../../api/v1alpha1/index.ts';
+import { AgentWalletError } from '../../lib/errors.ts';
+import { ChainError } from '../errors.ts';
+import { silentLogger, type ChainLogger } from '../logger.ts';
+import { describeError } from '../revert.ts';
+import type { ChainWorker } from '../types.ts';
+import type { LocalChainWorker } from '../worker.ts';
+import {
+  decodeCalls,
+  decodeOperation,
+  decodeWalletRef,
+  encodeOperation,
+  encodeOutcome,
+  encodeSimulation,
+  encodeWalletBalances,
+  encodeWalletInfo,
+} from './codec.ts';
+import { ERROR_CODE_KEY, ERROR_NAME_KEY, toGrpcStatus } from './errors.ts';
+import type {
+  ChainWorkerServiceServer,
+  SignedUserOperation,
+  WatchOutcomesRequest,
+  WatchOutcomesResponse,
+} from './generated/chainworker/v1/chainworker.ts';
+
+/** Request metadata naming the chain the caller means; a worker of another chain refuses the call. */
+export const CHAIN_METADATA_KEY = 'aw-chain';
+
+export interface ChainWorkerServiceOptions {
+  log?: ChainLogger;
+  /**
+   * The chain's latest block number for GetHead. Default: the in-process worker's RPC client, or `getHead()`
+   * of a worker that has one (a RemoteChainWorker being re-served).
+   */
+  getHead?: () => Promise<bigint>;
+}
+
+export interface ChainWorkerService {
+  implementation: ChainWorkerServiceServer;
+  /** Ends every open WatchOutcomes stream (status OK): graceful shutdown cannot finish while one is open. */
+  endStreams(): void;
+  /** Open WatchOutcomes streams. */
+  streams(): number;
+}
+
+/**
+ * The gRPC handlers of ChainWorkerService over a ChainWorker: decode and validate the request, call the
+ * worker, encode the answer; errors become statuses (errors.ts). The lifecycle (port, health, shutdown) is
+ * server.ts's job.
+ */
+export function createChainWorkerService(worker: ChainWorker | LocalChainWorker, opts: ChainWorkerServiceOptions = {}): ChainWorkerService {
+  const log = opts.log ?? silentLogger;
+  const getHead = opts.getHead ?? defaultHead(worker);
+  const streams = new Map<ServerWritableStream<WatchOutcomesRequest, WatchOutcomesResponse>, () => void>();
+
+  /** A caller that means another chain must never get an operation signed for this one. */
+  function wrongChain(md: Metadata): StatusObject | undefined {
+    const meant = md.get(CHAIN_METADATA_KEY)[0];
+    if (meant === undefined || meant === worker.chain) return undefined;
+    const trailers = new Metadata();
+    trailers.set(ERROR_CODE_KEY, 'wrong_chain');
+    trailers.set(ERROR_NAME_KEY, 'AgentWalletError');
+    return { code: status.FAILED_PRECONDITION, details: `this worker serves ${worker.chain}, not ${String(meant)}`, metadata: trailers };
+  }
+
+  function failed(method: string, e: unknown): StatusObject {
+    const s = toGrpcStatus(e);
+    const fields = { chain: worker.chain, method, code: s.metadata.get(ERROR_CODE_KEY)[0], err: describeError(e) };
+    if (s.code === status.INTERNAL) log.error(fields, 'chain worker call failed');
+    else if (s.code === status.UNAVAILABLE) log.warn(fields, 'chain worker call failed');
+    else log.debug(fields, 'chain worker call refused');
+    return s;
+  }
+
+  function unary<Req, Res>(method: string, run: (req: Req) => Promise<Res>): handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      const refused = wrongChain(call.metadata);
+      if (refused) return callback(refused, null);
+      // Runs to completion even if the caller gives up (deadline, cancel): the worker's steps are not
+      // interruptible halfway, and each is safe to finish (see client.ts on what a caller may repeat).
+      run(call.request).then(
+        (res) => callback(null, res),
+        (e: unknown) => callback(failed(method, e), null),
+      );
+    };
+  }
+
+  const implementation: ChainWorkerServiceServer = {
+    resolveWallet: unary('ResolveWallet', async (req) => ({ wallet: encodeWalletInfo(await worker.resolveWallet(decodeWalletRef(req.wallet))) })),
+
+    getBalances: unary('GetBalances', async (req) => ({ balances: encodeWalletBalances(await worker.getBalances(decodeWalletRef(req.wallet))) })),
+
+    simulate: unary('Simulate', async (req) => encodeSimulation(await worker.simulate(decodeWalletRef(req.wallet), decodeCalls(req.calls)))),
+
+    prepareOperation: unary('PrepareOperation', async (req) => {
+      const op = await worker.prepareOperation(decodeWalletRef(req.wallet), decodeCalls(req.calls), { requestId: req.requestId });
+      return { operation: encodeOperation(op) };
+    }),
+
+    submitOperation: unary('SubmitOperation', async (req) => {
+      await worker.submitOperation(asOperation(req.operation));
+      return {};
+    }),
+
+    getOperationOutcome: unary('GetOperationOutcome', async (req) => ({
+      outcome: encodeOutcome(await worker.getOperationOutcome(asOperation(req.operation))),
+    })),
+
+    restoreInFlight: unary('RestoreInFlight', async (req) => {
+      await worker.restoreInFlight(req.operations.map(asOperation));
+      return {};
+    }),
+
+    getHead: unary('GetHead', async () => ({ blockNumber: (await getHead()).toString() })),
+
+    watchOutcomes(call) {
+      const refused = wrongChain(call.metadata);
+      if (refused) {
+        call.emit('error', refused);
+        return;
+      }
+      const unsubscribe = worker.onOutcome((opHash, outcome) => {
+        if (call.cancelled || call.writableEnded) return;
+        call.write({ opHash, outcome: encodeOutcome(outcome) });
+      });
+      const stop = () => {
+        unsubscribe();
+        streams.delete(call);
+      };
+      streams.set(call, stop);
+      call.on('cancelled', stop);
+      call.on('close', stop);
+      call.on('error', stop);
+      // Headers only now: the client takes them as "subscribed", so nothing pushed after this point is missed.
+      call.sendMetadata(new Metadata());
+      log.debug({ chain: worker.chain, peer: call.getPeer() }, 'outcome stream opened');
+    },
+  };
+
+  return {
+    implementation,
+    endStreams() {
+      for (const [call, stop] of [...streams]) {
+        stop();
+        if (!call.writableEnded) call.end();
+      }
+    },
+    streams: () => streams.size,
+  };
+}
+
+/**
+ * A malformed operation is refused as the in-process worker refuses one (`invalid_operation`), not as a
+ * malformed request: the controller's handling of a submitted operation does not depend on the transport.
+ */
+function asOperation(m: SignedUserOperation | undefined): DomainOperation {
+  try {
+    return decodeOperation(m);
+  } catch (e) {
+    throw new ChainError('invalid_operation', e instanceof Error ? e.message : String(e), { cause: e });
+  }
+}
+
+function defaultHead(worker: ChainWorker | LocalChainWorker): () => Promise<bigint> {
+  if ('client' in worker) {
+    return () =>
+      worker.client.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
+        throw new ChainError('rpc_unavailable', `${worker.chain}: the chain did not answer: ${describeError(e)}`, { cause: e });
+      });
+  }
+  const remote = worker as ChainWorker & { getHead?: () => Promise<{ blockNumber: bigint }> };
+  if (typeof remote.getHead === 'function') return async () => (await remote.getHead!()).blockNumber;
+  return async () => {
+    throw new AgentWalletError('head_unavailable', `this ${worker.chain} chain worker has no way to read the chain head`);
+  };
+}
