@@ -151,6 +151,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     workers: deps.workers,
     chainTokens: deps.chainTokens ?? {},
     payments: deps.payments ?? defaultPaymentPolicies(),
+    archive: deps.archive,
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
     decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,

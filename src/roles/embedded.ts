@@ -10,6 +10,9 @@ import { createMemoryLockManager } from '../locks/memory.ts';
 import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { serveAdminSocket } from '../admin/socket.ts';
+import { openFileArchive } from '../archive/files.ts';
+import { startRetentionController } from '../controller/retention/index.ts';
+import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
 
 export interface EmbeddedServiceOptions {
   dataDir: string;
@@ -25,6 +28,10 @@ export interface EmbeddedServiceOptions {
   decisionTimeoutMs?: number;
   /** How long admission retries a chain that does not answer (default 10 s). */
   admissionRetryMs?: number;
+  /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
+  retentionSeconds?: number;
+  /** The service's metrics (served at GET /metrics); tests may pass one without the process metrics. */
+  metrics?: Metrics;
 }
 
 export interface EmbeddedService {
@@ -33,6 +40,7 @@ export interface EmbeddedService {
   store: EmbeddedStore;
   workers: ReadonlyMap<ChainName, LocalChainWorker>;
   controller: ExecutionController;
+  metrics: Metrics;
   stop(): Promise<void>;
 }
 
@@ -49,13 +57,19 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    const locks = createMemoryLockManager();
+    // Finished requests leave the store after their retention; GET /status reads them here afterwards.
+    const archive = await openFileArchive({ dir: join(opts.dataDir, 'archive') });
+    stops.push(() => archive.close());
+    const metrics = opts.metrics ?? createMetrics();
+    metrics.setLeader('controller', true); // one process: always the leader
+    const locks = instrumentLockManager(createMemoryLockManager(), metrics);
     const workers = new Map<ChainName, LocalChainWorker>();
     for (const config of opts.chains) {
       const worker = await createChainWorker(config, {
         serviceSecret: opts.serviceSecret,
         locks,
         log: log.child({ role: 'chain-worker', chain: config.name }),
+        bundleObserver: bundleObserver(metrics),
       });
       workers.set(config.name, worker);
       stops.push(() => worker.close());
@@ -66,15 +80,27 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       workers,
       payments,
       logger: log.child({ role: 'controller' }),
+      metrics,
       ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     });
     stops.push(() => controller.stop());
+    const retention = await startRetentionController({
+      store,
+      archive,
+      retentionSeconds: opts.retentionSeconds ?? 3_600,
+      informer: controller.informer,
+      logger: log.child({ role: 'retention' }),
+    });
+    stops.push(() => retention.stop());
 
     const app = await buildGateway({
       store,
       workers,
       payments,
       chainTokens: Object.fromEntries(opts.chains.map((c) => [c.name, c.tokens])),
+      archive,
+      metrics,
+      serveMetrics: true,
       chainProbe: async (chain) => ({ blockNumber: await workers.get(chain)!.client.getBlockNumber() }),
       logger: level === 'silent' ? false : { level },
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),
@@ -87,7 +113,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       stops.push(() => admin.close());
     }
     let stopped: Promise<void> | undefined;
-    return { url: address, app, store, workers, controller, stop: () => (stopped ??= stopAll()) };
+    return { url: address, app, store, workers, controller, metrics, stop: () => (stopped ??= stopAll()) };
   } catch (e) {
     await stopAll();
     throw e;
