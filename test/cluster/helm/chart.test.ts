@@ -15,6 +15,7 @@ import { KUBECONFIG_ENV } from '../../support/cluster.ts';
 import {
   chartDir,
   chartTools,
+  repoRoot,
   componentName,
   helm,
   installChartRbac,
@@ -221,6 +222,7 @@ describe("the chart's RBAC", () => {
     for (const verb of ['update', 'patch', 'delete']) expect(await can(gw, verb, exr), verb).toBe(false);
     expect(await can(gw, 'update', `${exr}/status`)).toBe(false);
     for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch']) expect(await can(gw, verb, clients), verb).toBe(true);
+    for (const verb of ['update', 'patch']) expect(await can(gw, verb, `${clients}/status`), verb).toBe(true);
     expect(await can(gw, 'delete', clients)).toBe(false);
     expect(await can(gw, 'list', receipts)).toBe(true);
     expect(await can(gw, 'create', receipts)).toBe(false);
@@ -258,8 +260,10 @@ describe("the chart's RBAC", () => {
   it('without keyManagement.viaGateway, the gateway only reads ApiClients', async () => {
     const other = await newNamespace();
     const { serviceAccounts } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: other, set: { 'keyManagement.viaGateway': 'false' } });
-    const r = await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', 'create', clients, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`]);
-    expect(r.stdout.trim()).toBe('no');
+    for (const [verb, resource] of [['create', clients], ['update', clients], ['update', `${clients}/status`]] as const) {
+      const r = await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', verb, resource, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`]);
+      expect(r.stdout.trim(), `${verb} ${resource}`).toBe('no');
+    }
   });
 
   it("works with the ServiceAccounts' own tokens: the controller takes its Lease, not another", async () => {
@@ -285,5 +289,30 @@ describe("the chart's RBAC", () => {
     expect(stolen.stderr).toContain('forbidden');
     const gatewayReads = await run(kubectlBin, ['--kubeconfig', kubeconfigs.gateway, '-n', ns, 'get', exr]);
     expect(gatewayReads.code, gatewayReads.stderr).toBe(0);
+  });
+
+  it('runs the NOTES key commands (keys create, list, rotate, revoke --kube) as the gateway, as an operator would', async () => {
+    const { kubeconfigs } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: ns });
+    // In the pod: `kubectl exec deploy/<gateway> -- node bin/agent-wallet.js keys …` with the gateway's token
+    // and POD_NAMESPACE; here the same CLI with a kubeconfig holding that token.
+    const keys = (args: string[]) =>
+      run(process.execPath, [join(repoRoot, 'bin/agent-wallet.js'), 'keys', ...args, '--kube', '--kubeconfig', kubeconfigs.gateway, '--json'], {
+        env: { ...process.env, POD_NAMESPACE: ns, KUBECONFIG: '' },
+      });
+    const created = await keys(['create', '--mode', 'sponsored', '--name', 'chart-test']);
+    expect(created.code, created.stderr).toBe(0);
+    const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+    const id = /^aw_([^_]+)_/.exec(apiKey)?.[1];
+    expect(id, apiKey).toBeDefined();
+    const listed = await keys(['list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((k) => k.id)).toContain(id);
+    const rotated = await keys(['rotate', id!]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect((JSON.parse(rotated.stdout) as { api_key: string }).api_key).not.toBe(apiKey);
+    const revoked = await keys(['revoke', id!]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const stored = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
+    expect((JSON.parse(stored.stdout) as Tree).spec.enabled).toBe(false);
   });
 });
