@@ -34,8 +34,12 @@ import {
  *   strings (calldata, revert data, signatures) 0x-prefixed even-length hex strings. The case of addresses
  *   is kept as the worker produces it (EIP-55 checksummed).
  * - Expected outcomes that are not errors (a simulation revert) travel in the response as a oneof. Errors
- *   travel as a gRPC status with the worker's stable error code in the `aw-error-code` trailer (see
- *   src/chain/grpc/errors.ts for the mapping both ways).
+ *   travel as a gRPC status with the worker's stable error code in the `aw-error-code` trailer, its class in
+ *   `aw-error-name` and its details as UTF-8 JSON in `aw-error-details-bin` (src/chain/grpc/errors.ts maps
+ *   both ways). A status without `aw-error-code` never reached the worker's logic (transport, deadline).
+ * - Callers send the chain they mean in the `aw-chain` request metadata; a worker of another chain answers
+ *   FAILED_PRECONDITION with code `wrong_chain`, so a misconfigured address can never get an operation signed
+ *   for the wrong chain.
  */
 
 /** SimulationFailureCode of src/chain/types.ts, one value per code. */
