@@ -7,6 +7,7 @@ import {
   type ChannelOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type Interceptor,
   type ServiceError,
   type StatusObject,
 } from '@grpc/grpc-js';
@@ -116,6 +117,8 @@ export interface ConnectChainWorkerOptions {
   credentials?: ChannelCredentials;
   /** Overrides of the channel options (keepalive and reconnect backoff below). */
   channelOptions?: ChannelOptions;
+  /** Around every call (metrics: src/metrics/grpc.ts). */
+  interceptors?: Interceptor[];
   log?: ChainLogger;
   /** restoreInFlight sends operations in calls of at most this many (default 500: well under 4 MB a message). */
   restoreBatchSize?: number;
@@ -204,6 +207,7 @@ class GrpcChainWorker implements RemoteChainWorker {
     this.#client = new pb.ChainWorkerServiceClient(address, opts.credentials ?? grpcCredentials.createInsecure(), {
       ...CLIENT_CHANNEL_OPTIONS,
       ...opts.channelOptions,
+      ...(opts.interceptors && { interceptors: opts.interceptors }),
     });
     this.#deadlines = { ...DEFAULT_DEADLINES_MS, ...opts.deadlinesMs };
     this.#retry = { attempts: 3, initialBackoffMs: 100, maxBackoffMs: 1_000, ...opts.retry };

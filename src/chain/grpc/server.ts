@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ChannelOptions, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { silentLogger, type ChainLogger } from '../logger.ts';
 import type { ChainWorker } from '../types.ts';
@@ -21,6 +21,8 @@ export interface ServeChainWorkerOptions {
   getHead?: () => Promise<bigint>;
   /** Overrides of the server's channel options (keepalive below). */
   channelOptions?: ChannelOptions;
+  /** Around every call (metrics: src/metrics/grpc.ts). */
+  interceptors?: ServerInterceptor[];
 }
 
 export interface ChainWorkerServer {
@@ -64,7 +66,7 @@ export async function serveChainWorker(worker: LocalChainWorker | ChainWorker, o
     health.setStatus(CHAIN_WORKER_SERVICE_NAME, s);
   };
 
-  const server = new Server({ ...SERVER_CHANNEL_OPTIONS, ...opts.channelOptions });
+  const server = new Server({ ...SERVER_CHANNEL_OPTIONS, ...opts.channelOptions, ...(opts.interceptors && { interceptors: opts.interceptors }) });
   server.addService(ChainWorkerServiceService, service.implementation);
   health.addToServer(server);
 
