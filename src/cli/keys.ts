@@ -16,17 +16,24 @@ export async function runKeys(argv: string[]): Promise<number> {
     mode: { type: 'string' },
     name: { type: 'string' },
     json: { type: 'boolean', default: false },
+    kube: { type: 'boolean', default: false },
+    namespace: { type: 'string' },
+    kubeconfig: { type: 'string' },
   });
   const [action, id] = positionals;
-  const dataDir = resolveDataDir(values['data-dir']);
   const json = values.json === true;
+  const kube = values.kube === true;
+  // A cluster's ApiClients live in the API server: no data dir, no admin socket.
+  const namespace = values.namespace ?? process.env.POD_NAMESPACE ?? 'default';
+  const dataDir = resolveDataDir(values['data-dir']);
   const storeDir = join(dataDir, 'store');
-  const owned = await storeOwner(storeDir);
+  const owned = !kube && (await storeOwner(storeDir));
 
-  const direct = async <T>(fn: (store: ResourceStore) => Promise<T>): Promise<T> => {
-    const store = await openEmbeddedStore({ dir: storeDir });
+  const direct = async <T>(fn: (store: ResourceStore, namespace: string) => Promise<T>): Promise<T> => {
+    // Loaded only for --kube: the Kubernetes client is a large import the embedded CLI does not need.
+    const store = kube ? await openKubeStore(values.kubeconfig, namespace) : await openEmbeddedStore({ dir: storeDir });
     try {
-      return await fn(store);
+      return await fn(store, kube ? namespace : 'default');
     } finally {
       await store.close();
     }
@@ -39,12 +46,12 @@ export async function runKeys(argv: string[]): Promise<number> {
       const opts = { mode, ...(values.name !== undefined && { name: values.name }) };
       const out = (owned
         ? await callAdminSocket(dataDir, 'POST', '/keys', opts)
-        : await direct((s) => createKey(s, opts))) as { api_key: string; key: KeySummary };
+        : await direct((s, ns) => createKey(s, opts, ns))) as { api_key: string; key: KeySummary };
       printKey(out, json, 'created');
       return 0;
     }
     case 'list': {
-      const keys = (owned ? await callAdminSocket(dataDir, 'GET', '/keys') : await direct((s) => listKeys(s))) as KeySummary[];
+      const keys = (owned ? await callAdminSocket(dataDir, 'GET', '/keys') : await direct((s, ns) => listKeys(s, ns))) as KeySummary[];
       if (json) process.stdout.write(JSON.stringify(keys, null, 2) + '\n');
       else if (keys.length === 0) process.stdout.write('no keys\n');
       else
@@ -58,7 +65,7 @@ export async function runKeys(argv: string[]): Promise<number> {
       if (!id) throw new CliError('usage: keys revoke <id>');
       const k = (owned
         ? await callAdminSocket(dataDir, 'POST', `/keys/${encodeURIComponent(id)}/revoke`)
-        : await direct((s) => revokeKey(s, id))) as KeySummary;
+        : await direct((s, ns) => revokeKey(s, id, ns))) as KeySummary;
       process.stdout.write(json ? JSON.stringify(k) + '\n' : `revoked ${k.id}\n`);
       return 0;
     }
@@ -66,7 +73,7 @@ export async function runKeys(argv: string[]): Promise<number> {
       if (!id) throw new CliError('usage: keys rotate <id>');
       const out = (owned
         ? await callAdminSocket(dataDir, 'POST', `/keys/${encodeURIComponent(id)}/rotate`)
-        : await direct((s) => rotateKey(s, id))) as { api_key: string; key: KeySummary };
+        : await direct((s, ns) => rotateKey(s, id, ns))) as { api_key: string; key: KeySummary };
       printKey(out, json, 'rotated');
       return 0;
     }
@@ -84,4 +91,12 @@ function printKey(out: { api_key: string; key: KeySummary }, json: boolean, verb
     `${verb} key ${out.key.id} (mode ${out.key.mode})\n\n  ${out.api_key}\n\n` +
       'This is the only time the key is shown: store it in your agent\'s server-side configuration.\n',
   );
+}
+
+async function openKubeStore(kubeconfig: string | undefined, namespace: string): Promise<ResourceStore> {
+  const [{ createKubeStore }, { loadKubeConfig }] = await Promise.all([
+    import('../store/kube/index.ts'),
+    import('../roles/cluster/runtime.ts'),
+  ]);
+  return createKubeStore({ kubeConfig: loadKubeConfig(kubeconfig), namespace });
 }

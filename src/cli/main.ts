@@ -8,12 +8,18 @@ Commands:
   dev                     run every role in one process: devnet, store, controller, chain workers, gateway
                           --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
                           --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
+  gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
+  controller              cluster role: the reconcilers; run 2 replicas, one leads (Lease)
+  chain-worker --chain C  cluster role: one chain's worker and bundler, served over gRPC
+                          cluster roles take --config F (AGENT_WALLET_CONFIG, default /etc/agent-wallet/config.yaml),
+                          --kubeconfig F (default: in-cluster or $KUBECONFIG), --ops-port N (/metrics, /livez, /readyz)
   keys create --mode sponsored|auto|manual [--name N] [--json]
   keys list [--json]
   keys revoke <id> [--json]
   keys rotate <id> [--json]
                           operator key management; takes the same --data-dir as the service and works
-                          while it runs (through the service's admin socket)
+                          while it runs (through the service's admin socket); with --kube [--namespace NS]
+                          [--kubeconfig F] it manages the ApiClients of a cluster instead
   help                    this text
 `;
 
@@ -24,6 +30,13 @@ async function main(argv: string[]): Promise<number> {
       return runDev(rest);
     case 'keys':
       return runKeys(rest);
+    // The cluster roles are imported on demand: `dev` and `keys` need none of the Kubernetes, gRPC or Redis clients.
+    case 'gateway':
+      return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
+    case 'controller':
+      return (await import('../roles/cluster/controller.ts')).runController(rest);
+    case 'chain-worker':
+      return (await import('../roles/cluster/chainWorker.ts')).runChainWorker(rest);
     case undefined:
     case 'help':
     case '--help':
@@ -36,9 +49,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+const LONG_RUNNING_ROLES = new Set(['gateway', 'controller', 'chain-worker']);
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== 0) process.exitCode = code;
+    // A stopped role has closed what it owns; a library's leftover timer must not keep the pod terminating.
+    if (LONG_RUNNING_ROLES.has(process.argv[2] ?? '')) process.exit(code);
   },
   (e: unknown) => {
     if (e instanceof CliError) process.stderr.write(`agent-wallet: ${e.message}\n`);
