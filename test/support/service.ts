@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createKey } from '../../src/keys/manage.ts';
 import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import { startEmbeddedService, type EmbeddedService } from '../../src/roles/embedded.ts';
+import { clusterTarget, startTestCluster } from './cluster.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
 import { apiClient } from './http.ts';
 
@@ -32,11 +33,26 @@ export async function startTestService(opts: { dataDir?: string; serviceSecret?:
 }
 export type TestService = Awaited<ReturnType<typeof startTestService>>;
 
-/** One service for a test file: started before its tests, stopped after. Call the returned getter in tests. */
-export function useTestService(): () => TestService {
-  let svc: TestService | undefined;
+/** What the shared end-to-end scenarios use: the same for the embedded service and the cluster layout. */
+export interface ScenarioService {
+  url: string;
+  store: TestService['store'] | Awaited<ReturnType<typeof startTestCluster>>['store'];
+  devnet: TestService['devnet'];
+  serviceSecret: string;
+  newKey: TestService['newKey'];
+  anonymous: TestService['anonymous'];
+  stop(): Promise<void>;
+}
+
+/**
+ * One service for a test file: started before its tests, stopped after. Call the returned getter in tests.
+ * In the vitest `cluster` project it is the cluster layout (every role a process, real API server and Redis);
+ * otherwise the embedded service in this process. The scenarios are the same.
+ */
+export function useTestService(): () => ScenarioService {
+  let svc: ScenarioService | undefined;
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = clusterTarget() ? await startTestCluster() : await startTestService();
   });
   afterAll(async () => {
     await svc?.stop();

@@ -1,0 +1,123 @@
+/**
+ * The cluster layout under failure: the leading controller killed mid-run, a chain worker killed mid-run.
+ * "Exactly once" is read off the chain: the Counter moves by exactly the sum the accepted requests asked for.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFunctionData } from 'viem';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import type { TestApi } from '../support/http.ts';
+
+let cluster: TestCluster;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const readCounter = (chain: ChainName) =>
+  cluster.devnet
+    .publicClient(chain)
+    .readContract({ address: cluster.devnet.chain(chain).testContracts.counter, abi: counterAbi, functionName: 'number' });
+
+/** Sends `n` incrementBy(i+1) executes from `agents` agents, `gapMs` apart; resolves with the request ids. */
+async function sendLoad(api: TestApi, chain: ChainName, n: number, agents: number, gapMs: number, onHalf?: () => Promise<void>) {
+  const ids: Promise<string>[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i === Math.floor(n / 2)) await onHalf?.();
+    ids.push(
+      api
+        .post('/execute', {
+          agent_id: `load-${i % agents}`,
+          chain,
+          target_contract: cluster.devnet.chain(chain).testContracts.counter,
+          calldata: encodeFunctionData({ abi: counterAbi, functionName: 'incrementBy', args: [BigInt(i + 1)] }),
+          value: '0',
+        })
+        .then((r) => {
+          expect(r.status, JSON.stringify(r.body)).toBe(200);
+          return r.body.request_id as string;
+        }),
+    );
+    await new Promise((r) => setTimeout(r, gapMs));
+  }
+  return Promise.all(ids);
+}
+
+describe('controller leader election', () => {
+  it('one replica leads; killing it mid-run hands over, and every request confirms exactly once', async () => {
+    const { api } = await cluster.newKey();
+    const first = await until('a leader', () => cluster.leader());
+    expect(cluster.controllers.map((c) => c.name)).toContain(first);
+    const before = await readCounter('base');
+
+    const n = 24;
+    const ids = await sendLoad(api, 'base', n, 6, 40, async () => {
+      const leader = cluster.controllers.find((c) => c.name === first)!;
+      leader.child.kill('SIGKILL'); // no graceful release: the follower must wait the lease out
+      await leader.exited;
+    });
+    const statuses = await Promise.all(ids.map((id) => api.waitForTerminal(id, 60_000)));
+    expect(statuses.map((s) => s.status)).toEqual(statuses.map(() => 'confirmed'));
+    expect((await readCounter('base')) - before).toBe(BigInt((n * (n + 1)) / 2));
+
+    const second = await until('the other replica to lead', async () => {
+      const l = await cluster.leader();
+      return l !== undefined && l !== first ? l : undefined;
+    });
+    expect(second).not.toBe(first);
+    // A request's status reached its terminal phase once: the Succeeded condition never flipped.
+    for (const id of ids) {
+      const r = await cluster.store.get('ExecutionRequest', id);
+      expect(r.status?.phase).toBe('Confirmed');
+      expect(r.status?.conditions?.find((c) => c.type === 'Succeeded')?.status).toBe('True');
+    }
+  });
+
+  it('a graceful stop of the leader releases the lease at once', async () => {
+    const restarted = await cluster.startController(9); // a replacement, as the Deployment would start
+    const leaderName = await until('a leader', () => cluster.leader());
+    const leader = cluster.processes.find((p) => p.name === leaderName)!;
+    const t0 = Date.now();
+    leader.child.kill('SIGTERM');
+    await leader.exited;
+    expect(leader.child.exitCode).toBe(0);
+    const next = await until('a new leader', async () => {
+      const l = await cluster.leader();
+      return l !== undefined && l !== leaderName ? l : undefined;
+    });
+    expect(next).toBe(restarted.name);
+    // Released, not expired: well under the 4 s lease duration plus a retry period.
+    expect(Date.now() - t0).toBeLessThan(4_000);
+
+    const { api } = await cluster.newKey();
+    const ids = await sendLoad(api, 'ethereum', 4, 2, 10);
+    for (const id of ids) expect((await api.waitForTerminal(id, 30_000)).status).toBe('confirmed');
+  });
+});
+
+describe('chain worker restart', () => {
+  it('a chain worker killed mid-run comes back; in-flight and new requests all confirm exactly once', async () => {
+    const { api } = await cluster.newKey();
+    const before = await readCounter('arbitrum');
+    const n = 20;
+    const ids = await sendLoad(api, 'arbitrum', n, 4, 30, async () => {
+      await cluster.restartWorker('arbitrum', 'SIGKILL');
+    });
+    const statuses = await Promise.all(ids.map((id) => api.waitForTerminal(id, 90_000)));
+    expect(statuses.map((s) => s.status)).toEqual(statuses.map(() => 'confirmed'));
+    expect((await readCounter('arbitrum')) - before).toBe(BigInt((n * (n + 1)) / 2));
+  });
+});

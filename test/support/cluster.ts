@@ -1,0 +1,242 @@
+/**
+ * The cluster layout for end-to-end tests: every role as its own process, as Helm runs them — a gateway, two
+ * controller replicas (Lease leader election) and one chain worker per chain over gRPC — against the run's
+ * real kube-apiserver and Redis (test/cluster/globalSetup.ts) and the shared devnet. Each test file gets its
+ * own namespace, so files never see each other's resources.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
+import type { ChainConfig } from '../../src/config/chainConfig.ts';
+import type { ClusterConfig } from '../../src/config/clusterConfig.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import { createKey } from '../../src/keys/manage.ts';
+import { createKubeStore } from '../../src/store/kube/index.ts';
+import type { ResourceStore } from '../../src/store/types.ts';
+import { newServiceSecret, tempDir, testDevnet } from './env.ts';
+import { apiClient } from './http.ts';
+
+export const KUBECONFIG_ENV = 'AGENT_WALLET_TEST_KUBECONFIG';
+export const REDIS_URL_ENV = 'AGENT_WALLET_TEST_REDIS_URL';
+export const TARGET_ENV = 'AGENT_WALLET_TEST_TARGET';
+
+export const clusterTarget = (): boolean => process.env[TARGET_ENV] === 'cluster';
+
+const LEASE = 'agent-wallet-controller';
+
+export interface RoleProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly opsPort: number;
+  readonly logPath: string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let namespaceSeq = 0;
+
+export interface StartClusterOptions {
+  /** Controller replicas (default 2). */
+  controllers?: number;
+  /** Short lease timings so takeover tests finish quickly (seconds). */
+  lease?: { durationSeconds: number; renewDeadlineSeconds: number; retryPeriodSeconds: number };
+  retentionSeconds?: number;
+}
+
+export async function startTestCluster(opts: StartClusterOptions = {}) {
+  const kubeconfigPath = process.env[KUBECONFIG_ENV];
+  const redisUrl = process.env[REDIS_URL_ENV];
+  if (!kubeconfigPath || !redisUrl) throw new Error(`${KUBECONFIG_ENV}/${REDIS_URL_ENV} unset: run through the vitest cluster project`);
+  const devnet = testDevnet();
+  const dir = tempDir('aw-cluster-');
+  const namespace = `e2e-${process.pid}-${++namespaceSeq}-${Date.now().toString(36)}`;
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+
+  const serviceSecret = newServiceSecret();
+  const chains = devnet.chainConfigs();
+  const workerPorts = new Map<ChainName, number>();
+  for (const c of chains) workerPorts.set(c.name, await freePort());
+  const lease = opts.lease ?? { durationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
+  const config: ClusterConfig = {
+    namespace,
+    redis: { url: redisUrl },
+    gateway: { port: 0, host: '127.0.0.1', decisionTimeoutMs: 20_000 },
+    controller: {
+      leaseName: LEASE,
+      leaseDurationSeconds: lease.durationSeconds,
+      renewDeadlineSeconds: lease.renewDeadlineSeconds,
+      retryPeriodSeconds: lease.retryPeriodSeconds,
+      admissionRetryMs: 10_000,
+      retentionSeconds: opts.retentionSeconds ?? 3_600,
+    },
+    ops: { port: 0 },
+    logLevel: 'info',
+    chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
+  };
+  const configPath = join(dir, 'config.yaml');
+  writeFileSync(configPath, stringify(config));
+  const logDir = join(dir, 'logs');
+  mkdirSync(logDir);
+
+  const processes: RoleProcess[] = [];
+  const baseEnv = { ...process.env, KUBECONFIG: kubeconfigPath, AGENT_WALLET_CONFIG: configPath, POD_NAMESPACE: namespace };
+
+  const spawnRole = async (name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RoleProcess> => {
+    const opsPort = await freePort();
+    const logPath = join(logDir, `${name}.log`);
+    const out = createWriteStream(logPath);
+    const child = spawn(process.execPath, ['bin/agent-wallet.js', ...args, '--ops-port', String(opsPort)], {
+      env: { ...baseEnv, POD_NAME: name, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: a killed test run does not leave it behind (see stop)
+    });
+    child.stdout!.pipe(out);
+    child.stderr!.pipe(out);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const p = { name, child, opsPort, logPath, exited };
+    processes.push(p);
+    return p;
+  };
+
+  const startWorker = (c: ChainConfig) =>
+    spawnRole(`chain-worker-${c.name}`, ['chain-worker', '--chain', c.name], {
+      AGENT_WALLET_SERVICE_SECRET: serviceSecret,
+      AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
+      AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
+    });
+  const startController = (i: number) => spawnRole(`controller-${i}`, ['controller'], {});
+
+  const stopAll = async () => {
+    await Promise.all(processes.map((p) => terminate(p, 10_000)));
+    await kc
+      .makeApiClient(CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
+  };
+
+  try {
+    const workers = await Promise.all(chains.map(startWorker));
+    const controllers = await Promise.all(Array.from({ length: opts.controllers ?? 2 }, (_, i) => startController(i)));
+    const gatewayPort = await freePort();
+    const gateway = await spawnRole('gateway', ['gateway', '--port', String(gatewayPort)], {});
+    await Promise.all([...workers, ...controllers, gateway].map((p) => waitReady(p, 90_000)));
+    const url = `http://127.0.0.1:${gatewayPort}`;
+    await waitHttp(`${url}/health`, 30_000);
+
+    const store: ResourceStore = createKubeStore({ kubeConfig: kc, namespace });
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+
+    return {
+      url,
+      namespace,
+      kubeconfigPath,
+      devnet,
+      serviceSecret,
+      store,
+      dataDir: dir,
+      processes,
+      workers: new Map(chains.map((c, i) => [c.name, workers[i]!])),
+      controllers,
+      gateway,
+      async newKey(mode: PaymentMode = 'sponsored') {
+        const { api_key, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000 }, namespace);
+        return { apiKey: api_key, clientId: key.id, api: apiClient(url, api_key) };
+      },
+      anonymous: apiClient(url),
+      /** The controller replica holding the Lease now (by POD_NAME), or undefined. */
+      async leader(): Promise<string | undefined> {
+        const l = await coordination.readNamespacedLease({ name: LEASE, namespace }).catch(() => undefined);
+        return l?.spec?.holderIdentity || undefined;
+      },
+      /** Restarts a chain worker process (same port and keys). */
+      async restartWorker(chain: ChainName, how: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') {
+        const old = processes.find((p) => p.name === `chain-worker-${chain}` && p.child.exitCode === null && p.child.signalCode === null);
+        if (old) {
+          old.child.kill(how);
+          await old.exited;
+        }
+        const c = chains.find((x) => x.name === chain)!;
+        const p = await startWorker(c);
+        await waitReady(p, 60_000);
+        return p;
+      },
+      startController,
+      logs: (p: RoleProcess) => readFileSync(p.logPath, 'utf8'),
+      stop: stopAll,
+    };
+  } catch (e) {
+    const logs = processes.map((p) => `--- ${p.name}\n${safeTail(p.logPath)}`).join('\n');
+    await stopAll();
+    throw new Error(`cluster did not start: ${(e as Error).message}\n${logs}`);
+  }
+}
+export type TestCluster = Awaited<ReturnType<typeof startTestCluster>>;
+
+function publicChain(c: ChainConfig, address: string, port: number): ClusterConfig['chains'][number] {
+  const { paymasterSignerKey: _p, executorKeys: _e, ...pub } = c;
+  return { ...pub, worker: { address, port } };
+}
+
+/** SIGTERM (graceful stop), SIGKILL to the group after `graceMs`. */
+export async function terminate(p: RoleProcess, graceMs: number): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-p.child.pid!, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }, graceMs);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+export async function waitReady(p: RoleProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) {
+      throw new Error(`${p.name} exited (${p.child.exitCode ?? p.child.signalCode}):\n${safeTail(p.logPath)}`);
+    }
+    const ok = await fetch(`http://127.0.0.1:${p.opsPort}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${p.name} not ready after ${timeoutMs} ms:\n${safeTail(p.logPath)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function waitHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fetch(url).then((r) => r.status < 500, () => false))) {
+    if (Date.now() > deadline) throw new Error(`${url} did not answer in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function safeTail(path: string, chars = 4_000): string {
+  try {
+    return readFileSync(path, 'utf8').slice(-chars);
+  } catch {
+    return '(no log)';
+  }
+}
