@@ -56,6 +56,7 @@ export class KubeWatch<K extends Kind> implements WatchHandle {
   private req: ClientRequest | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastResourceVersion = '';
+  private requestCount = 0;
 
   constructor(private readonly p: KubeWatchParams<K>) {
     this.done = new Promise<void>((resolve, reject) => {
@@ -65,6 +66,11 @@ export class KubeWatch<K extends Kind> implements WatchHandle {
     // An ignored `done` must not become an unhandled rejection; whoever awaits it still sees the error.
     this.done.catch(() => undefined);
     void this.loop();
+  }
+
+  /** Watch requests made so far: one per server timeout, for tests and debugging. */
+  get requests(): number {
+    return this.requestCount;
   }
 
   /** The last version seen (an event's or a bookmark's). */
@@ -131,6 +137,7 @@ export class KubeWatch<K extends Kind> implements WatchHandle {
     const what = `${kind} in ${namespace}`;
     const { agent, headers } = await client.requestOptions();
     if (this.ended) return;
+    this.requestCount++;
 
     await new Promise<void>((resolve, reject) => {
       let settled = false;
