@@ -134,7 +134,7 @@ checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha
 
 {{- /* Prometheus's namespaces may scrape every role's metrics port. */}}
 {{- define "agent-wallet.metricsPeer" -}}
-{{- if .Values.networkPolicy.metricsNamespaceSelector }}
+{{- if .Values.networkPolicy.metricsNamespaceSelector -}}
 - from:
     - namespaceSelector:
         {{- toYaml .Values.networkPolicy.metricsNamespaceSelector | nindent 8 }}

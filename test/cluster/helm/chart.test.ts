@@ -314,5 +314,5 @@ describe("the chart's RBAC", () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     const stored = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
     expect((JSON.parse(stored.stdout) as Tree).spec.enabled).toBe(false);
-  });
+  }, 180_000); // four CLI processes, each loading tsx and the Kubernetes client
 });
