@@ -3,7 +3,7 @@
  * see. The rendered config is one the service loads; the objects refer to each other correctly; the API
  * server accepts every object with strict field validation; `helm install` / `upgrade` / `uninstall` work
  * and a config change rolls the pods; each role's ServiceAccount may do what that role does and nothing
- * else. (test/cluster/helm/check.sh runs helm lint and kubeconform; CI runs both.)
+ * else. The first test runs test/cluster/helm/check.sh (helm lint, kubeconform), so `npm test` covers it too.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +60,14 @@ beforeAll(async () => {
   const [bin] = await Promise.all([kubeBinDir(), chartTools()]);
   kubectlBin = join(bin, 'kubectl');
 }, 30 * 60_000);
+
+it('passes check.sh: helm lint, the default values refused, kubeconform -strict with its negative control', async () => {
+  const r = await run('bash', [join(repoRoot, 'test/cluster/helm/check.sh')], { timeoutMs: 10 * 60_000 });
+  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+  const summaries = r.stdout.split('\n').filter((l) => l.startsWith('Summary:'));
+  expect(summaries).toHaveLength(2);
+  for (const s of summaries) expect(s).toMatch(/Invalid: 0, Errors: 0/);
+}, 10 * 60_000);
 
 describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.yaml', (values) => {
   const namespace = 'agents';

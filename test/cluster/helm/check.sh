@@ -41,6 +41,16 @@ if out="$("$helm" template aw "$chart" 2>&1)"; then
 fi
 grep -q 'no chain is enabled' <<<"$out" || { echo "unexpected failure with the default values: $out" >&2; exit 1; }
 
+echo "== kubeconform -strict rejects what it must (the schemas are strict, not permissive)"
+bad='{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x"},"spec":{"replica":2,"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":"80"}]}]}}}}'
+if rejected="$("$kubeconform" -strict -schema-location "$schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" <<<"$bad" 2>&1)"; then
+  echo "kubeconform accepted a Deployment with an unknown field and a string port: the schemas are not strict" >&2
+  exit 1
+fi
+for expected in "additional properties 'replica' not allowed" "containerPort"; do
+  grep -q "$expected" <<<"$rejected" || { echo "kubeconform's rejection does not mention $expected: $rejected" >&2; exit 1; }
+done
+
 echo "== helm template | kubeconform -strict (Kubernetes $kube_version)"
 for values in minimal full; do
   echo "-- values-$values.yaml"
