@@ -47,6 +47,11 @@ export interface KubeWatchParams<K extends Kind> {
  * stop() or an error. Underneath, a chain of watch requests: when the server closes one (its timeout), the
  * next starts from the last version seen, BOOKMARK events included, so a quiet watch does not fall behind the
  * server's history. Bookmarks move that version and are not delivered.
+ *
+ * The requests are plain node:https with the kubeconfig's agent and headers, not client-node's Watch: that
+ * one hands back its AbortController only once response headers have arrived (a request hung before then
+ * cannot be aborted, which is the hang we guard against), swallows exceptions thrown by the event callback,
+ * and drops the Status body of a refused request (403 vs 410 vs 500 all look alike).
  */
 export class KubeWatch<K extends Kind> implements WatchHandle {
   readonly done: Promise<void>;
