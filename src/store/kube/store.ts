@@ -28,7 +28,10 @@ export interface KubeStoreOptions {
   logger?: Logger;
   /** Deadline of each request (default 15 s). */
   requestTimeoutMs?: number;
-  /** Default: the server ends each watch request after ~60 s; 75 s without a byte means a dead connection. */
+  /**
+   * Default: the server ends each watch request after 30–36 s; 46 s without a byte means a dead connection
+   * (about what client-go's HTTP/2 pings take to notice one: 30 s idle + 15 s ping timeout).
+   */
   watch?: Partial<WatchTimings>;
   /** Objects per list request (default 500); a list pages through with `continue`, like client-go's pager. */
   listPageSize?: number;
@@ -68,11 +71,11 @@ class Kube implements KubeStore {
       ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
     });
     this.log = opts.logger ?? stderrLogger;
-    const serverTimeoutSeconds = opts.watch?.serverTimeoutSeconds ?? 60;
+    const serverTimeoutSeconds = opts.watch?.serverTimeoutSeconds ?? 30;
     this.timings = {
       serverTimeoutSeconds,
       // Past the longest jittered server timeout, plus slack for a slow close.
-      inactivityMs: opts.watch?.inactivityMs ?? Math.round(serverTimeoutSeconds * 1.2 * 1000 + 15_000),
+      inactivityMs: opts.watch?.inactivityMs ?? Math.round(serverTimeoutSeconds * 1.2 * 1000 + 10_000),
     };
     this.pageSize = opts.listPageSize ?? 500;
   }
