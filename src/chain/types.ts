@@ -97,5 +97,11 @@ export interface ChainWorker {
   restoreInFlight(ops: readonly SignedUserOperation[]): Promise<void>;
   /** Pushes outcomes as they happen so the controller need not poll. Returns an unsubscribe function. */
   onOutcome(listener: (opHash: Hex, outcome: OperationOutcome) => void): () => void;
+  /**
+   * A worker in another process: called when its outcome stream is re-established after a break. It may have
+   * restarted and lost what it held in memory (queued operations, nonces in flight), so the controller
+   * restores it and re-checks its in-flight requests now rather than at the next poll. Returns an unsubscribe.
+   */
+  onReconnect?(listener: () => void): () => void;
   close(): Promise<void>;
 }

@@ -195,6 +195,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   #closed = false;
 
   readonly #listeners = new Set<OutcomeListener>();
+  readonly #reconnectListeners = new Set<() => void>();
   #watch: ClientReadableStream<pb.WatchOutcomesResponse> | undefined;
   #watchOpen = false;
   #watchTimer: NodeJS.Timeout | undefined;
@@ -267,6 +268,11 @@ class GrpcChainWorker implements RemoteChainWorker {
   async getHead(): Promise<{ blockNumber: bigint }> {
     const res = await this.#call<pb.GetHeadResponse>('getHead', (md, o, cb) => this.#client.getHead({}, md, o, cb));
     return { blockNumber: decodeBlockNumber(res.blockNumber) };
+  }
+
+  onReconnect(listener: () => void): () => void {
+    this.#reconnectListeners.add(listener);
+    return () => this.#reconnectListeners.delete(listener);
   }
 
   onOutcome(listener: OutcomeListener): () => void {
@@ -348,6 +354,15 @@ class GrpcChainWorker implements RemoteChainWorker {
       this.#watchFailures = 0;
       this.#stats.watchConnects++;
       for (const w of this.#readyWaiters.splice(0)) w.resolve();
+      if (this.#stats.watchConnects > 1) {
+        for (const l of this.#reconnectListeners) {
+          try {
+            l();
+          } catch (e) {
+            this.#log.error({ chain: this.chain, err: describeError(e) }, 'reconnect listener threw');
+          }
+        }
+      }
     });
     call.on('data', (m: pb.WatchOutcomesResponse) => this.#deliver(m));
     call.on('error', () => {}); // the 'status' event below handles every ending

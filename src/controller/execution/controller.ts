@@ -95,6 +95,19 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       for (const r of informer.byIndex('opHash', hash.toLowerCase())) controller.enqueue(r.metadata);
     }),
   );
+  for (const [chain, w] of opts.workers) {
+    const off = w.onReconnect?.(() => {
+      // The worker may have restarted: give it the operations in flight, then look at each of them now (one it
+      // lost is found `unknown` and sent again) instead of at the next outcome poll.
+      void restorer
+        .restore(chain)
+        .catch((err: unknown) => opts.logger?.warn({ chain, err }, 'in-flight operations not restored after a reconnect'))
+        .finally(() => {
+          for (const r of informer.list((x) => x.spec.chain === chain && inFlightOperation(x) !== undefined)) controller.enqueue(r.metadata);
+        });
+    });
+    if (off) unsubscribe.push(off);
+  }
   await controller.start();
   // Last, so a start that fails leaves no source attached (the next start with the same Metrics would refuse).
   const detachMetrics = opts.metrics
