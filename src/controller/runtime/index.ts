@@ -14,3 +14,4 @@ export {
 export { TerminalError, isTerminalError } from './errors.ts';
 export { retryOnConflict, type RetryOnConflictOptions } from './retry.ts';
 export { stderrLogger, type Logger } from './logger.ts';
+export { alwaysLeader, type LeaderCallbacks, type LeaderElector } from './leaderElection.ts';

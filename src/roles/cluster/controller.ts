@@ -64,7 +64,7 @@ export async function runController(argv: string[]): Promise<number> {
   log.info({ namespace, lease: config.controller.leaseName, opsPort: ops.port }, 'controller started; electing a leader');
 
   const election = elector.run({
-    onStartedLeading: async () => {
+    onStartedLeading: async (signal) => {
       log.info('leading: starting the reconcilers');
       const execution = await startExecutionController({
         store,
@@ -84,6 +84,8 @@ export async function runController(argv: string[]): Promise<number> {
       });
       leading = { execution, retention };
       metrics.setLeader('controller', true);
+      // Leadership ended (or a stop began) while the reconcilers were starting: stop them now.
+      if (signal.aborted) await stopLeading();
     },
     onStoppedLeading: () => {
       if (stopping) return;
