@@ -13,7 +13,7 @@ let redis: TestRedis | undefined;
 export async function setup(): Promise<void> {
   const t0 = performance.now();
   [api, redis] = await Promise.all([
-    startKubeApiServer({ log: (line) => console.error(`[kube] ${line}`) }),
+    startKubeApiServer(), // its output's tail is in the error if it fails to start
     startRedis({ appendonly: true }),
   ]);
   process.env[KUBECONFIG_ENV] = api.kubeconfigPath;

@@ -58,7 +58,7 @@ describe('kubectl get executionrequests', () => {
     expect(wide.split('\n')[0]).toMatch(/\bREASON\b/);
     expect(failed.status).toBe(400);
     const failedId = failed.body.request_id as string;
-    expect(wide.split('\n').find((r) => r.startsWith(failedId))).toMatch(/simulation_reverted/);
+    expect(wide.split('\n').find((r) => r.startsWith(failedId))).toMatch(/SimulationReverted/);
 
     // The category lists our kinds together.
     expect(await kubectl('get', 'agentwallet')).toContain(ok.body.request_id);

@@ -101,7 +101,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   const spawnRole = async (name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RoleProcess> => {
     const opsPort = await freePort();
     const logPath = join(logDir, `${name}.log`);
-    const out = createWriteStream(logPath);
+    const out = createWriteStream(logPath, { flags: 'a' }); // a restarted role appends to its log
     const child = spawn(process.execPath, ['bin/agent-wallet.js', ...args, '--ops-port', String(opsPort)], {
       env: { ...baseEnv, POD_NAME: name, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
