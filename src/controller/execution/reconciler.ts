@@ -37,6 +37,13 @@ export interface ExecutionReconcilerDeps {
  * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
  * operation, and the EntryPoint nonce makes a second execution impossible.
  */
+/** Pace of retries while a chain or its worker does not answer. */
+const UNAVAILABLE_RETRY_MS = 1_000;
+const retryWhenUnavailable = (e: unknown): ReconcileResult => {
+  if (isChainError(e, 'rpc_unavailable')) return { requeueAfterMs: UNAVAILABLE_RETRY_MS };
+  throw e;
+};
+
 export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const now = deps.now ?? (() => new Date());
   const pollMs = deps.outcomePollMs ?? 15_000;
@@ -60,10 +67,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       case 'Pending':
       case 'PaymentVerified':
         return admit(req, worker).catch((e: unknown) => {
-          // A chain that does not answer: retried with backoff, until admissionRetryMs after acceptance.
+          // A chain (or its worker) that does not answer: tried again every second, until admissionRetryMs
+          // after acceptance. A fixed pace, not the queue's error backoff: failures come fast (connection
+          // refused), and an exponential delay would grow past the deadline after a few of them.
           if (!isChainError(e, 'rpc_unavailable')) throw e;
           const age = now().getTime() - Date.parse(req.metadata.creationTimestamp ?? now().toISOString());
-          if (age < admissionRetryMs) throw e;
+          if (age < admissionRetryMs) return { requeueAfterMs: Math.min(UNAVAILABLE_RETRY_MS, admissionRetryMs - age) };
           return fail(
             req,
             { code: 'chain_unavailable', message: `${req.spec.chain} did not answer for ${Math.round(age / 1000)} s: ${e.shortMessage}` },
@@ -72,10 +81,11 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         });
       case 'PaymentRequired':
         return { done: true }; // the payments controller moves it on when a proof arrives
+      // Signed and persisted: nothing to give up on while the worker is away; look again every second.
       case 'Queued':
-        return submit(req, worker);
+        return submit(req, worker).catch(retryWhenUnavailable);
       case 'Broadcasting':
-        return track(req, worker);
+        return track(req, worker).catch(retryWhenUnavailable);
       default:
         return { done: true };
     }
