@@ -278,7 +278,8 @@ class Embedded implements EmbeddedStore {
     if (entry === undefined) throw notFound(kind, namespace, name);
     const current = JSON.parse(entry.json) as AnyResource;
     const expected = obj.metadata.resourceVersion;
-    // An update without resourceVersion is unconditional, as the API server allows for custom resources.
+    // An update without resourceVersion is unconditional (the contract allows it; the kube backend emulates it
+    // with read-then-write, since the API server refuses such updates for custom resources).
     if (expected !== undefined && expected !== '' && expected !== current.metadata.resourceVersion) {
       throw conflict(kind, namespace, name);
     }
