@@ -54,7 +54,8 @@ export interface LocalChainWorker extends ChainWorker {
   bundlerStats(): Readonly<BundlerStats>;
 }
 
-const NONCE_LOCK_TTL_MS = 30_000;
+/** Renewed while held (see LockManager); bounds how long a crashed worker blocks a wallet's next nonce. */
+const NONCE_LOCK_TTL_MS = 10_000;
 
 /**
  * The chain worker of one chain: resolves wallets, simulates calls, builds and signs sponsored v0.7

@@ -1,21 +1,19 @@
 import type { LockManager } from './types.ts';
 
 interface Waiter {
-  ttlMs: number;
   resolve: (lease: number) => void;
 }
 
 interface KeyQueue {
   /** Lease id of the current holder; undefined when free. */
   holder: number | undefined;
-  timer: NodeJS.Timeout | undefined;
   waiters: Waiter[];
 }
 
 /**
- * In-process {@link LockManager}: waiters of one key are served first come, first served. A lease that
- * outlives its `ttlMs` is revoked and the next waiter runs (the late holder's release is then ignored),
- * matching the semantics of a Redis lock with an expiry.
+ * In-process {@link LockManager}: waiters of one key are served first come, first served. A holder in this
+ * process cannot die without its `finally` releasing the lock (or the whole process, locks and all, ending),
+ * so the lease never needs to lapse: `ttlMs` is checked but not timed.
  *
  * @example
  * const locks = createMemoryLockManager();
@@ -28,20 +26,18 @@ export function createMemoryLockManager(): LockManager {
   function grant(key: string, q: KeyQueue, w: Waiter): void {
     const lease = nextLease++;
     q.holder = lease;
-    q.timer = setTimeout(() => release(key, lease), w.ttlMs);
-    q.timer.unref?.();
     w.resolve(lease);
   }
 
-  function acquire(key: string, ttlMs: number): Promise<number> {
+  function acquire(key: string): Promise<number> {
     let q = queues.get(key);
     if (!q) {
-      q = { holder: undefined, timer: undefined, waiters: [] };
+      q = { holder: undefined, waiters: [] };
       queues.set(key, q);
     }
     const queue = q;
     return new Promise<number>((resolve) => {
-      const w = { ttlMs, resolve };
+      const w = { resolve };
       if (queue.holder === undefined) grant(key, queue, w);
       else queue.waiters.push(w);
     });
@@ -49,10 +45,8 @@ export function createMemoryLockManager(): LockManager {
 
   function release(key: string, lease: number): void {
     const q = queues.get(key);
-    if (!q || q.holder !== lease) return; // this lease was already revoked by its TTL
-    if (q.timer) clearTimeout(q.timer);
+    if (!q || q.holder !== lease) return;
     q.holder = undefined;
-    q.timer = undefined;
     const next = q.waiters.shift();
     if (next) grant(key, q, next);
     else queues.delete(key);
@@ -61,7 +55,7 @@ export function createMemoryLockManager(): LockManager {
   return {
     async withLock<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
       if (!(ttlMs > 0)) throw new RangeError(`lock TTL must be positive, got ${ttlMs}`);
-      const lease = await acquire(key, ttlMs);
+      const lease = await acquire(key);
       try {
         return await fn();
       } finally {

@@ -96,33 +96,54 @@ describe('createRedisLockManager (real redis-server)', () => {
     expect(performance.now() - started).toBeLessThan(100);
   });
 
-  it('hands an expired lease to the next holder; the late release does not free it', async () => {
+  it('keeps the lock for a live holder past its TTL: the lease is renewed while it runs', async () => {
+    const a = replica();
+    const b = replica();
+    const order: string[] = [];
+    const slow = a.locks.withLock('k-renew', 150, async () => {
+      await sleep(500); // more than three TTLs
+      expect(await a.redis.pttl('test:lock:k-renew')).toBeGreaterThan(0);
+      order.push('a done');
+    });
+    await sleep(20);
+    await Promise.all([slow, b.locks.withLock('k-renew', 5_000, async () => void order.push('b start'))]);
+    expect(order).toEqual(['a done', 'b start']);
+  });
+
+  it('frees the lock of a holder that died once its TTL passes', async () => {
+    const b = replica();
+    // What a crashed process leaves behind: its token, and the lease's expiry.
+    await b.redis.set('test:lock:k-dead', 'token-of-a-dead-holder', 'PX', 150);
+    const t0 = performance.now();
+    const startedAt = await b.locks.withLock('k-dead', 5_000, async () => performance.now() - t0);
+    // The waiter slept until the lease's end (the holder's PTTL), not a whole poll period.
+    expect(startedAt).toBeGreaterThanOrEqual(140);
+    expect(startedAt).toBeLessThan(260);
+  });
+
+  it('a holder that lost its lease does not free the next holder on release', async () => {
     const a = replica();
     const b = replica();
     const c = replica();
     const order: string[] = [];
-    const t0 = performance.now();
-    let bStartedAt = 0;
-    const slow = a.locks.withLock('k-exp', 150, async () => {
-      await sleep(300); // lease gone at ~150 ms, released (ignored) at ~300 ms
-      order.push('a done');
+    let lost!: () => void;
+    const aHolds = new Promise<void>((r) => (lost = r));
+    const slow = a.locks.withLock('k-lost', 5_000, async () => {
+      lost();
+      await sleep(300);
+      order.push('a done'); // its release must not delete b's lock
     });
-    await sleep(20);
-    const next = b.locks.withLock('k-exp', 5_000, async () => {
-      bStartedAt = performance.now() - t0;
+    await aHolds;
+    await a.redis.del('test:lock:k-lost'); // the lease lapsed (e.g. Redis failed over without it)
+    const next = b.locks.withLock('k-lost', 5_000, async () => {
       order.push('b start');
-      await sleep(300); // holds from ~150 ms to ~450 ms, across a's late release
+      await sleep(400);
       order.push('b done');
     });
-    await sleep(200);
-    const third = c.locks.withLock('k-exp', 5_000, async () => {
-      order.push('c start');
-    });
+    await sleep(350);
+    const third = c.locks.withLock('k-lost', 5_000, async () => void order.push('c start'));
     await Promise.all([slow, next, third]);
     expect(order).toEqual(['b start', 'a done', 'b done', 'c start']);
-    // The waiter slept until the lease's end (the holder's PTTL), not a whole poll period.
-    expect(bStartedAt).toBeGreaterThanOrEqual(145);
-    expect(bStartedAt).toBeLessThan(260);
   });
 
   it('wakes a waiter on another replica within milliseconds of a release (pub/sub, not polling)', async () => {

@@ -65,6 +65,13 @@ redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
 return redis.call('PTTL', KEYS[1])
 `);
 
+/** Extends the lease if the token still holds the lock: 1, else 0 (the lease lapsed and someone else may hold it). */
+const RENEW = redisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`);
+
 /**
  * Deletes the lock if the token still holds it and announces `<replica> <key>`. Returns 0 (not ours), 1, or 2
  * (another replica is waiting for it).
@@ -227,12 +234,32 @@ export function createRedisLockManager(redis: Redis, opts: RedisLockManagerOptio
       }
       opts.onWait?.(key, performance.now() - started);
       // The Redis lease started before this timer: when it fires, Redis has let the lock go too, so the
-      // next local waiter may contend (and will find it free), as with the in-memory manager.
-      st.leaseTimer = setTimeout(() => endTurn(redisKey, st, turn), ttlMs);
-      st.leaseTimer.unref();
+      // next local waiter may contend (and will find it free). Each renewal restarts it.
+      const armLease = () => {
+        if (st.leaseTimer) clearTimeout(st.leaseTimer);
+        st.leaseTimer = setTimeout(() => endTurn(redisKey, st, turn), ttlMs);
+        st.leaseTimer.unref();
+      };
+      armLease();
+      // A live holder keeps its lock however long fn runs: the lease is renewed every third of the TTL, so
+      // the TTL only bounds how long a holder that died (crash, lost connection) blocks the others.
+      let renewing = true;
+      const renewal = setInterval(() => {
+        RENEW.run(redis, [redisKey], [token, Math.ceil(ttlMs)]).then(
+          (ok) => {
+            if (!renewing || st.turn !== turn) return;
+            if (ok === 1) armLease();
+            else opts.logger?.warn({ key }, 'locks: the lease lapsed while held (the nonce still fences the work)');
+          },
+          (err: unknown) => opts.logger?.warn({ err, key }, 'locks: lease renewal failed; retrying'),
+        );
+      }, Math.max(1, Math.floor(ttlMs / 3)));
+      renewal.unref();
       try {
         return await fn();
       } finally {
+        renewing = false;
+        clearInterval(renewal);
         const wantedElsewhere = await release(key, redisKey, token);
         if (wantedElsewhere && st.turn === turn && st.queue.length > 0) st.yieldNext = true;
         endTurn(redisKey, st, turn);

@@ -106,6 +106,11 @@ interface SenderState {
 }
 
 const NONCE_RECHECK_MS = 1_000;
+/**
+ * Lease of an executor key's lock. The lock manager renews it while the bundle is in flight, however long the
+ * receipt takes; the TTL only says how soon a crashed worker's executors are usable again.
+ */
+const EXECUTOR_LOCK_TTL_MS = 15_000;
 const IDLE_TICK_MS = 1_000;
 const MAX_KNOWN_SENDERS = 10_000;
 
@@ -460,7 +465,7 @@ export class Bundler {
 
   async #runBundle(executor: Executor, entries: PoolEntry[]): Promise<void> {
     const key = `executor:${this.#o.chain}:${executor.account.address.toLowerCase()}`;
-    await this.#o.locks.withLock(key, this.#o.receiptTimeoutMs + 60_000, async () => {
+    await this.#o.locks.withLock(key, EXECUTOR_LOCK_TTL_MS, async () => {
       let remaining = entries;
       // Each round either sends or removes at least one operation, so this ends.
       while (remaining.length > 0) {
