@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need besides npm packages, made present before `npm test` runs (npm's pretest hook):
 # - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may);
-# - kube-apiserver and kubectl built from their Go modules (test/cluster/kube-build/build.sh; cached in
-#   ~/.cache/agent-wallet, so only the first run pays the few minutes of the Go build).
+# - kube-apiserver and kubectl built from their Go modules (test/cluster/kube-build/build.sh), and helm and
+#   kubeconform likewise (test/cluster/helm/tools.sh); cached in ~/.cache/agent-wallet, so only the first run
+#   pays the few minutes of the Go builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,4 +31,5 @@ if ! command -v go >/dev/null; then
   exit 1
 fi
 bin="$(bash test/cluster/kube-build/build.sh)"
-echo "test-deps: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), etcd $(etcd --version | sed -n 's/etcd Version: //p'), kube-apiserver in $bin" >&2
+tools="$(bash test/cluster/helm/tools.sh)"
+echo "test-deps: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), etcd $(etcd --version | sed -n 's/etcd Version: //p'), kube-apiserver in $bin, helm in $tools" >&2

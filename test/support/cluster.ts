@@ -17,7 +17,9 @@ import type { ChainName } from '../../src/config/chains.ts';
 import { createKey } from '../../src/keys/manage.ts';
 import { createKubeStore } from '../../src/store/kube/index.ts';
 import type { ResourceStore } from '../../src/store/types.ts';
+import { installChartRbac } from '../cluster/helm/chart.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
+import { kubeBinDir } from './kubeApiServer.ts';
 import { apiClient } from './http.ts';
 
 export const KUBECONFIG_ENV = 'AGENT_WALLET_TEST_KUBECONFIG';
@@ -68,6 +70,14 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  // The gateway and the controllers run as the Helm chart's ServiceAccounts, under its Roles: the chart's
+  // least-privilege RBAC is what the end-to-end scenarios prove sufficient.
+  const rbac = await installChartRbac({
+    adminKubeconfig: kubeconfigPath,
+    kubectl: join(await kubeBinDir(), 'kubectl'),
+    namespace,
+    set: { 'controller.leaseName': LEASE },
+  });
 
   const serviceSecret = newServiceSecret();
   const chains = devnet.chainConfigs();
@@ -121,7 +131,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
       AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
     });
-  const startController = (i: number) => spawnRole(`controller-${i}`, ['controller'], {});
+  const startController = (i: number) => spawnRole(`controller-${i}`, ['controller'], { KUBECONFIG: rbac.kubeconfigs.controller });
 
   const stopAll = async () => {
     await Promise.all(processes.map((p) => terminate(p, 10_000)));
@@ -135,7 +145,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     const workers = await Promise.all(chains.map(startWorker));
     const controllers = await Promise.all(Array.from({ length: opts.controllers ?? 2 }, (_, i) => startController(i)));
     const gatewayPort = await freePort();
-    const gateway = await spawnRole('gateway', ['gateway', '--port', String(gatewayPort)], {});
+    const gateway = await spawnRole('gateway', ['gateway', '--port', String(gatewayPort)], { KUBECONFIG: rbac.kubeconfigs.gateway });
     await Promise.all([...workers, ...controllers, gateway].map((p) => waitReady(p, 90_000)));
     const url = `http://127.0.0.1:${gatewayPort}`;
     await waitHttp(`${url}/health`, 30_000);
