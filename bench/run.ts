@@ -3,21 +3,18 @@
  * prints: execute → confirmed latency (one agent, sequential), sustained confirmed executions per second
  * (50 agents over three chains), and gas per operation in bundles. Targets and their discussion live in
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
- * BENCH_INFLIGHT per agent (default 8).
+ * BENCH_INFLIGHT per agent (default 8). The same load against the cluster layout: bench/cluster.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
-import { encodeFunctionData } from 'viem';
-import { CHAIN_NAMES, type ChainName } from '../src/config/chains.ts';
-import { counterAbi } from '../src/devnet/contracts.ts';
+import type { ChainName } from '../src/config/chains.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
-import { isTerminal, type ExecutionRequest } from '../src/api/v1alpha1/index.ts';
 import { bundlesSince } from '../src/chain/index.ts';
+import { loadGenerator, printLatency, printThroughput } from './load.ts';
 
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -41,105 +38,15 @@ const service = await startEmbeddedService({
   port: 0,
 });
 const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 });
-const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
 const counterOf = (chain: ChainName) => devnet.manifest.chains.find((c) => c.name === chain)!.testContracts.counter;
-
-// Terminal phases are observed through a store watch, so the figure is the service's, not a polling interval's.
-const waiting = new Map<string, (r: ExecutionRequest) => void>();
-const watch = service.store.watch('ExecutionRequest', {}, (e) => {
-  if (isTerminal(e.object.status?.phase)) waiting.get(e.object.metadata.name)?.(e.object);
-});
-
-// The load generator shares the process and its two cores with the service: keep it cheap (keep-alive node:http).
-const httpAgent = new Agent({ keepAlive: true, maxSockets: 512 });
-function post(path: string, payload: unknown): Promise<{ status: number; body: any }> {
-  const text = JSON.stringify(payload);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${service.url}${path}`,
-      {
-        method: 'POST',
-        agent: httpAgent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-api-key': api_key },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (data += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
-
-async function execute(agent: string, chain: ChainName): Promise<{ id: string; done: Promise<ExecutionRequest> }> {
-  const res = await post('/execute', { agent_id: agent, chain, target_contract: counterOf(chain), calldata: increment, value: '0' });
-  const body = res.body as { request_id: string; status: string };
-  if (res.status !== 200) throw new Error(`execute: HTTP ${res.status} ${JSON.stringify(body)}`);
-  const done = new Promise<ExecutionRequest>((resolve) => waiting.set(body.request_id, resolve));
-  // It may have finished before we registered: look once.
-  const now = await service.store.get('ExecutionRequest', body.request_id);
-  if (isTerminal(now.status?.phase)) waiting.get(body.request_id)?.(now);
-  return { id: body.request_id, done };
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf });
 
 // 1. Latency, one agent, one request at a time (the first one also deploys the wallet).
-await (await execute('latency-agent', 'ethereum')).done;
-const latencies: number[] = [];
-for (let i = 0; i < LATENCY_N; i++) {
-  const t0 = performance.now();
-  const { id, done } = await execute('latency-agent', 'ethereum');
-  const r = await done;
-  waiting.delete(id);
-  if (r.status?.phase !== 'Confirmed') throw new Error(`${id} ended ${r.status?.phase}`);
-  latencies.push(performance.now() - t0);
-}
-console.log(`execute → confirmed, one agent, ${LATENCY_N} sequential: p50 ${fmt(pct(latencies, 50))}, p99 ${fmt(pct(latencies, 99))}, max ${fmt(Math.max(...latencies))}`);
+printLatency(await load.latency(LATENCY_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
-let confirmed = 0;
-let other = 0;
-const otherReasons = new Map<string, number>();
-const deadline = performance.now() + SECONDS * 1000;
-const t0 = performance.now();
-async function agentLoop(i: number): Promise<void> {
-  const chain = CHAIN_NAMES[i % CHAIN_NAMES.length]!;
-  const inflight = new Set<Promise<void>>();
-  while (performance.now() < deadline) {
-    while (inflight.size < INFLIGHT && performance.now() < deadline) {
-      const p: Promise<void> = execute(`bench-agent-${i}`, chain)
-        .then(({ id, done }) => done.then((r) => {
-          waiting.delete(id);
-          if (r.status?.phase === 'Confirmed') confirmed++;
-          else {
-            other++;
-            const why = `${r.status?.phase}: ${r.status?.failure?.code} ${r.status?.failure?.message ?? ''}`.slice(0, 160);
-            otherReasons.set(why, (otherReasons.get(why) ?? 0) + 1);
-          }
-        }))
-        .finally(() => inflight.delete(p));
-      inflight.add(p);
-    }
-    await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-}
-await Promise.all(Array.from({ length: AGENTS }, (_, i) => agentLoop(i)));
-const elapsed = (performance.now() - t0) / 1000;
-console.log(
-  `sustained: ${AGENTS} agents over ${CHAIN_NAMES.length} chains, ${INFLIGHT} in flight each, ${elapsed.toFixed(1)} s: ` +
-    `${confirmed} confirmed (${(confirmed / elapsed).toFixed(0)}/s), ${other} not confirmed`,
-);
-for (const [why, n] of otherReasons) console.log(`  not confirmed ×${n}: ${why}`);
+printThroughput(await load.throughput(AGENTS, INFLIGHT, SECONDS), AGENTS, INFLIGHT);
 
 // 3. Gas per operation, from the bundles sent during the throughput run, by bundle size. The first operation
 // of each of the AGENTS wallets also deploys it (≈ +170k): those sit in the smaller, earlier bundles mostly.
@@ -172,8 +79,7 @@ byBucket.forEach((b, i) => {
 });
 console.log(`memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 
-watch.stop();
-httpAgent.destroy();
+load.close();
 await service.stop();
 await devnet.stop();
 rmSync(dataDir, { recursive: true, force: true });
