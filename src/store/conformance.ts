@@ -9,7 +9,8 @@
  * now" over a network is when the watch is established, not when watch() returns.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_VERSION, type ApiClient, type ExecutionRequest, type PaymentReceipt } from '../api/v1alpha1/index.ts';
+import type { ApiClient } from '../api/v1alpha1/index.ts';
+import { apiClient, executionRequest, paymentReceipt } from './embedded/testing/fixtures.ts';
 import { StoreError, isStoreError, type ResourceStore, type WatchEvent, type WatchHandle } from './types.ts';
 
 export interface ConformanceContext {
@@ -53,7 +54,7 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
     });
 
     const client = (n: string, opts: { labels?: Record<string, string>; namespace?: string } = {}) =>
-      apiClient(n, opts.namespace ?? ns, opts.labels);
+      apiClient(n, { namespace: ns, ...opts });
 
     describe('create', () => {
       it('sets uid, creationTimestamp, generation 1 and a resourceVersion; defaults the namespace', async () => {
@@ -85,11 +86,11 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
         await store.create(client('a'));
         expect(await codeOf(store.create(client('a')))).toBe('AlreadyExists');
         expect(await codeOf(store.create(client('a', { namespace: other })))).toBe('ok');
-        expect(await codeOf(store.create(paymentReceipt('a', ns)))).toBe('ok');
+        expect(await codeOf(store.create(paymentReceipt('a', { namespace: ns })))).toBe('ok');
       });
 
       it('lets exactly one of many concurrent creates of one name win (create-if-absent)', async () => {
-        const results = await Promise.all(Array.from({ length: 20 }, () => codeOf(store.create(paymentReceipt('p', ns)))));
+        const results = await Promise.all(Array.from({ length: 20 }, () => codeOf(store.create(paymentReceipt('p', { namespace: ns })))));
         expect(results.filter((r) => r === 'ok')).toHaveLength(1);
         expect(results.filter((r) => r === 'AlreadyExists')).toHaveLength(19);
       });
@@ -133,13 +134,16 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
         const two = await store.get('ApiClient', 'a', ns);
         expect(two.metadata.labels!.team).toBe('x');
         expect(two.spec.limits.burst).toBe(100);
+        const listed = (await store.list('ApiClient', { namespace: ns })).items[0]!;
+        listed.metadata.labels!.team = 'mutated';
+        expect((await store.get('ApiClient', 'a', ns)).metadata.labels!.team).toBe('x');
       });
 
       it('filters by namespace and label selector', async () => {
         await store.create(client('a', { labels: { team: 'x', tier: '1' } }));
         await store.create(client('b', { labels: { team: 'x', tier: '2' } }));
         await store.create(client('c', { labels: { team: 'x' }, namespace: other }));
-        await store.create(executionRequest('a', ns));
+        await store.create(executionRequest('a', { namespace: ns }));
         const names = async (opts: Parameters<ResourceStore['list']>[1]) =>
           (await store.list('ApiClient', opts)).items.map((o) => o.metadata.name).sort();
         expect(await names({ namespace: ns })).toEqual(['a', 'b']);
@@ -199,7 +203,7 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
       });
 
       it('ignores status and server-owned metadata in the body', async () => {
-        const er = await store.create(executionRequest('e', ns));
+        const er = await store.create(executionRequest('e', { namespace: ns }));
         const withStatus = await store.updateStatus({ ...er, status: { phase: 'Queued' } });
         const updated = await store.update({
           ...withStatus,
@@ -233,7 +237,7 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
 
     describe('updateStatus', () => {
       it('changes only status, never generation', async () => {
-        const er = await store.create(executionRequest('e', ns));
+        const er = await store.create(executionRequest('e', { namespace: ns }));
         const next = await store.updateStatus({
           ...er,
           metadata: { ...er.metadata, labels: { sneaky: 'yes' } },
@@ -249,16 +253,16 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
       });
 
       it('fails with Conflict, NotFound and Invalid', async () => {
-        const er = await store.create(executionRequest('e', ns));
+        const er = await store.create(executionRequest('e', { namespace: ns }));
         await store.updateStatus({ ...er, status: { phase: 'Pending' } });
         expect(await codeOf(store.updateStatus({ ...er, status: { phase: 'Queued' } }))).toBe('Conflict');
-        expect(await codeOf(store.updateStatus(executionRequest('missing', ns)))).toBe('NotFound');
+        expect(await codeOf(store.updateStatus(executionRequest('missing', { namespace: ns })))).toBe('NotFound');
         const cur = await store.get('ExecutionRequest', 'e', ns);
         expect(await codeOf(store.updateStatus({ ...cur, status: { phase: 'Nope' as 'Queued' } }))).toBe('Invalid');
       });
 
       it('of two concurrent writers from the same version, one gets Conflict', async () => {
-        const er = await store.create(executionRequest('e', ns));
+        const er = await store.create(executionRequest('e', { namespace: ns }));
         const results = await Promise.all([
           codeOf(store.updateStatus({ ...er, status: { phase: 'Queued' } })),
           codeOf(store.updateStatus({ ...er, status: { phase: 'Failed' } })),
@@ -267,8 +271,8 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
       });
 
       it('is unconditional without a resourceVersion', async () => {
-        await store.create(executionRequest('e', ns));
-        const next = await store.updateStatus({ ...executionRequest('e', ns), status: { phase: 'Queued' } });
+        await store.create(executionRequest('e', { namespace: ns }));
+        const next = await store.updateStatus({ ...executionRequest('e', { namespace: ns }), status: { phase: 'Queued' } });
         expect(next.status?.phase).toBe('Queued');
       });
     });
@@ -318,7 +322,7 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
         watch('ApiClient', { namespace: ns, resourceVersion }, c2.onEvent);
         const a = await store.create(client('a'));
         const b = await store.update({ ...a, spec: { ...a.spec, enabled: false } });
-        await store.create(executionRequest('not-watched', ns));
+        await store.create(executionRequest('not-watched', { namespace: ns }));
         await store.create(client('elsewhere', { namespace: other }));
         await store.delete('ApiClient', 'a', { namespace: ns });
         await c1.until(3);
@@ -329,6 +333,7 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
         expect(c2.events.map(summary)).toEqual(c1.events.map(summary));
         expect(c1.events[0]!.object).not.toBe(c2.events[0]!.object);
         expect(c1.events[0]!.object).toEqual(a);
+        expect(c2.events[0]!.object).toEqual(a);
         w1.stop();
         await expect(w1.done).resolves.toBeUndefined();
       });
@@ -434,9 +439,10 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
   });
 }
 
-// ---- helpers ----
+// ---- helpers, also for the backends' own tests ----
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
+/** The StoreError code a call fails with, or 'ok'. */
+export async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
     await p;
   } catch (e) {
@@ -447,7 +453,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 }
 
 /** Collects a watch's events; `until(n)` waits (up to 10 s) for the n-th. */
-function collect<T>() {
+export function collect<T>() {
   const events: WatchEvent<T>[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   const onEvent = (e: WatchEvent<T>) => {
@@ -467,52 +473,5 @@ function collect<T>() {
 /** Long enough for an event that should not come to show up (a round trip on loopback is ~3 ms). */
 const settle = () => new Promise((r) => setTimeout(r, 200));
 
-const summary = (e: WatchEvent<{ metadata: { name: string; resourceVersion?: string } }>) =>
+export const summary = (e: WatchEvent<{ metadata: { name: string; resourceVersion?: string } }>) =>
   `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`;
-
-function apiClient(name: string, namespace: string, labels?: Record<string, string>): ApiClient {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'ApiClient',
-    metadata: { name, namespace, ...(labels ? { labels } : {}) },
-    spec: {
-      keyHash: 'ab'.repeat(32),
-      paymentMode: 'sponsored',
-      enabled: true,
-      limits: { requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 },
-    },
-  };
-}
-
-function executionRequest(name: string, namespace: string): ExecutionRequest {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'ExecutionRequest',
-    metadata: { name, namespace },
-    spec: {
-      apiClient: 'client-a',
-      agentId: 'agent-1',
-      chain: 'base',
-      calls: [{ target: `0x${'11'.repeat(20)}`, value: '0', data: '0xdeadbeef' }],
-      batch: false,
-      paymentMode: 'sponsored',
-    },
-  };
-}
-
-function paymentReceipt(name: string, namespace: string): PaymentReceipt {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'PaymentReceipt',
-    metadata: { name, namespace },
-    spec: {
-      chain: 'base',
-      txHash: `0x${'22'.repeat(32)}`,
-      token: 'USDC',
-      payer: `0x${'33'.repeat(20)}`,
-      amountRaw: '1000000',
-      apiClient: 'client-a',
-      requestId: 'req-1',
-    },
-  };
-}

@@ -1,16 +1,26 @@
 import type { ApiClient, ExecutionRequest, PaymentReceipt } from '../../../api/v1alpha1/index.ts';
 import { API_VERSION } from '../../../api/v1alpha1/index.ts';
 
-/** Small valid objects of each kind, for the store's tests, benchmarks and crash harness. */
-export function apiClient(name: string, opts: { labels?: Record<string, string>; namespace?: string } = {}): ApiClient {
+/**
+ * Small valid objects of each kind, for the stores' tests (the conformance suite included), benchmarks and
+ * crash harness. The namespace defaults to the embedded store's default one.
+ */
+export interface FixtureOptions {
+  labels?: Record<string, string>;
+  namespace?: string;
+}
+
+const metadata = (name: string, opts: FixtureOptions) => ({
+  name,
+  namespace: opts.namespace ?? 'default',
+  ...(opts.labels ? { labels: opts.labels } : {}),
+});
+
+export function apiClient(name: string, opts: FixtureOptions = {}): ApiClient {
   return {
     apiVersion: API_VERSION,
     kind: 'ApiClient',
-    metadata: {
-      name,
-      namespace: opts.namespace ?? 'default',
-      ...(opts.labels ? { labels: opts.labels } : {}),
-    },
+    metadata: metadata(name, opts),
     spec: {
       keyHash: 'ab'.repeat(32),
       paymentMode: 'sponsored',
@@ -20,11 +30,11 @@ export function apiClient(name: string, opts: { labels?: Record<string, string>;
   };
 }
 
-export function executionRequest(name: string, labels?: Record<string, string>): ExecutionRequest {
+export function executionRequest(name: string, opts: FixtureOptions = {}): ExecutionRequest {
   return {
     apiVersion: API_VERSION,
     kind: 'ExecutionRequest',
-    metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) },
+    metadata: metadata(name, opts),
     spec: {
       apiClient: 'client-a',
       agentId: 'agent-1',
@@ -36,11 +46,11 @@ export function executionRequest(name: string, labels?: Record<string, string>):
   };
 }
 
-export function paymentReceipt(name: string): PaymentReceipt {
+export function paymentReceipt(name: string, opts: FixtureOptions = {}): PaymentReceipt {
   return {
     apiVersion: API_VERSION,
     kind: 'PaymentReceipt',
-    metadata: { name, namespace: 'default' },
+    metadata: metadata(name, opts),
     spec: {
       chain: 'base',
       txHash: `0x${'22'.repeat(32)}`,

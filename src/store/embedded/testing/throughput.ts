@@ -39,7 +39,7 @@ async function run(base: string, s: Scenario, quiet = false): Promise<void> {
       let current = s.op === 'updateStatus' ? await store.get('ExecutionRequest', slot) : undefined;
       for (let i = next++; i < s.total; i = next++) {
         if (current === undefined) {
-          await store.create(executionRequest(`er-${i}-${s.inFlight}`, { 'agentwallet.dev/chain': 'base' }));
+          await store.create(executionRequest(`er-${i}-${s.inFlight}`, { labels: { 'agentwallet.dev/chain': 'base' } }));
         } else {
           current = await store.updateStatus({ ...current, status: { phase: 'Queued', submitAttempts: i } });
         }
