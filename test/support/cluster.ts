@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
@@ -21,6 +20,7 @@ import { installChartRbac } from '../cluster/helm/chart.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
 import { kubeBinDir } from './kubeApiServer.ts';
 import { apiClient } from './http.ts';
+import { freePort } from './net.ts';
 
 export const KUBECONFIG_ENV = 'AGENT_WALLET_TEST_KUBECONFIG';
 export const REDIS_URL_ENV = 'AGENT_WALLET_TEST_REDIS_URL';
@@ -37,17 +37,6 @@ export interface RoleProcess {
   readonly logPath: string;
   /** Resolves when the process has exited. */
   readonly exited: Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 let namespaceSeq = 0;

@@ -19,12 +19,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
+import { freePorts } from './net.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const BUILD_SCRIPT = join(repoRoot, 'test/cluster/kube-build/build.sh');
@@ -488,24 +488,6 @@ function apiReady(server: string, token: string): Promise<boolean> {
     req.on('timeout', () => req.destroy());
     req.end();
   });
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  // Held open together, so the OS cannot hand out the same port twice.
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const s = createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }
 
 function run(cmd: string, args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
