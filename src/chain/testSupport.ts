@@ -9,8 +9,7 @@ import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { counterAbi, gateAbi } from '../devnet/contracts.ts';
 import { testDevnet } from '../../test/support/env.ts';
-import type { OperationOutcome } from './types.ts';
-import type { LocalChainWorker } from './worker.ts';
+import type { ChainWorker, OperationOutcome } from './types.ts';
 
 export { counterAbi, gateAbi };
 
@@ -44,10 +43,10 @@ export const setOpenCall = (gate: Address, open: boolean): Call =>
 export const passCall = (gate: Address): Call => call(gate, encodeFunctionData({ abi: gateAbi, functionName: 'pass' }));
 
 /**
- * Collects the worker's pushed outcomes from the moment it is created, so a test can wait for an outcome that
- * may already have arrived.
+ * Collects the outcomes a worker (local, or remote over gRPC) pushes from the moment it is created, so a test
+ * can wait for an outcome that may already have arrived.
  */
-export function outcomeRecorder(worker: LocalChainWorker) {
+export function outcomeRecorder(worker: Pick<ChainWorker, 'onOutcome'>) {
   const seen = new Map<string, OperationOutcome>();
   const waiters = new Map<string, (o: OperationOutcome) => void>();
   const unsubscribe = worker.onOutcome((hash, outcome) => {
@@ -61,7 +60,7 @@ export function outcomeRecorder(worker: LocalChainWorker) {
       const known = seen.get(key);
       if (known) return Promise.resolve(known);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no outcome for ${hash} within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`no outcome pushed for ${hash} within ${timeoutMs} ms`)), timeoutMs);
         waiters.set(key, (o) => {
           clearTimeout(timer);
           resolve(o);

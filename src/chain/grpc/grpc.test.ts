@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { isTerminalError } from '../../controller/runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
-import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, uniqueId } from '../testSupport.ts';
-import type { ChainWorker, OperationOutcome } from '../types.ts';
+import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testSupport.ts';
+import type { ChainWorker } from '../types.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker.ts';
 import { connectChainWorker, type ConnectChainWorkerOptions, type RemoteChainWorker } from './client.ts';
 import { ChainWorkerServiceService, type ChainWorkerServiceServer } from './generated/chainworker/v1/chainworker.ts';
@@ -26,30 +26,6 @@ const FAST: ConnectChainWorkerOptions = {
   watchBackoff: { initialMs: 50, maxMs: 200 },
   channelOptions: { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect_backoff_ms': 200 },
 };
-
-/** Collects pushed outcomes from the moment it is created (a push may come before the test waits for it). */
-function recordOutcomes(worker: Pick<ChainWorker, 'onOutcome'>) {
-  const seen = new Map<string, OperationOutcome>();
-  const waiters = new Map<string, (o: OperationOutcome) => void>();
-  const unsubscribe = worker.onOutcome((hash, outcome) => {
-    seen.set(hash.toLowerCase(), outcome);
-    waiters.get(hash.toLowerCase())?.(outcome);
-  });
-  return {
-    unsubscribe,
-    wait(hash: string, timeoutMs = 30_000): Promise<OperationOutcome> {
-      const known = seen.get(hash.toLowerCase());
-      if (known) return Promise.resolve(known);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no outcome pushed for ${hash} within ${timeoutMs} ms`)), timeoutMs);
-        waiters.set(hash.toLowerCase(), (o) => {
-          clearTimeout(timer);
-          resolve(o);
-        });
-      });
-    },
-  };
-}
 
 /** A bare grpc-js server with hand-modified handlers: the faults a real network or a busy worker produce. */
 async function serveHandlers(implementation: ChainWorkerServiceServer, port = 0) {
@@ -140,7 +116,7 @@ describe('chain worker over gRPC (devnet)', () => {
   });
 
   it('prepares, submits and gets the inclusion pushed through the outcome stream', async () => {
-    const outcomes = recordOutcomes(remote);
+    const outcomes = outcomeRecorder(remote);
     try {
       await remote.watchReady();
       const ref = { apiClient: 'acme', agentId: uniqueId('full') };
@@ -261,7 +237,7 @@ describe('chain worker over gRPC (devnet)', () => {
       prepareOperation: (call, cb) => (prepareMode === 'before' ? prepareBefore(call, cb) : prepareAfter(call, cb)),
     });
     const client = connectChainWorker('arbitrum', `127.0.0.1:${flaky.port}`, FAST);
-    const outcomes = recordOutcomes(worker);
+    const outcomes = outcomeRecorder(worker);
     try {
       const ref = { apiClient: 'acme', agentId: uniqueId('flaky') };
       expect(await client.resolveWallet(ref)).toEqual(await worker.resolveWallet(ref));
@@ -324,7 +300,7 @@ describe('chain worker over gRPC (devnet)', () => {
     const first = await serveChainWorker(worker, { port: 0 });
     const port = first.port;
     const client = connectChainWorker('arbitrum', `127.0.0.1:${port}`, FAST);
-    const outcomes = recordOutcomes(client);
+    const outcomes = outcomeRecorder(client);
     let second: ChainWorkerServer | undefined;
     try {
       await within(client.watchReady(), 5_000, 'outcome stream open');
@@ -355,7 +331,7 @@ describe('chain worker over gRPC (devnet)', () => {
 
     const graceful = await serveChainWorker(slowWorker, { port: 0 });
     const client = connectChainWorker('arbitrum', `127.0.0.1:${graceful.port}`, FAST);
-    const outcomes = recordOutcomes(client);
+    const outcomes = outcomeRecorder(client);
     try {
       await client.watchReady();
       const inFlight = client.resolveWallet(ref);
