@@ -3,34 +3,18 @@
  * Figures only, no assertions on time. Uses the run's devnet when test/globalSetup.ts started one, otherwise
  * starts its own in a temporary directory.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, bench, describe } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainConfig } from '../config/chainConfig.ts';
-import { startDevnet, chainConfigsFromManifest, loadManifest, type Devnet } from '../devnet/devnet.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
 import { bundlesSince } from './bundler/bundler.ts';
 import { GAS } from './gas.ts';
 import { deriveOwnerAccount } from './ownerKey.ts';
-import { freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
+import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
 import { buildSignedOperation } from './userOperation.ts';
 import { createChainWorker } from './worker.ts';
 
-let devnet: Devnet | undefined;
-let config: ChainConfig;
-let counter: `0x${string}`;
-const manifestPath = process.env.AGENT_WALLET_TEST_MANIFEST;
-if (manifestPath) {
-  const manifest = loadManifest(manifestPath);
-  config = chainConfigsFromManifest(manifest).find((c) => c.name === 'base')!;
-  counter = manifest.chains.find((c) => c.name === 'base')!.testContracts.counter;
-} else {
-  devnet = await startDevnet({ dataDir: mkdtempSync(join(tmpdir(), 'aw-bench-')), log: () => {} });
-  config = devnet.chainConfigs().find((c) => c.name === 'base')!;
-  counter = devnet.manifest.chains.find((c) => c.name === 'base')!.testContracts.counter;
-}
+const devnet = await benchChain('base');
+const { config, counter } = devnet;
 
 const secret = freshSecret();
 const worker = await createChainWorker(config, { serviceSecret: secret });
@@ -70,7 +54,7 @@ afterAll(async () => {
     ].join('\n'),
   );
   await worker.close();
-  await devnet?.stop();
+  await devnet.stop();
 });
 
 describe('chain worker', () => {

@@ -3,11 +3,16 @@
  * production code.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
 import type { Call } from '../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { counterAbi, gateAbi } from '../devnet/contracts.ts';
+import { chainConfigsFromManifest, loadManifest, startDevnet } from '../devnet/devnet.ts';
+import { MANIFEST_ENV } from '../../test/globalSetup.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import type { ChainWorker, OperationOutcome } from './types.ts';
 
@@ -26,6 +31,23 @@ export function chainUnderTest(name: ChainName = 'arbitrum', overrides: Partial<
     counter: chain.testContracts.counter,
     gate: chain.testContracts.gate,
     manifest: devnet.manifest,
+  };
+}
+
+/**
+ * The chain a benchmark runs on, with its counter contract: the run's devnet when test/globalSetup.ts started
+ * one, otherwise a devnet of its own in a temporary directory, which `stop()` shuts down (the run's it leaves).
+ */
+export async function benchChain(name: ChainName = 'base'): Promise<{ config: ChainConfig; counter: Address; stop(): Promise<void> }> {
+  const manifestPath = process.env[MANIFEST_ENV];
+  const own = manifestPath ? undefined : await startDevnet({ dataDir: mkdtempSync(join(tmpdir(), 'aw-bench-')), log: () => {} });
+  const manifest = own?.manifest ?? loadManifest(manifestPath!);
+  return {
+    config: chainConfigsFromManifest(manifest).find((c) => c.name === name)!,
+    counter: manifest.chains.find((c) => c.name === name)!.testContracts.counter,
+    stop: async () => {
+      await own?.stop();
+    },
   };
 }
 
