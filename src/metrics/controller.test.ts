@@ -6,24 +6,14 @@ import { ChainError } from '../chain/errors.ts';
 import { Controller } from '../controller/runtime/controller.ts';
 import { TerminalError } from '../controller/runtime/errors.ts';
 import { Informer } from '../controller/runtime/informer.ts';
-import type { Logger } from '../controller/runtime/logger.ts';
 import { ExponentialBackoff } from '../controller/runtime/rateLimiter.ts';
+import { quiet, sleep, until } from '../controller/runtime/testing/support.ts';
 import { WorkQueue } from '../controller/runtime/workQueue.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { executionRequest } from '../store/embedded/testing/fixtures.ts';
 import { controllerMetrics } from './controller.ts';
 import { createMetrics } from './registry.ts';
 import { parseExposition } from './testing/exposition.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(2);
-  }
-}
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('work queue metrics', () => {
   it('counts adds (not re-adds of a waiting key), depth, waits, work time and retries', async () => {

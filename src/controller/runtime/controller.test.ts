@@ -12,15 +12,7 @@ import { Informer } from './informer.ts';
 import type { Logger } from './logger.ts';
 import { ExponentialBackoff } from './rateLimiter.ts';
 import { retryOnConflict } from './retry.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(2);
-  }
-}
+import { sleep, until } from './testing/support.ts';
 
 let dir: string;
 let store: EmbeddedStore;

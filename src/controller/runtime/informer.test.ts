@@ -7,18 +7,8 @@ import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/inde
 import { apiClient } from '../../store/embedded/testing/fixtures.ts';
 import { isStoreError } from '../../store/types.ts';
 import { Informer } from './informer.ts';
-import type { Logger } from './logger.ts';
 import { cuttable } from './testing/cuttableStore.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(2);
-  }
-}
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+import { quiet, sleep, until } from './testing/support.ts';
 
 let dir: string;
 let store: EmbeddedStore;
