@@ -2,30 +2,18 @@
  * Lease leader election against a real API server, with short timings (lease 3 s, renew deadline 2 s,
  * retry 0.5 s; production uses 15/10/2). The invariant under every failure: never two leaders at once.
  */
-import { CoordinationV1Api, CoreV1Api, type V1LeaseSpec } from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startKubeApiServer, type KubeApiServer } from '../../../test/support/kubeApiServer.ts';
+import { CoordinationV1Api, type V1LeaseSpec } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import type { LeaderElector } from '../../controller/runtime/leaderElection.ts';
-import type { Logger } from '../../controller/runtime/logger.ts';
+import { quiet } from '../../controller/runtime/testing/support.ts';
 import { spawnTs, type Child } from '../embedded/testing/child.ts';
 import { createLeaseElector } from './lease.ts';
+import { useKubeApiServer } from './testing/env.ts';
 
 const LEASE_S = 3;
 const RENEW_S = 2;
 const RETRY_S = 0.5;
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-let kube: KubeApiServer;
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-beforeAll(async () => {
-  kube = await startKubeApiServer();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await kube?.stop();
-});
+const env = useKubeApiServer();
 
 /** Who led when, across every elector of a test (in-process or child): to check they never overlap. */
 class Timeline {
@@ -60,15 +48,13 @@ class Timeline {
   }
 }
 
-let seq = 0;
 async function setup() {
-  const namespace = `lease-${++seq}`;
-  const kc = kube.kubeConfig();
-  await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  const namespace = await env.freshNamespace('lease');
+  const kc = env.kube.kubeConfig();
   const timeline = new Timeline();
   const elector = (identity: string): { elector: LeaderElector; run: Promise<void> } => {
     const elector = createLeaseElector({
-      kubeConfig: kube.kubeConfig(),
+      kubeConfig: env.kube.kubeConfig(),
       namespace,
       name: 'controller',
       identity,
@@ -82,14 +68,14 @@ async function setup() {
       onStoppedLeading: () => timeline.stopped(identity),
     });
     run.catch(() => undefined);
-    cleanups.push(() => elector.stop());
+    env.cleanup(() => elector.stop());
     return { elector, run };
   };
   const lease = async (): Promise<V1LeaseSpec> =>
     (await kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace, name: 'controller' })).spec!;
   const child = (identity: string): Child => {
     const c = spawnTs('src/store/kube/testing/leaseChild.ts', [
-      kube.kubeconfigPath,
+      env.kube.kubeconfigPath,
       namespace,
       'controller',
       identity,
@@ -105,7 +91,7 @@ async function setup() {
       }
     };
     c.proc.stdout.on('data', () => setImmediate(onLine));
-    cleanups.push(() => c.kill('SIGKILL'));
+    env.cleanup(() => c.kill('SIGKILL'));
     return c;
   };
   return { namespace, timeline, elector, lease, child };
@@ -178,10 +164,10 @@ describe('Lease leader election', () => {
     const first = await timeline.waitForLeader();
     await new Promise((r) => setTimeout(r, 1_000));
 
-    kube.pauseApiServer();
+    env.kube.pauseApiServer();
     const pausedAt = performance.now();
     let resumed = false;
-    cleanups.push(() => (resumed ? undefined : kube.resumeApiServer()));
+    env.cleanup(() => (resumed ? undefined : env.kube.resumeApiServer()));
     await expect.poll(() => timeline.leaders(), { timeout: 2 * LEASE_S * 1000, interval: 20 }).toEqual([]);
     const steppedDownMs = timeline.spans[0]!.to! - pausedAt;
     expect(timeline.spans[0]!.who).toBe(first.who);
@@ -192,7 +178,7 @@ describe('Lease leader election', () => {
 
     await new Promise((r) => setTimeout(r, LEASE_S * 1000));
     expect(timeline.leaders()).toEqual([]);
-    kube.resumeApiServer();
+    env.kube.resumeApiServer();
     resumed = true;
     await timeline.waitForLeader(15_000);
     await new Promise((r) => setTimeout(r, LEASE_S * 1000));
@@ -205,13 +191,13 @@ describe('Lease leader election', () => {
     const { timeline, elector } = await setup();
     elector('a');
     await timeline.waitForLeader();
-    await kube.killApiServer();
+    await env.kube.killApiServer();
     const killedAt = performance.now();
     let restarted = false;
-    cleanups.push(() => (restarted ? undefined : kube.startApiServer()));
+    env.cleanup(() => (restarted ? undefined : env.kube.startApiServer()));
     await expect.poll(() => timeline.leaders(), { timeout: 2 * LEASE_S * 1000, interval: 20 }).toEqual([]);
     expect(timeline.spans[0]!.to! - killedAt).toBeLessThanOrEqual(RENEW_S * 1000 + 200);
-    await kube.startApiServer();
+    await env.kube.startApiServer();
     restarted = true;
     // The same identity holds the lease on record: it leads again at once, no lease duration to wait.
     await timeline.waitForLeader(15_000);
@@ -219,7 +205,7 @@ describe('Lease leader election', () => {
   });
 
   it('refuses timings that could let two replicas lead at once', () => {
-    const base = { kubeConfig: kube.kubeConfig(), namespace: 'default', name: 'x', identity: 'i' };
+    const base = { kubeConfig: env.kube.kubeConfig(), namespace: 'default', name: 'x', identity: 'i' };
     expect(() => createLeaseElector({ ...base, leaseDurationSeconds: 10, renewDeadlineSeconds: 10 })).toThrow(/greater than renewDeadline/);
     expect(() => createLeaseElector({ ...base, renewDeadlineSeconds: 2, retryPeriodSeconds: 2 })).toThrow(/retryPeriod/);
     expect(() => createLeaseElector({ ...base, identity: '' })).toThrow(/identity/);

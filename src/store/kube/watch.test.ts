@@ -3,60 +3,40 @@
  * timeouts, bookmarks, half-open connections (the JavaScript client's known hang), an API server restart,
  * and the errors of a misconfigured cluster.
  */
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startKubeApiServer, tokenKubeconfig, type KubeApiServer } from '../../../test/support/kubeApiServer.ts';
-import { API_VERSION, type ApiClient } from '../../api/v1alpha1/index.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { tokenKubeconfig } from '../../../test/support/kubeApiServer.ts';
+import type { ApiClient } from '../../api/v1alpha1/index.ts';
 import { Informer } from '../../controller/runtime/informer.ts';
-import type { Logger } from '../../controller/runtime/logger.ts';
-import { StoreError, type ResourceStore, type WatchEvent } from '../types.ts';
+import { quiet } from '../../controller/runtime/testing/support.ts';
+import { codeOf } from '../conformance.ts';
+import { apiClient } from '../embedded/testing/fixtures.ts';
+import type { ResourceStore, WatchEvent } from '../types.ts';
 import { createKubeStore, type KubeStore, type KubeStoreOptions } from './index.ts';
+import { useKubeApiServer } from './testing/env.ts';
 import { startFreezableProxy, type FreezableProxy } from './testing/freezableProxy.ts';
 import type { KubeWatch } from './watch.ts';
 
-let kube: KubeApiServer;
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const env = useKubeApiServer();
+const freshNamespace = () => env.freshNamespace('watch');
 
-beforeAll(async () => {
-  kube = await startKubeApiServer();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await kube?.stop();
-});
-
-let seq = 0;
-async function freshNamespace(): Promise<string> {
-  const name = `watch-${++seq}`;
-  await kube.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
-function store(namespace: string, opts: Partial<KubeStoreOptions> = {}, kubeConfig = kube.kubeConfig()): KubeStore {
+function store(namespace: string, opts: Partial<KubeStoreOptions> = {}, kubeConfig = env.kube.kubeConfig()): KubeStore {
   const s = createKubeStore({ kubeConfig, namespace, logger: quiet, ...opts });
-  cleanups.push(() => s.close());
+  env.cleanup(() => s.close());
   return s;
 }
 
 /** A kubeconfig that reaches the API server through a proxy whose connections the test can freeze. */
 async function viaProxy(): Promise<{ kubeConfig: KubeConfig; proxy: FreezableProxy }> {
-  const port = Number(new URL(kube.server).port);
+  const port = Number(new URL(env.kube.server).port);
   const proxy = await startFreezableProxy({ host: '127.0.0.1', port });
-  cleanups.push(() => proxy.close());
+  env.cleanup(() => proxy.close());
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(tokenKubeconfig(`https://127.0.0.1:${proxy.port}`, kube.caPem, 'admin', kube.token));
+  kubeConfig.loadFromString(tokenKubeconfig(`https://127.0.0.1:${proxy.port}`, env.kube.caPem, 'admin', env.kube.token));
   return { kubeConfig, proxy };
 }
 
-const client = (name: string, namespace: string): ApiClient => ({
-  apiVersion: API_VERSION,
-  kind: 'ApiClient',
-  metadata: { name, namespace },
-  spec: { keyHash: 'ab'.repeat(32), paymentMode: 'sponsored', enabled: true, limits: { requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 } },
-});
+const client = (name: string, namespace: string): ApiClient => apiClient(name, { namespace });
 
 function collect<T>() {
   const events: WatchEvent<T>[] = [];
@@ -70,12 +50,6 @@ async function eventually(what: string, check: () => boolean | Promise<boolean>,
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-const codeOf = (p: Promise<unknown>) =>
-  p.then(
-    () => 'ok',
-    (e: unknown) => (e instanceof StoreError ? e.code : Promise.reject(e)),
-  );
 
 describe('kube watch', () => {
   it('spans server-side timeouts: reconnects from the last version, no event lost or repeated', async () => {
@@ -148,7 +122,7 @@ describe('kube watch', () => {
     const direct = store(ns);
     const s = store(ns, { requestTimeoutMs: 2_000, watch: { serverTimeoutSeconds: 60, inactivityMs: 1_500 } }, kubeConfig);
     const informer = new Informer({ store: s, kind: 'ApiClient', namespace: ns, backoffMs: [100, 1_000], logger: quiet });
-    cleanups.push(() => informer.stop());
+    env.cleanup(() => informer.stop());
     informer.start();
     await informer.waitForSync();
     await direct.create(client('a', ns));
@@ -168,15 +142,15 @@ describe('kube watch', () => {
     const ns = await freshNamespace();
     const s = store(ns, { requestTimeoutMs: 2_000 });
     const informer = new Informer({ store: s, kind: 'ApiClient', namespace: ns, backoffMs: [100, 1_000], logger: quiet });
-    cleanups.push(() => informer.stop());
+    env.cleanup(() => informer.stop());
     informer.start();
     await informer.waitForSync();
     await s.create(client('a', ns));
     await eventually('a in the cache', () => informer.get('a', ns) !== undefined);
 
-    await kube.killApiServer();
+    await env.kube.killApiServer();
     const t = performance.now();
-    await kube.startApiServer();
+    await env.kube.startApiServer();
     const restartMs = performance.now() - t;
     await s.create(client('b', ns));
     await s.delete('ApiClient', 'a', { namespace: ns });
@@ -212,7 +186,7 @@ describe('kube store errors', () => {
 
   it('RBAC denial: Unavailable (retryable once the Role is fixed), naming the verb', async () => {
     const ns = await freshNamespace();
-    const kubeconfigPath = await kube.serviceAccountKubeconfig(ns, 'nobody');
+    const kubeconfigPath = await env.kube.serviceAccountKubeconfig(ns, 'nobody');
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfigPath);
     const s = store(ns, {}, kc);
@@ -235,7 +209,7 @@ describe('kube store errors', () => {
   it('a kind whose CRD is not installed: Unavailable, never NotFound (a reconciler would drop the object)', async () => {
     const ns = await freshNamespace();
     const s: ResourceStore = store(ns);
-    const del = await kube.kubectl(['delete', 'crd', 'paymentreceipts.agentwallet.dev', '--wait=true']);
+    const del = await env.kube.kubectl(['delete', 'crd', 'paymentreceipts.agentwallet.dev', '--wait=true']);
     expect(del.code).toBe(0);
     await eventually('the API to go', async () => (await codeOf(s.get('PaymentReceipt', 'x'))) !== 'NotFound');
     const err = await s.get('PaymentReceipt', 'x').catch((e: unknown) => e);
