@@ -254,30 +254,26 @@ class LeaseElector implements LeaderElector {
     }
   }
 
-  private renewed(lease: V1Lease): V1Lease {
+  /** The Lease as this candidate's renewal: same term, renewTime now. */
+  private renewed(lease: V1Lease, now = new V1MicroTime()): V1Lease {
     return {
       ...lease,
       spec: {
         ...lease.spec,
         holderIdentity: this.opts.identity,
         leaseDurationSeconds: this.leaseDurationSeconds,
-        renewTime: new V1MicroTime(),
+        renewTime: now,
       },
     };
   }
 
+  /** The Lease taken over by this candidate: a renewal that also starts a new term. */
   private taken(lease: V1Lease): V1Lease {
     const now = new V1MicroTime();
+    const renewed = this.renewed(lease, now);
     return {
-      ...lease,
-      spec: {
-        ...lease.spec,
-        holderIdentity: this.opts.identity,
-        leaseDurationSeconds: this.leaseDurationSeconds,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1,
-      },
+      ...renewed,
+      spec: { ...renewed.spec, acquireTime: now, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 },
     };
   }
 
