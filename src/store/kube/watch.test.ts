@@ -38,6 +38,15 @@ async function viaProxy(): Promise<{ kubeConfig: KubeConfig; proxy: FreezablePro
 
 const client = (name: string, namespace: string): ApiClient => apiClient(name, { namespace });
 
+/** An ApiClient informer on `s`, started and synced, with short backoffs; stopped after the test. */
+async function syncedInformer(s: ResourceStore, ns: string): Promise<Informer<'ApiClient'>> {
+  const informer = new Informer({ store: s, kind: 'ApiClient', namespace: ns, backoffMs: [100, 1_000], logger: quiet });
+  env.cleanup(() => informer.stop());
+  informer.start();
+  await informer.waitForSync();
+  return informer;
+}
+
 function collect<T>() {
   const events: WatchEvent<T>[] = [];
   return { events, onEvent: (e: WatchEvent<T>) => void events.push(e) };
@@ -121,10 +130,7 @@ describe('kube watch', () => {
     const { kubeConfig, proxy } = await viaProxy();
     const direct = store(ns);
     const s = store(ns, { requestTimeoutMs: 2_000, watch: { serverTimeoutSeconds: 60, inactivityMs: 1_500 } }, kubeConfig);
-    const informer = new Informer({ store: s, kind: 'ApiClient', namespace: ns, backoffMs: [100, 1_000], logger: quiet });
-    env.cleanup(() => informer.stop());
-    informer.start();
-    await informer.waitForSync();
+    const informer = await syncedInformer(s, ns);
     await direct.create(client('a', ns));
     await eventually('a in the cache', () => informer.get('a', ns) !== undefined);
 
@@ -141,10 +147,7 @@ describe('kube watch', () => {
   it('an informer survives an API server restart (the watch cache restarts: Gone, then a relist)', async () => {
     const ns = await freshNamespace();
     const s = store(ns, { requestTimeoutMs: 2_000 });
-    const informer = new Informer({ store: s, kind: 'ApiClient', namespace: ns, backoffMs: [100, 1_000], logger: quiet });
-    env.cleanup(() => informer.stop());
-    informer.start();
-    await informer.waitForSync();
+    const informer = await syncedInformer(s, ns);
     await s.create(client('a', ns));
     await eventually('a in the cache', () => informer.get('a', ns) !== undefined);
 
