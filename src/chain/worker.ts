@@ -101,10 +101,10 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
   // Fail fast on a wrong RPC URL or chain id rather than on the first request.
   const actualChainId = await client.getChainId().catch((e: unknown) => {
-    throw new ChainError('rpc_unavailable', `${config.name}: ${config.rpcUrl} did not answer: ${describeError(e)}`, { cause: e });
+    throw new ChainError('rpc_unavailable', `${config.name}: ${rpcOrigin(config.rpcUrl)} did not answer: ${describeError(e)}`, { cause: e });
   });
   if (actualChainId !== config.chainId) {
-    throw new ChainError('invalid_operation', `${config.name}: ${config.rpcUrl} serves chain ${actualChainId}, configured ${config.chainId}`);
+    throw new ChainError('invalid_operation', `${config.name}: ${rpcOrigin(config.rpcUrl)} serves chain ${actualChainId}, configured ${config.chainId}`);
   }
 
   const bundler = new Bundler({
@@ -351,4 +351,14 @@ export function weiToUsd(wei: bigint, usdPerNative: number): number {
 function rpcError(e: unknown): never {
   if (e instanceof ChainError) throw e;
   throw new ChainError('rpc_unavailable', `the chain did not answer: ${describeError(e)}`, { cause: e });
+}
+
+/** An RPC URL for messages: scheme and host only (providers put API keys in the path, query or userinfo). */
+export function rpcOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(unparsable RPC URL)';
+  }
 }

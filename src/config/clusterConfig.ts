@@ -12,12 +12,15 @@ import type { ChainName } from './chains.ts';
  *   AGENT_WALLET_SERVICE_SECRET        chain worker: derives wallet owner keys (>= 32 chars)
  *   AGENT_WALLET_PAYMASTER_SIGNER_KEY  chain worker: 0x… private key, the paymaster's verifyingSigner
  *   AGENT_WALLET_EXECUTOR_KEYS         chain worker: comma-separated 0x… private keys that send bundles
+ *   AGENT_WALLET_RPC_URL               chain worker, optional: its chain's RPC URL when it holds a provider
+ *                                      API key and must not sit in the file (then the file may omit rpcUrl)
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
  *   POD_NAME / POD_NAMESPACE           downward API: leader-election identity, default namespace
  */
 
 /** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
 export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true }).extend({
+  rpcUrl: ChainConfigSchema.shape.rpcUrl.optional(),
   worker: z.object({
     /** host:port where the gateway and the controllers reach this chain's worker (a Service). */
     address: z.string().min(1),
@@ -98,7 +101,9 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
     .split(',')
     .map((k) => k.trim())
     .filter((k) => k !== '');
-  const parsed = ChainConfigSchema.safeParse({ ...pub, paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY, executorKeys });
+  const rpcUrl = env.AGENT_WALLET_RPC_URL || pub.rpcUrl;
+  if (!rpcUrl) throw new ConfigError(`chain worker ${chain.name}: no RPC URL: set rpcUrl in the config or AGENT_WALLET_RPC_URL`);
+  const parsed = ChainConfigSchema.safeParse({ ...pub, rpcUrl, paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY, executorKeys });
   if (!parsed.success) {
     throw new ConfigError(
       `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY and AGENT_WALLET_EXECUTOR_KEYS must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,

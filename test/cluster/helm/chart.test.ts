@@ -92,13 +92,24 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       const svcPorts = (named(manifests, 'Service', service) as Tree).spec.ports as { name: string; port: number }[];
       expect(svcPorts.find((p) => p.name === 'grpc')?.port).toBe(chain.worker.port);
       // The worker's public config plus the keys its Deployment takes from the Secret make a valid chain.
-      const full = workerChainConfig(chain, {
+      const deployment = named(manifests, 'Deployment', service) as Tree;
+      const env = (deployment.spec.template.spec.containers[0].env as { name: string }[]).map((e) => e.name);
+      const secretEnv = {
         AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`,
         AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)},0x${'33'.repeat(32)}`,
-      });
+        ...(env.includes('AGENT_WALLET_RPC_URL') && { AGENT_WALLET_RPC_URL: 'https://rpc.example.com/v2/secret-key' }),
+      };
+      const full = workerChainConfig(chain, secretEnv);
       expect(full.executorKeys).toHaveLength(2);
+      // The URL is in exactly one place: the file, or the Secret (keys.rpcUrl).
+      expect(chain.rpcUrl === undefined).toBe(env.includes('AGENT_WALLET_RPC_URL'));
+      if (chain.rpcUrl === undefined) {
+        expect(full.rpcUrl).toBe('https://rpc.example.com/v2/secret-key');
+        expect(() => workerChainConfig(chain, { ...secretEnv, AGENT_WALLET_RPC_URL: '' })).toThrow(/no RPC URL/);
+      }
     }
     if (values === 'full') {
+      expect(config.chains.find((c) => c.name === 'arbitrum')!.rpcUrl).toBeUndefined(); // from the Secret
       const eth = config.chains.find((c) => c.name === 'ethereum')!;
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
         ['USDC', '0x4444444444444444444444444444444444444444', true],

@@ -1,0 +1,78 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { ConfigError, clusterChain, clusterNamespace, loadClusterConfig, workerChainConfig } from './clusterConfig.ts';
+
+const chain = {
+  name: 'base',
+  chainId: 84532,
+  rpcUrl: 'https://base-sepolia.example.com',
+  entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
+  simpleAccountFactory: '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985',
+  paymaster: '0x1111111111111111111111111111111111111111',
+  beneficiary: '0x2222222222222222222222222222222222222222',
+  treasury: '0x3333333333333333333333333333333333333333',
+  tokens: [],
+  worker: { address: 'aw-worker-base:50051' },
+};
+const keys = { AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`, AGENT_WALLET_EXECUTOR_KEYS: ` 0x${'22'.repeat(32)} ,0x${'33'.repeat(32)},` };
+
+function writeConfig(config: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'aw-config-')), 'config.yaml');
+  writeFileSync(path, typeof config === 'string' ? config : stringify(config));
+  return path;
+}
+
+describe('loadClusterConfig', () => {
+  it('fills the defaults and finds chains by name', async () => {
+    const config = await loadClusterConfig(writeConfig({ redis: { url: 'redis://r:6379' }, chains: [chain] }));
+    expect(config.gateway.port).toBe(8080);
+    expect(config.controller.leaseDurationSeconds).toBeGreaterThan(config.controller.renewDeadlineSeconds);
+    expect(config.chains[0]!.worker.port).toBe(50051);
+    expect(clusterChain(config, 'base').worker.address).toBe('aw-worker-base:50051');
+    expect(() => clusterChain(config, 'arbitrum')).toThrow(ConfigError);
+    expect(clusterNamespace(config, { POD_NAMESPACE: 'agents' })).toBe('agents');
+    expect(clusterNamespace({ ...config, namespace: 'set' }, { POD_NAMESPACE: 'agents' })).toBe('set');
+  });
+
+  it('refuses what it cannot use, naming the field', async () => {
+    await expect(loadClusterConfig(writeConfig({ chains: [chain] }))).rejects.toThrow(/redis/);
+    await expect(loadClusterConfig(writeConfig({ redis: { url: 'redis://r' }, chains: [chain, chain] }))).rejects.toThrow(/twice/);
+    await expect(loadClusterConfig(writeConfig({ redis: { url: 'redis://r' }, chains: [{ ...chain, paymaster: 'nope' }] }))).rejects.toThrow(
+      /paymaster/,
+    );
+    await expect(loadClusterConfig(writeConfig('chains: [unclosed'))).rejects.toThrow(ConfigError);
+    await expect(loadClusterConfig('/nonexistent/config.yaml')).rejects.toThrow(/cannot read/);
+  });
+});
+
+describe('workerChainConfig', () => {
+  it('adds the keys from the environment', () => {
+    const full = workerChainConfig({ ...chain, name: 'base', worker: { ...chain.worker, port: 50051 } } as never, keys);
+    expect(full.executorKeys).toEqual([`0x${'22'.repeat(32)}`, `0x${'33'.repeat(32)}`]);
+    expect(full.paymasterSignerKey).toBe(keys.AGENT_WALLET_PAYMASTER_SIGNER_KEY);
+    expect('worker' in full).toBe(false);
+  });
+
+  it('takes the RPC URL from AGENT_WALLET_RPC_URL over the file, and needs one of them', () => {
+    const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
+    expect(workerChainConfig(c, { ...keys, AGENT_WALLET_RPC_URL: 'https://rpc.example.com/v2/key' }).rpcUrl).toBe('https://rpc.example.com/v2/key');
+    const { rpcUrl: _omitted, ...withoutUrl } = chain;
+    expect(() => workerChainConfig({ ...withoutUrl, worker: { ...chain.worker, port: 50051 } } as never, keys)).toThrow(/no RPC URL/);
+  });
+
+  it('refuses missing or malformed keys without echoing them', () => {
+    const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
+    expect(() => workerChainConfig(c, { AGENT_WALLET_EXECUTOR_KEYS: keys.AGENT_WALLET_EXECUTOR_KEYS })).toThrow(ConfigError);
+    let message = '';
+    try {
+      workerChainConfig(c, { ...keys, AGENT_WALLET_EXECUTOR_KEYS: '0xsecret-but-malformed' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/executorKeys/);
+    expect(message).not.toContain('0xsecret-but-malformed');
+  });
+});
