@@ -12,7 +12,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.t
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { startRetentionController } from '../controller/retention/index.ts';
-import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
+import { bundleObserver, controllerMetrics, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
 
 export interface EmbeddedServiceOptions {
   dataDir: string;
@@ -89,6 +89,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       archive,
       retentionSeconds: opts.retentionSeconds ?? 3_600,
       informer: controller.informer,
+      metrics: controllerMetrics(metrics, 'retention'),
       logger: log.child({ role: 'retention' }),
     });
     stops.push(() => retention.stop());

@@ -2,6 +2,7 @@ import { isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ExecutionArchive } from '../../archive/types.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../runtime/index.ts';
+import type { ControllerMetrics } from '../runtime/controller.ts';
 
 export interface RetentionControllerOptions {
   store: ResourceStore;
@@ -17,6 +18,8 @@ export interface RetentionControllerOptions {
   /** Requests archived at once (default 4): archiving is I/O, and nothing waits for it. */
   concurrency?: number;
   hooks?: ControllerHooks;
+  /** Work-queue and reconcile metrics (src/metrics: controllerMetrics(metrics, 'retention')). */
+  metrics?: ControllerMetrics;
   logger?: Logger;
 }
 
@@ -113,6 +116,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
       a.status?.completionTime !== b.status?.completionTime ||
       a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
     ...(opts.hooks && { hooks: opts.hooks }),
+    ...(opts.metrics && { metrics: opts.metrics }),
     ...(opts.logger && { logger: opts.logger }),
   });
   await controller.start();

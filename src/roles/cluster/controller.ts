@@ -4,7 +4,7 @@ import { clusterNamespace } from '../../config/clusterConfig.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { startExecutionController, type ExecutionController } from '../../controller/execution/controller.ts';
 import { startRetentionController, type RetentionController } from '../../controller/retention/index.ts';
-import { Metrics, grpcClientInterceptor } from '../../metrics/index.ts';
+import { Metrics, controllerMetrics, grpcClientInterceptor } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { defaultPaymentPolicies } from '../../payments/policy.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
@@ -47,7 +47,8 @@ export async function runController(argv: string[]): Promise<number> {
     leading = undefined;
     metrics.setLeader('controller', false);
     // Reconciles in progress finish (their status writes carry resourceVersion preconditions); nothing new starts.
-    await Promise.all([l?.execution.stop(), l?.retention.stop()]);
+    await l?.retention.stop(); // first: it shares the execution controller's informer
+    await l?.execution.stop();
   };
 
   const elector = createLeaseElector({
@@ -80,6 +81,8 @@ export async function runController(argv: string[]): Promise<number> {
         archive,
         namespace,
         retentionSeconds: config.controller.retentionSeconds,
+        informer: execution.informer,
+        metrics: controllerMetrics(metrics, 'retention'),
         logger: log.child({ controller: 'retention' }),
       });
       leading = { execution, retention };
