@@ -42,6 +42,8 @@ export interface RoleProcess {
 let namespaceSeq = 0;
 
 export interface StartClusterOptions {
+  /** An API server of the test's own (e.g. to kill it); default: the run's shared one. */
+  kubeconfigPath?: string;
   /** Controller replicas (default 2). */
   controllers?: number;
   /** Short lease timings so takeover tests finish quickly (seconds). */
@@ -50,7 +52,7 @@ export interface StartClusterOptions {
 }
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
-  const kubeconfigPath = process.env[KUBECONFIG_ENV];
+  const kubeconfigPath = opts.kubeconfigPath ?? process.env[KUBECONFIG_ENV];
   const redisUrl = process.env[REDIS_URL_ENV];
   if (!kubeconfigPath || !redisUrl) throw new Error(`${KUBECONFIG_ENV}/${REDIS_URL_ENV} unset: run through the vitest cluster project`);
   const devnet = testDevnet();
