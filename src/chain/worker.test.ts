@@ -5,6 +5,7 @@ import { parseEther, type Address, type Hex } from 'viem';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { simpleAccountFactoryAbi } from './abi.ts';
 import { isChainError } from './errors.ts';
+import { LockError } from '../locks/types.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
 import {
   assertIncluded,
@@ -357,6 +358,23 @@ describe('chain worker (devnet)', () => {
         expect(op.nonce).toBe('0');
       } finally {
         await fresh.close();
+      }
+    });
+    it('answers rpc_unavailable when its lock service is unreachable (nothing signed, admission retries)', async () => {
+      const locks = {
+        withLock: async () => {
+          throw new LockError('Unavailable', 'lock nonce:x: Redis did not answer');
+        },
+      };
+      const noLocks = await createChainWorker(env.config, { serviceSecret: secret, locks });
+      try {
+        const e = await noLocks
+          .prepareOperation({ apiClient: 'acme', agentId: uniqueId('nolock') }, [incrementCall(env.counter)], { requestId: 'nl' })
+          .catch((err: unknown) => err);
+        expect(isChainError(e, 'rpc_unavailable')).toBe(true);
+        expect((e as Error).message).toMatch(/Redis did not answer/);
+      } finally {
+        await noLocks.close();
       }
     });
   });

@@ -4,7 +4,7 @@ import type { Call, SignedUserOperation } from '../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import { err, ok, type Result } from '../lib/result.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
-import type { LockManager } from '../locks/types.ts';
+import { isLockError, type LockManager } from '../locks/types.ts';
 import { entryPoint07Abi } from './abi.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from './bundler/bundler.ts';
 import { lookupOperationOnChain, type LogScanOptions } from './bundler/outcomeLookup.ts';
@@ -244,6 +244,12 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       const now = Math.max(Math.floor(Date.now() / 1000), Number(feeSnapshot.blockTimestamp));
       const expiry = now + config.bundler.sponsorshipTtlSeconds;
 
+      // No lock service, no nonce: to the caller this worker cannot serve now, as when its chain does not
+      // answer (nothing was signed; admission retries, then fails with chain_unavailable).
+      const lockUnavailable = (e: unknown): never => {
+        if (isLockError(e, 'Unavailable')) throw new ChainError('rpc_unavailable', `${config.name}: ${e.message}`, { cause: e });
+        throw e;
+      };
       return locks.withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
         const chainNonce = await client
           .readContract({ address: config.entryPoint, abi: entryPoint07Abi, functionName: 'getNonce', args: [wallet.address, 0n] })
@@ -274,7 +280,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
           nonces.release(wallet.address, nonce);
           throw e;
         }
-      });
+      }).catch(lockUnavailable);
     },
 
     async submitOperation(op) {

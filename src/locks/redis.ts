@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../controller/runtime/logger.ts';
-import { AgentWalletError } from '../lib/errors.ts';
 import { redisScript } from '../redis/script.ts';
-import type { LockManager } from './types.ts';
+import { LockError, type LockManager } from './types.ts';
 
 /**
  * The nonce locks of the cluster: a {@link LockManager} shared by every replica through Redis.
@@ -32,11 +31,7 @@ import type { LockManager } from './types.ts';
  * (seconds, see connectRedis) rather than waiting forever; the controller's retry with backoff takes over.
  * A release that fails is logged and left to the lease's expiry.
  */
-export type LockErrorCode = 'Unavailable' | 'Closed';
-
-export class LockError extends AgentWalletError<LockErrorCode> {
-  override readonly name = 'LockError';
-}
+export { LockError, type LockErrorCode } from './types.ts';
 
 export interface RedisLockManagerOptions {
   /** Prefix of the lock keys and the release channel (default `aw:lock:`). */

@@ -1,3 +1,15 @@
+import { AgentWalletError } from '../lib/errors.ts';
+
+/** Unavailable: the lock service (Redis) did not answer; Closed: the manager was closed. */
+export type LockErrorCode = 'Unavailable' | 'Closed';
+
+export class LockError extends AgentWalletError<LockErrorCode> {
+  override readonly name = 'LockError';
+}
+
+export const isLockError = (e: unknown, code?: LockErrorCode): e is LockError =>
+  e instanceof LockError && (code === undefined || e.code === code);
+
 /**
  * Mutual exclusion by key, with a lease. Locks are a fast path only: they keep two allocations of the same
  * wallet's nonce from racing in the common case, but correctness never rests on them — the EntryPoint nonce is
@@ -8,5 +20,6 @@
  * the others waiting. Short TTLs make a crashed chain worker's locks free again quickly.
  */
 export interface LockManager {
+  /** Rejects with LockError `Unavailable` when a shared backend cannot be reached (never waits forever). */
   withLock<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T>;
 }
