@@ -44,6 +44,8 @@ let namespaceSeq = 0;
 export interface StartClusterOptions {
   /** An API server of the test's own (e.g. to kill it); default: the run's shared one. */
   kubeconfigPath?: string;
+  /** A Redis of the test's own; default: the run's shared one. */
+  redisUrl?: string;
   /** Controller replicas (default 2). */
   controllers?: number;
   /** Short lease timings so takeover tests finish quickly (seconds). */
@@ -53,7 +55,7 @@ export interface StartClusterOptions {
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
   const kubeconfigPath = opts.kubeconfigPath ?? process.env[KUBECONFIG_ENV];
-  const redisUrl = process.env[REDIS_URL_ENV];
+  const redisUrl = opts.redisUrl ?? process.env[REDIS_URL_ENV];
   if (!kubeconfigPath || !redisUrl) throw new Error(`${KUBECONFIG_ENV}/${REDIS_URL_ENV} unset: run through the vitest cluster project`);
   const devnet = testDevnet();
   const dir = tempDir('aw-cluster-');
