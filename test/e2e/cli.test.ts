@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -94,5 +95,43 @@ describe('agent-wallet dev (npm start)', () => {
         child.kill('SIGTERM');
       });
     }
+  });
+});
+
+describe('agent-wallet cluster roles: bad configuration', () => {
+  it('refuses a bad chain, a missing or invalid config, and missing secrets with exit 2 and a reason', async () => {
+    const dir = tempDir('aw-role-');
+    const noChain = await cliFails('chain-worker', '--chain', 'solana', '--config', `${dir}/none.yaml`);
+    expect(noChain.code).toBe(2);
+    expect(noChain.stderr).toMatch(/--chain must be one of ethereum, base, arbitrum/);
+
+    const missing = await cliFails('gateway', '--config', `${dir}/none.yaml`);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read config/);
+
+    const invalidPath = `${dir}/invalid.yaml`;
+    writeFileSync(invalidPath, 'chains: []\n');
+    const invalid = await cliFails('controller', '--config', invalidPath);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/invalid config .*redis/s);
+
+    const validPath = `${dir}/valid.yaml`;
+    writeFileSync(
+      validPath,
+      [
+        'redis: { url: "redis://127.0.0.1:1" }',
+        'chains:',
+        '  - { name: base, chainId: 84532, rpcUrl: "http://127.0.0.1:1", entryPoint: "0x0000000071727De22E5E9d8BAf0edAc6f37da032",',
+        '      simpleAccountFactory: "0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985", paymaster: "0x1111111111111111111111111111111111111111",',
+        '      beneficiary: "0x2222222222222222222222222222222222222222", treasury: "0x3333333333333333333333333333333333333333",',
+        '      tokens: [], worker: { address: "127.0.0.1:1" } }',
+        '',
+      ].join('\n'),
+    );
+    const noKeys = await cliFails('chain-worker', '--chain', 'base', '--config', validPath);
+    expect(noKeys.code).toBe(2);
+    expect(noKeys.stderr).toMatch(/AGENT_WALLET_PAYMASTER_SIGNER_KEY and AGENT_WALLET_EXECUTOR_KEYS/);
+    const otherChain = await cliFails('chain-worker', '--chain', 'arb', '--config', validPath);
+    expect(otherChain.stderr).toMatch(/chain arbitrum is not in the config/);
   });
 });

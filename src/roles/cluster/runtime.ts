@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { CliError, parse } from '../../cli/args.ts';
@@ -36,7 +37,7 @@ export async function loadRoleContext(
   }
   const opsPort = Number(values['ops-port'] ?? env.AGENT_WALLET_OPS_PORT ?? config.ops.port);
   if (!Number.isInteger(opsPort) || opsPort < 0 || opsPort > 65535) throw new CliError(`invalid ops port ${values['ops-port']}`);
-  const identity = env.POD_NAME ?? `${(await import('node:os')).hostname()}-${process.pid}`;
+  const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   const log = pino({ level: config.logLevel, base: { role, pod: identity } });
   return { config, log, opsPort, identity };
 }
