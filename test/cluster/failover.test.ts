@@ -86,13 +86,18 @@ describe('controller leader election', () => {
     }
   });
 
-  it('a graceful stop of the leader releases the lease at once', async () => {
+  it('a graceful stop of the leader, with requests in flight, releases the lease at once and loses nothing', async () => {
     const restarted = await cluster.startController(9); // a replacement, as the Deployment would start
     const leaderName = await until('a leader', () => cluster.leader());
     const leader = cluster.processes.find((p) => p.name === leaderName)!;
-    const t0 = Date.now();
-    leader.child.kill('SIGTERM');
-    await leader.exited;
+    const { api } = await cluster.newKey();
+    const before = await readCounter('ethereum');
+    let t0 = 0;
+    const ids = await sendLoad(api, 'ethereum', 12, 3, 20, async () => {
+      t0 = Date.now();
+      leader.child.kill('SIGTERM'); // as a rollout or a drain would
+      await leader.exited;
+    });
     expect(leader.child.exitCode).toBe(0);
     const next = await until('a new leader', async () => {
       const l = await cluster.leader();
@@ -101,10 +106,9 @@ describe('controller leader election', () => {
     expect(next).toBe(restarted.name);
     // Released, not expired: well under the 4 s lease duration plus a retry period.
     expect(Date.now() - t0).toBeLessThan(4_000);
-
-    const { api } = await cluster.newKey();
-    const ids = await sendLoad(api, 'ethereum', 4, 2, 10);
-    for (const id of ids) expect((await api.waitForTerminal(id, 30_000)).status).toBe('confirmed');
+    const statuses = await Promise.all(ids.map((id) => api.waitForTerminal(id, 30_000)));
+    expect(statuses.map((s) => s.status)).toEqual(statuses.map(() => 'confirmed'));
+    expect((await readCounter('ethereum')) - before).toBe(BigInt((12 * 13) / 2));
   });
 });
 
