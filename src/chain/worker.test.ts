@@ -2,8 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEther, type Address, type Hex } from 'viem';
-import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { simpleAccountFactoryAbi } from './abi.ts';
+import { referenceWalletAddresses } from '../devnet/testing/walletAddresses.ts';
 import { isChainError } from './errors.ts';
 import { LockError } from '../locks/types.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
@@ -50,21 +49,15 @@ describe('chain worker (devnet)', () => {
       const agentId = uniqueId('agent');
       const wallet = await worker.resolveWallet({ apiClient: 'acme', agentId });
       const owner = deriveOwnerAccount(secret, 'acme');
-      const fromFactory = await env.client.readContract({
-        address: env.config.simpleAccountFactory,
-        abi: simpleAccountFactoryAbi,
-        functionName: 'getAddress',
-        args: [owner.address, walletSalt(agentId)],
-      });
-      const account = await toSimpleSmartAccount({
+      const { fromFactory, fromPermissionless } = await referenceWalletAddresses({
         client: env.client,
+        factory: env.config.simpleAccountFactory,
+        entryPoint: env.config.entryPoint,
         owner,
-        index: walletSalt(agentId),
-        entryPoint: { address: env.config.entryPoint, version: '0.7' },
-        factoryAddress: env.config.simpleAccountFactory,
+        salt: walletSalt(agentId),
       });
       expect(wallet).toEqual({ address: fromFactory, deployed: false });
-      expect(account.address).toBe(fromFactory);
+      expect(fromPermissionless).toBe(fromFactory);
     });
 
     it('gives each agent and each client its own wallet, the same one every time', async () => {

@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BaseError, ContractFunctionRevertedError, decodeEventLog, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi } from 'viem/account-abstraction';
-import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { CHAIN_IDS, CHAIN_NAMES } from '../config/chains.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from './clients.ts';
-import { CANONICAL, counterAbi, gateAbi, simpleAccountFactoryAbi, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
+import { CANONICAL, counterAbi, gateAbi, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
 import { FUNDED_TOKEN_AMOUNT, PAYMASTER_DEPOSIT } from './deploy.ts';
 import { loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
+import { referenceWalletAddresses } from './testing/walletAddresses.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -98,20 +98,14 @@ describe('startDevnet', () => {
       const { client } = clientsFor(c);
       for (const owner of owners) {
         for (const salt of [0n, 7n, 2n ** 64n]) {
-          const onChain = await client.readContract({
-            address: c.simpleAccountFactory,
-            abi: simpleAccountFactoryAbi,
-            functionName: 'getAddress',
-            args: [owner.address, salt],
-          });
-          const account = await toSimpleSmartAccount({
+          const { fromFactory, fromPermissionless } = await referenceWalletAddresses({
             client,
+            factory: c.simpleAccountFactory,
+            entryPoint: c.entryPoint,
             owner,
-            index: salt,
-            entryPoint: { address: c.entryPoint, version: '0.7' },
-            factoryAddress: c.simpleAccountFactory,
+            salt,
           });
-          expect(account.address).toBe(onChain);
+          expect(fromPermissionless).toBe(fromFactory);
         }
       }
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData, getAddress, parseEventLogs } from 'viem';
 import { entryPoint07Abi } from 'viem/account-abstraction';
-import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { deriveOwnerAccount, walletSalt } from '../../src/chain/index.ts';
-import { counterAbi, simpleAccountFactoryAbi } from '../../src/devnet/contracts.ts';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import { referenceWalletAddresses } from '../../src/devnet/testing/walletAddresses.ts';
 import { useTestService } from '../support/service.ts';
 
 const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
@@ -131,23 +131,17 @@ describe('wallets', () => {
     const agentId = 'agent-address-check';
     const owner = deriveOwnerAccount(service().serviceSecret, clientId);
     const salt = walletSalt(agentId);
-    const fromFactory = await client.readContract({
-      address: eth.simpleAccountFactory,
-      abi: simpleAccountFactoryAbi,
-      functionName: 'getAddress',
-      args: [owner.address, salt],
-    });
-    const account = await toSimpleSmartAccount({
+    const { fromFactory, fromPermissionless } = await referenceWalletAddresses({
       client,
+      factory: eth.simpleAccountFactory,
+      entryPoint: eth.entryPoint,
       owner,
-      index: salt,
-      entryPoint: { address: eth.entryPoint, version: '0.7' },
-      factoryAddress: eth.simpleAccountFactory,
+      salt,
     });
     const res = await api.get(`/wallet?agent_id=${agentId}`); // chain defaults to ethereum
     expect(res.status).toBe(200);
     expect(getAddress(res.body.smart_wallet_address)).toBe(getAddress(fromFactory));
-    expect(getAddress(account.address)).toBe(getAddress(fromFactory));
+    expect(getAddress(fromPermissionless)).toBe(getAddress(fromFactory));
   });
 
   it('are the same for the same (key, agent) and differ across agents and keys', async () => {
