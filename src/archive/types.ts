@@ -1,6 +1,6 @@
 import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
-import { invalidNamespace, invalidObjectName } from '../store/embedded/names.ts';
+import { DEFAULT_NAMESPACE, invalidNamespace, invalidObjectName } from '../api/v1alpha1/names.ts';
 
 /**
  * Where finished ExecutionRequests go before the retention controller deletes them, so `GET /status/:id`
@@ -28,6 +28,6 @@ export function validArchiveName(name: string, namespace: string): boolean {
   return invalidObjectName(name) === undefined && invalidNamespace(namespace) === undefined;
 }
 
-export const DEFAULT_NAMESPACE = 'default';
+export { DEFAULT_NAMESPACE };
 /** How long an archived request stays readable unless configured otherwise: 30 days. */
 export const DEFAULT_ARCHIVE_RETENTION_MS = 30 * 24 * 3_600_000;

@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import fastifySwagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type FastifyPluginAsyncZod,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
 import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { authHook } from './auth.ts';
@@ -22,13 +15,13 @@ import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
 import { executeRoutes } from './routes/execute.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { healthRoutes } from './routes/health.ts';
-import { openapiRoutes } from './routes/openapi.ts';
+import { openapiRoutes, registerOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
 import { walletRoutes } from './routes/wallet.ts';
 
 const DEFAULTS = {
-  namespace: 'default',
+  namespace: DEFAULT_NAMESPACE,
   decisionTimeoutMs: 30_000,
   bodyLimitBytes: 1024 * 1024,
   publicRateLimit: { requestsPerSecond: 20, burst: 40 },
@@ -37,50 +30,6 @@ const DEFAULTS = {
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
-}
-
-type OpenApiDocument = ReturnType<SwaggerTransformObject>;
-
-/** The document without the components.schemas entries nothing refers to (directly or through another one). */
-function withoutUnreferencedSchemas(doc: OpenApiDocument): OpenApiDocument {
-  if (!('components' in doc) || !doc.components?.schemas) return doc; // (a Swagger 2 document has none)
-  const schemas: Record<string, unknown> = doc.components.schemas;
-  const refs = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
-  const referenced = new Set<string>();
-  const pending = refs({ ...doc, components: { ...doc.components, schemas: undefined } });
-  while (pending.length > 0) {
-    const name = pending.pop()!;
-    if (referenced.has(name) || !(name in schemas)) continue;
-    referenced.add(name);
-    pending.push(...refs(schemas[name]));
-  }
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => referenced.has(name)));
-  return { ...doc, components: { ...doc.components, schemas: kept } } as OpenApiDocument;
-}
-
-/**
- * OpenAPI links, which route schemas cannot carry: the request_id that POST /execute answers is what
- * GET /status/{id} takes (clients, and schemathesis's stateful tests, follow it).
- */
-const LINKS = [
-  {
-    path: '/execute',
-    method: 'post',
-    status: '200',
-    name: 'GetStatus',
-    link: { operationId: 'getStatus', parameters: { id: '$response.body#/request_id' }, description: 'The state of the request' },
-  },
-] as const;
-
-function withLinks(doc: OpenApiDocument): OpenApiDocument {
-  if (!('openapi' in doc) || !doc.paths) return doc;
-  const paths = structuredClone(doc.paths) as Record<string, Record<string, { responses?: Record<string, { links?: object }> }>>;
-  for (const { path, method, status, name, link } of LINKS) {
-    const response = paths[path]?.[method]?.responses?.[status];
-    if (!response) throw new Error(`OpenAPI link ${name}: no response ${status} of ${method.toUpperCase()} ${path}`);
-    response.links = { ...response.links, [name]: link };
-  }
-  return { ...doc, paths } as OpenApiDocument;
 }
 
 /** The methods the router has a route for at this URL (HEAD included where GET is): the `Allow` of a 405. */
@@ -162,26 +111,14 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     waiter: createDecisionWaiter(informer),
   };
 
-  // Registered first: @fastify/swagger collects the routes registered after it.
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'agent-wallet',
-        version,
-        description: 'Execute EVM transactions for software agents through ERC-4337 smart wallets.',
-      },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
-      tags: [
-        { name: 'public', description: 'No API key needed' },
-        { name: 'wallet', description: 'Smart wallet resolution and balances' },
-        { name: 'execution', description: 'Simulation, execution and status' },
-      ],
-    },
-    transform: jsonSchemaTransform,
-    // Adds the zod schemas registered with an id (ErrorBody) under components.schemas, in an input and an
-    // output variant; only the ones the document refers to are kept.
-    transformObject: (document) => withLinks(withoutUnreferencedSchemas(jsonSchemaTransformObject(document))),
+  // First: @fastify/swagger collects the routes registered after it.
+  await registerOpenApi(app, {
+    version,
+    tags: [
+      { name: 'public', description: 'No API key needed' },
+      { name: 'wallet', description: 'Smart wallet resolution and balances' },
+      { name: 'execution', description: 'Simulation, execution and status' },
+    ],
   });
 
   const publicScope: FastifyPluginAsyncZod = async (scope) => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { startExecutionInformer, type ExecutionInformer } from './executionInformer.ts';
-import { newRequestId } from './requestIds.ts';
+import { newRequestId } from '../api/v1alpha1/index.ts';
 import { executionRequest, writeStatus } from './testing/harness.ts';
 
 describe('ExecutionRequest informer and decision waiter', () => {

@@ -1,18 +1,14 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AgentWalletError } from '../lib/errors.ts';
-import { FIELD_ERROR_CODES, REQUIRED, SHAPE_ERROR_CODE } from './schemas.ts';
+import { FIELD_ERROR_CODES, REQUIRED, SHAPE_ERROR_CODE, type ErrorBody } from '../api/http/index.ts';
 
 /**
- * Every error body is `{ error: <code>, message: <human text>, ...details }`. `error` is a stable snake_case
- * code a client can match on (except the two authentication texts fixed by spec §5.6); `message` is for
- * people; details (e.g. `field`, `request_id`, `retry_after_seconds`) use snake_case like the rest of the API.
+ * Every error body is `{ error: <code>, message: <human text>, ...details }` (ErrorBodySchema in src/api/http).
+ * `error` is a stable snake_case code a client can match on (except the two authentication texts fixed by spec
+ * §5.6); `message` is for people; details (e.g. `field`, `request_id`, `retry_after_seconds`) use snake_case like
+ * the rest of the API.
  */
-export interface ErrorBody {
-  error: string;
-  message: string;
-  [detail: string]: unknown;
-}
 
 /** An error the gateway answers on purpose: its status, code, message and details reach the client as-is. */
 export class GatewayError extends AgentWalletError<string> {
@@ -78,7 +74,7 @@ function issueCode(issue: ValidationIssue, instancePath: string): string {
   return (last && FIELD_ERROR_CODES[last]) || 'invalid_request';
 }
 
-/** The issue of a field that must be absent (`z.never()` in schemas.ts): the caller used another shape. */
+/** The issue of a field that must be absent (`z.never()` in src/api/http/execution.ts): the caller used another shape. */
 const isAbsentFieldIssue = (issue: ValidationIssue): boolean =>
   issue.params?.['expected'] === 'never';
 

@@ -1,5 +1,5 @@
 import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
-import { Informer, type Logger } from '../controller/runtime/index.ts';
+import { Informer, type Logger } from '../runtime/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newRequestId } from './requestIds.ts';
+import { newRequestId } from '../api/v1alpha1/index.ts';
 import { executionRequest, openTestGateway, writeStatus, type TestGateway } from './testing/harness.ts';
 
 describe('GET /feed/recent (public)', () => {

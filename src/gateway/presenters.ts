@@ -3,15 +3,7 @@ import type { ExecutionPhase, ExecutionRequest, PaymentMode } from '../api/v1alp
 import type { WalletBalances, WalletInfo } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import { CHAIN_NETWORK_NAMES, type ChainName } from '../config/chains.ts';
-import type { z } from 'zod';
-import type {
-  BalanceSchema,
-  ExecutionResult,
-  Feed,
-  RequestStatus,
-  StatusRecord,
-  WalletRecordSchema,
-} from './schemas.ts';
+import type { Balance, ExecutionResult, Feed, RequestStatus, StatusRecord, WalletRecord } from '../api/http/index.ts';
 
 /** Resources → spec JSON. Pure functions: everything they need is in their arguments. */
 
@@ -122,7 +114,7 @@ export function presentAccepted(request: ExecutionRequest, walletAddress: string
   };
 }
 
-export function presentWallet(agentId: string, chain: ChainName, wallet: WalletInfo): z.infer<typeof WalletRecordSchema> {
+export function presentWallet(agentId: string, chain: ChainName, wallet: WalletInfo): WalletRecord {
   return {
     agent_id: agentId,
     smart_wallet_address: wallet.address,
@@ -140,7 +132,7 @@ export function presentBalances(
   chain: ChainName,
   balances: WalletBalances,
   tokenConfig: readonly TokenConfig[] | undefined,
-): z.infer<typeof BalanceSchema> {
+): Balance {
   return {
     agent_id: agentId,
     chain,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../controller/runtime/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { redisScript } from '../redis/script.ts';
 import { LockError, type LockManager } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { ControllerMetrics, ReconcileOutcome } from '../controller/runtime/controller.ts';
+import type { ControllerMetrics, ReconcileOutcome } from '../runtime/controller.ts';
 import { BoundedLabel, errorCode } from './labels.ts';
 import type { Metrics } from './registry.ts';
 

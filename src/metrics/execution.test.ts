@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecutionPhase, ExecutionRequest } from '../api/v1alpha1/index.ts';
-import { ACCEPTED_ANNOTATION } from '../controller/execution/controller.ts';
-import { Informer } from '../controller/runtime/informer.ts';
-import type { Logger } from '../controller/runtime/logger.ts';
-import { idempotentRequestId, newRequestId } from '../gateway/requestIds.ts';
+import { ANNOTATIONS } from '../api/v1alpha1/index.ts';
+import { Informer } from '../runtime/informer.ts';
+import { silentLogger, type Logger } from '../lib/logger.ts';
+import { idempotentRequestId, newRequestId, requestIdTimeMs } from '../api/v1alpha1/index.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { executionRequest } from '../store/embedded/testing/fixtures.ts';
-import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, requestIdTimeMs } from './execution.ts';
+import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from './execution.ts';
 import { createMetrics, type Metrics } from './registry.ts';
 import { parseExposition } from './testing/exposition.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Logger = silentLogger;
 
 describe('request metrics from the execution informer', () => {
   let dir: string;
@@ -37,13 +37,13 @@ describe('request metrics from the execution informer', () => {
   const attach = () =>
     instrumentExecutionInformer(metrics, informer, {
       chains: ['base', 'ethereum'],
-      acceptedAt: (r) => requestIdTimeMs(r.metadata.annotations?.[ACCEPTED_ANNOTATION]),
+      acceptedAt: (r) => requestIdTimeMs(r.metadata.annotations?.[ANNOTATIONS.accepted]),
     });
 
   async function create(name: string, chain: ExecutionRequest['spec']['chain'], acceptedAt?: number) {
     const r = executionRequest(name);
     r.spec.chain = chain;
-    if (acceptedAt !== undefined) r.metadata.annotations = { [ACCEPTED_ANNOTATION]: newRequestId(acceptedAt) };
+    if (acceptedAt !== undefined) r.metadata.annotations = { [ANNOTATIONS.accepted]: newRequestId(acceptedAt) };
     return store.create(r);
   }
   async function write(name: string, phase: ExecutionPhase, extra: Partial<NonNullable<ExecutionRequest['status']>> = {}) {

@@ -1,6 +1,6 @@
 import { isTerminal, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import type { ChainName } from '../config/chains.ts';
-import { cacheKey, type Informer } from '../controller/runtime/informer.ts';
+import { cacheKey, type Informer } from '../runtime/informer.ts';
 import type { Metrics } from './registry.ts';
 
 /**
@@ -86,18 +86,4 @@ export function instrumentExecutionInformer(
     detachGauge();
     entered.clear();
   };
-}
-
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-
-/**
- * The time (ms) in a request id of the form `req-<ulid>` (the gateway's acceptance annotation), or
- * undefined for anything else (e.g. the deterministic ids of Idempotency-Key requests).
- */
-export function requestIdTimeMs(id: string | undefined): number | undefined {
-  const m = id === undefined ? null : /^req-([0-9a-hjkmnp-tv-z]{10})[0-9a-hjkmnp-tv-z]{16}$/.exec(id);
-  if (!m) return undefined;
-  let t = 0;
-  for (const c of m[1]!) t = t * 32 + CROCKFORD.indexOf(c);
-  return t;
 }

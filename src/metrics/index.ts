@@ -7,7 +7,7 @@ export {
   type WebhookDeliveryResult,
 } from './registry.ts';
 export { controllerMetrics } from './controller.ts';
-export { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, requestIdTimeMs, type ExecutionInformerMetricsOptions } from './execution.ts';
+export { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, type ExecutionInformerMetricsOptions } from './execution.ts';
 export { instrumentLockManager, lockKind } from './locks.ts';
 export { bundleObserver } from './bundler.ts';
 export { httpMetricsHook, metricsRoutes, UNMATCHED_ROUTE } from './http.ts';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../controller/runtime/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 
 export interface ConnectRedisOptions {
   /** Overrides a password in the URL; see {@link redisPasswordFromEnv}. */

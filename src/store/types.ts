@@ -1,4 +1,4 @@
-import type { AnyResource, Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import { KINDS, knownKind, type AnyResource, type Kind, type ResourceByKind } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 
 /**
@@ -22,6 +22,20 @@ export class StoreError extends AgentWalletError<StoreErrorCode> {
 }
 export const isStoreError = (e: unknown, code?: StoreErrorCode): e is StoreError =>
   e instanceof StoreError && (code === undefined || e.code === code);
+
+/** The kind of an object given to a store, or Invalid: what both backends check first. */
+export function kindOf(obj: unknown): Kind {
+  const kind = knownKind(obj);
+  if (kind === undefined) {
+    const given = (obj as { kind?: unknown } | null)?.kind;
+    throw new StoreError('Invalid', `unknown kind ${JSON.stringify(given)}; expected one of ${KINDS.join(', ')}`);
+  }
+  return kind;
+}
+
+export function assertKind(kind: unknown): asserts kind is Kind {
+  kindOf({ kind });
+}
 
 export interface ListOptions {
   namespace?: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { counterAbi } from '../../src/devnet/contracts.ts';
-import { ACCEPTED_ANNOTATION } from '../../src/controller/execution/controller.ts';
+import { ANNOTATIONS } from '../../src/api/v1alpha1/index.ts';
 import { useTestService } from '../support/service.ts';
 
 const service = useTestService();
@@ -32,7 +32,7 @@ describe('concurrent executes from one agent', () => {
     expect(after - before).toBe(BigInt((n * (n + 1)) / 2)); // each executed exactly once
 
     const records = await Promise.all(responses.map((r) => service().store.get('ExecutionRequest', r.body.request_id)));
-    records.sort((a, b) => a.metadata.annotations![ACCEPTED_ANNOTATION]!.localeCompare(b.metadata.annotations![ACCEPTED_ANNOTATION]!));
+    records.sort((a, b) => a.metadata.annotations![ANNOTATIONS.accepted]!.localeCompare(b.metadata.annotations![ANNOTATIONS.accepted]!));
     const nonces = records.map((r) => BigInt(r.status!.userOperation!.nonce));
     expect(nonces).toEqual(nonces.map((_, i) => BigInt(i))); // first op deploys (nonce 0), then 1, 2, ...
   });

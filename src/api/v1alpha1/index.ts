@@ -1,7 +1,11 @@
 export * from './meta.ts';
+export * from './names.ts';
+export * from './labels.ts';
+export * from './requestIds.ts';
 export * from './executionRequest.ts';
 export * from './apiClient.ts';
 export * from './paymentReceipt.ts';
+export * from './scheme.ts';
 
 import type { ApiClient } from './apiClient.ts';
 import type { ExecutionRequest } from './executionRequest.ts';

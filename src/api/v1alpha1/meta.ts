@@ -51,19 +51,3 @@ export function setCondition(
 
 export const KINDS = ['ExecutionRequest', 'ApiClient', 'PaymentReceipt'] as const;
 export type Kind = (typeof KINDS)[number];
-
-/** Plural resource names, as the API server's REST paths and CRDs use them. */
-export const PLURALS: Readonly<Record<Kind, string>> = {
-  ExecutionRequest: 'executionrequests',
-  ApiClient: 'apiclients',
-  PaymentReceipt: 'paymentreceipts',
-};
-
-/** Labels the service sets so lists can be selected server-side (values must be valid label values). */
-export const LABELS = {
-  apiClient: `${GROUP}/api-client`,
-  chain: `${GROUP}/chain`,
-  /** sha256(agent id) truncated: agent ids are free text and label values are not. */
-  agentHash: `${GROUP}/agent-hash`,
-  phase: `${GROUP}/phase`,
-} as const;

@@ -10,7 +10,7 @@ import {
 import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
-import { isTerminalError } from '../../controller/runtime/index.ts';
+import { isTerminalError } from '../../runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
 import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testSupport.ts';
 import type { ChainWorker } from '../types.ts';

@@ -1,18 +1,15 @@
-import type { ExecutionRequest, SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { ANNOTATIONS, requestIdTimeMs, type ExecutionRequest, type SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
 import { isChainError } from '../../chain/errors.ts';
 import type { ChainWorker } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
-import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, requestIdTimeMs } from '../../metrics/execution.ts';
+import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
 import type { Metrics } from '../../metrics/registry.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
 import type { ResourceStore } from '../../store/types.ts';
-import { Controller, Informer, type ControllerHooks, type Logger } from '../runtime/index.ts';
+import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createExecutionReconciler } from './reconciler.ts';
-
-/** Annotation the gateway sets: a time-sortable acceptance id (request names with Idempotency-Key are not). */
-export const ACCEPTED_ANNOTATION = 'agentwallet.dev/accepted';
 
 export interface ExecutionControllerOptions {
   store: ResourceStore;
@@ -30,7 +27,7 @@ export interface ExecutionControllerOptions {
 }
 
 const walletKey = (r: ExecutionRequest): string => `${r.spec.chain}/${r.spec.apiClient}/${r.spec.agentId}`;
-const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[ACCEPTED_ANNOTATION] ?? r.metadata.name;
+const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[ANNOTATIONS.accepted] ?? r.metadata.name;
 /** Admitted but not yet signed, and not parked waiting for a payment: such a request holds later ones back. */
 const awaitingSignature = (r: ExecutionRequest): boolean =>
   !isTerminal(r.status?.phase) && r.status?.userOperation === undefined && r.status?.phase !== 'PaymentRequired';
@@ -113,7 +110,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const detachMetrics = opts.metrics
     ? instrumentExecutionInformer(opts.metrics, informer, {
         chains: [...opts.workers.keys()],
-        acceptedAt: (r) => requestIdTimeMs(r.metadata.annotations?.[ACCEPTED_ANNOTATION]),
+        acceptedAt: (r) => requestIdTimeMs(r.metadata.annotations?.[ANNOTATIONS.accepted]),
       })
     : undefined;
 

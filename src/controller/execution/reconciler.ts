@@ -6,7 +6,7 @@ import type { ChainName } from '../../config/chains.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
-import type { ReconcileResult } from '../runtime/index.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
 
 
 export interface ExecutionReconcilerDeps {

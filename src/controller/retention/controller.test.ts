@@ -8,7 +8,7 @@ import type { ExecutionArchive } from '../../archive/types.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/index.ts';
 import { isStoreError } from '../../store/types.ts';
-import { Informer } from '../runtime/index.ts';
+import { Informer } from '../../runtime/index.ts';
 import { startRetentionController, type RetentionController } from './controller.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

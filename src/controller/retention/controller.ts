@@ -1,8 +1,8 @@
 import { isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ExecutionArchive } from '../../archive/types.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
-import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../runtime/index.ts';
-import type { ControllerMetrics } from '../runtime/controller.ts';
+import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../../runtime/index.ts';
+import type { ControllerMetrics } from '../../runtime/controller.ts';
 
 export interface RetentionControllerOptions {
   store: ResourceStore;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../controller/runtime/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { createInMemoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from '../rateLimit.ts';
 import { redisScript } from '../../redis/script.ts';
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayContext } from '../context.ts';
-import { errorResponses, FeedQuerySchema, FeedSchema, jsonResponse } from '../schemas.ts';
+import { FeedQuerySchema, FeedSchema } from '../../api/http/index.ts';
+import { errorResponses, jsonResponse } from '../openapi.ts';
 import { presentFeedItem } from '../presenters.ts';
 import { GatewayError } from '../errors.ts';
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/chains.ts';
 import type { GatewayContext } from '../context.ts';
-import { errorResponses, HealthSchema, jsonResponse, type Health } from '../schemas.ts';
+import { HealthSchema, type Health } from '../../api/http/index.ts';
+import { errorResponses, jsonResponse } from '../openapi.ts';
 
 type ChainHealth = Health['chains'][number];
 

@@ -1,15 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { callsOf, ExecutionResultSchema, SimulateBodySchema } from '../../api/http/index.ts';
 import { clientOf } from '../auth.ts';
-import { workerFor, type GatewayContext } from '../context.ts';
-import { simulationFailureError } from '../failures.ts';
-import { payableCostUsd } from '../presenters.ts';
-import { newSimulationId } from '../requestIds.ts';
-import { callsOf, errorResponses, ExecutionResultSchema, jsonResponse, SimulateBodySchema } from '../schemas.ts';
+import type { GatewayContext } from '../context.ts';
+import { simulateExecution } from '../execution/index.ts';
+import { errorResponses, jsonResponse } from '../openapi.ts';
 
-/**
- * Stateless: the chain worker simulates the call and nothing is stored. The `sim_...` request_id names this
- * answer only; GET /status on it is 404.
- */
+/** Stateless: nothing is stored; GET /status on the `sim_...` request_id is 404. */
 export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
@@ -27,23 +23,8 @@ export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           },
         },
       },
-      async (request) => {
-        const client = clientOf(request);
-        const body = request.body;
-        const worker = workerFor(ctx, body.chain);
-        const result = await worker.simulate({ apiClient: client.metadata.name, agentId: body.agent_id }, callsOf(body));
-        if (!result.ok) throw simulationFailureError(result.error, body.chain);
-        const sim = result.value;
-        return {
-          request_id: newSimulationId(),
-          status: 'pending' as const,
-          smart_wallet_address: sim.wallet.address,
-          estimated_gas: Number(sim.estimatedGas),
-          estimated_cost_usd: payableCostUsd(client.spec.paymentMode, sim.estimatedCostUsd),
-          tx_hash: null,
-          message: 'simulation succeeded; nothing was broadcast',
-        };
-      },
+      async (request) =>
+        simulateExecution(ctx, clientOf(request), { agentId: request.body.agent_id, chain: request.body.chain, calls: callsOf(request.body) }),
     );
   };
 }

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { isObjectName, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { isStoreError } from '../../store/types.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { presentStatus } from '../presenters.ts';
-import { isResourceName } from '../requestIds.ts';
-import { errorResponses, jsonResponse, StatusParamsSchema, StatusRecordSchema } from '../schemas.ts';
+import { StatusParamsSchema, StatusRecordSchema } from '../../api/http/index.ts';
+import { errorResponses, jsonResponse } from '../openapi.ts';
 
 export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -29,7 +29,7 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         const { id } = request.params;
         // Unknown ids and other keys' ids get the same answer: a request's existence is not disclosed.
         const notFound = new GatewayError(404, 'not_found', 'no request with this id for this API key');
-        if (!isResourceName(id)) throw notFound;
+        if (!isObjectName(id)) throw notFound;
         let found: ExecutionRequest | undefined;
         try {
           found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { presentBalances, presentWallet } from '../presenters.ts';
-import { BalanceSchema, errorResponses, jsonResponse, WalletQuerySchema, WalletRecordSchema } from '../schemas.ts';
+import { BalanceSchema, WalletQuerySchema, WalletRecordSchema } from '../../api/http/index.ts';
+import { errorResponses, jsonResponse } from '../openapi.ts';
 
 const errors = errorResponses(400, 401, 429, 500, 503);
 

@@ -1,40 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { z } from 'zod';
-import {
-  ApiClientSchema,
-  ExecutionRequestSchema,
-  KINDS,
-  PaymentReceiptSchema,
-  type AnyResource,
-  type Kind,
-} from '../../api/v1alpha1/index.ts';
+import { SCHEME, type AnyResource, type Kind } from '../../api/v1alpha1/index.ts';
 import { StoreError } from '../types.ts';
-import { invalidLabels, invalidNamespace, invalidObjectName } from './names.ts';
+import { DEFAULT_NAMESPACE, invalidLabels, invalidNamespace, invalidObjectName } from '../../api/v1alpha1/names.ts';
 
 /**
  * What the API server does to an object between the request and the store: validation, server-owned
  * metadata (uid, creationTimestamp, generation, resourceVersion, deletionTimestamp), and the rules of which
  * parts of an object each verb may change. Pure functions of (stored object, request) → next object.
  */
-const SCHEMAS: Readonly<Record<Kind, z.ZodType<AnyResource>>> = {
-  ExecutionRequest: ExecutionRequestSchema,
-  ApiClient: ApiClientSchema,
-  PaymentReceipt: PaymentReceiptSchema,
-};
-
-export const DEFAULT_NAMESPACE = 'default';
-
-export function kindOf(obj: unknown): Kind {
-  const kind = (obj as { kind?: unknown } | null)?.kind;
-  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
-    throw new StoreError('Invalid', `unknown kind ${JSON.stringify(kind)}; expected one of ${KINDS.join(', ')}`);
-  }
-  return kind as Kind;
-}
-
-export function assertKind(kind: unknown): asserts kind is Kind {
-  kindOf({ kind });
-}
+export { assertKind, kindOf } from '../types.ts';
 
 /** Namespace and name of a request body, with the namespace defaulted. */
 export function identityOf(obj: AnyResource): { namespace: string; name: string } {
@@ -48,7 +22,7 @@ export function identityOf(obj: AnyResource): { namespace: string; name: string 
 
 /** Validates with the kind's schema (applying its defaults) and the API server's name and label rules. */
 export function validate(kind: Kind, candidate: unknown): AnyResource {
-  const result = SCHEMAS[kind].safeParse(candidate);
+  const result = SCHEME[kind].schema.safeParse(candidate);
   const m = (candidate as { metadata?: { name?: string; namespace?: string } }).metadata;
   const what = `${kind} ${m?.namespace ?? DEFAULT_NAMESPACE}/${m?.name ?? '?'}`;
   if (!result.success) {

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StoreError } from '../types.ts';
-import { fsyncDir } from './fsutil.ts';
+import { fsyncDir } from '../../lib/fs.ts';
 
 /**
  * One process owns a store directory. The LOCK file records who: pid, the process's start time (so a pid

@@ -2,7 +2,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AnyResource } from '../../api/v1alpha1/index.ts';
-import { fsyncDir } from './fsutil.ts';
+import { fsyncDir } from '../../lib/fs.ts';
 
 /**
  * The snapshot: every object at one revision, as JSON lines after a header line. It is written to a

@@ -13,7 +13,6 @@ import {
   type WatchOptions,
 } from '../types.ts';
 import {
-  DEFAULT_NAMESPACE,
   assertKind,
   identityOf,
   kindOf,
@@ -23,9 +22,9 @@ import {
   prepareUpdate,
   type Change,
 } from './admission.ts';
-import { fsyncDir } from './fsutil.ts';
+import { fsyncDir } from '../../lib/fs.ts';
 import { acquireStoreLock, canonicalDir, type StoreLock } from './lock.ts';
-import { matchesLabels } from './names.ts';
+import { DEFAULT_NAMESPACE, matchesLabels } from '../../api/v1alpha1/names.ts';
 import { readSnapshot, removeSnapshotLeftovers, writeSnapshot } from './snapshot.ts';
 import { WatchHub, type ChangeEvent } from './watch.ts';
 import { WalWriter, encodeRecord, listSegments, readSegment, truncateSegment, type WalWriterStats } from './wal.ts';

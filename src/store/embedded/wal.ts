@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { AnyResource, Kind } from '../../api/v1alpha1/index.ts';
 import type { WatchEventType } from '../types.ts';
-import { fsyncDir } from './fsutil.ts';
+import { fsyncDir } from '../../lib/fs.ts';
 
 /**
  * The write-ahead log: JSON lines, one per mutation, in segment files named by the first revision they may

@@ -1,6 +1,6 @@
 import type { Kind } from '../../api/v1alpha1/index.ts';
 import { StoreError, type WatchEvent, type WatchEventType, type WatchHandle, type WatchOptions } from '../types.ts';
-import { matchesLabels } from './names.ts';
+import { matchesLabels } from '../../api/v1alpha1/names.ts';
 
 /** A committed change, as the watch hub keeps it: the object stays serialized until a watcher needs a copy. */
 export interface ChangeEvent {

@@ -4,8 +4,8 @@
  */
 import { CoordinationV1Api, type V1LeaseSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { LeaderElector } from '../../controller/runtime/leaderElection.ts';
-import { quiet } from '../../controller/runtime/testing/support.ts';
+import type { LeaderElector } from '../../lib/leaderElection.ts';
+import { quiet } from '../../runtime/testing/support.ts';
 import { spawnTs, type Child } from '../embedded/testing/child.ts';
 import { createLeaseElector } from './lease.ts';
 import { useKubeApiServer } from './testing/env.ts';

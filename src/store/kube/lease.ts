@@ -1,6 +1,6 @@
 import { V1MicroTime, type KubeConfig, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
-import type { LeaderCallbacks, LeaderElector } from '../../controller/runtime/leaderElection.ts';
-import { stderrLogger, type Logger } from '../../controller/runtime/logger.ts';
+import type { LeaderCallbacks, LeaderElector } from '../../lib/leaderElection.ts';
+import { stderrLogger, type Logger } from '../../lib/logger.ts';
 import { isStoreError } from '../types.ts';
 import { createKubeClient, type KubeClient } from './client.ts';
 import { toStoreError } from './errors.ts';

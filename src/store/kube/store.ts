@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { AnyResource, Kind, ResourceByKind } from '../../api/v1alpha1/index.ts';
-import { stderrLogger, type Logger } from '../../controller/runtime/logger.ts';
+import { stderrLogger, type Logger } from '../../lib/logger.ts';
 import {
   StoreError,
   isStoreError,

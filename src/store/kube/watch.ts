@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createInterface } from 'node:readline';
 import type { Kind, ResourceByKind } from '../../api/v1alpha1/index.ts';
-import type { Logger } from '../../controller/runtime/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { StoreError, type WatchEvent, type WatchHandle } from '../types.ts';
 import type { KubeClient } from './client.ts';
 import { decode, resourceOf } from './codec.ts';

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, CustomObjectsApi } from '@kubernetes/client-node';
 import { startKubeApiServer, type KubeApiServer } from '../../../../test/support/kubeApiServer.ts';
-import { GROUP, PLURALS, VERSION } from '../meta.ts';
+import { GROUP, VERSION } from '../meta.ts';
+import { SCHEME } from '../scheme.ts';
 import { customResourceDefinition } from './definitions.ts';
 import { admit } from './testing/apiServerModel.ts';
 import { disagreements, invalidCases, validCases, type Case } from './testing/corpus.ts';
@@ -26,7 +27,7 @@ type Verdict = { ok: true; object: Record<string, unknown> } | { ok: false; erro
 /** Creates the object (spec), then writes its status through /status, as the service does. */
 async function serverVerdict(c: Case, name: string): Promise<Verdict> {
   const { status, metadata: _, ...rest } = c.object as Record<string, unknown>;
-  const target = { group: GROUP, version: VERSION, namespace: NAMESPACE, plural: PLURALS[c.kind] };
+  const target = { group: GROUP, version: VERSION, namespace: NAMESPACE, plural: SCHEME[c.kind].plural };
   try {
     let stored = await api.createNamespacedCustomObject({ ...target, body: { ...rest, metadata: { name } } });
     if ('status' in (c.object as object)) {

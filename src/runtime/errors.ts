@@ -1,4 +1,4 @@
-import { AgentWalletError } from '../../lib/errors.ts';
+import { AgentWalletError } from '../lib/errors.ts';
 
 /**
  * Thrown by a reconciler for a condition no retry can fix (invalid spec, a permanent refusal): the

@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/index.ts';
-import { executionRequest } from '../../store/embedded/testing/fixtures.ts';
-import { isStoreError } from '../../store/types.ts';
+import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
+import { executionRequest } from '../store/embedded/testing/fixtures.ts';
+import { isStoreError } from '../store/types.ts';
 import { Controller, type ControllerHooks, type ObjectKey, type ReconcileResult } from './controller.ts';
 import { TerminalError } from './errors.ts';
 import { Informer } from './informer.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { ExponentialBackoff } from './rateLimiter.ts';
 import { retryOnConflict } from './retry.ts';
 import { sleep, until } from './testing/support.ts';
@@ -20,6 +20,7 @@ let informer: Informer<'ExecutionRequest'>;
 const controllers: Controller<'ExecutionRequest'>[] = [];
 const logged: { level: string; msg?: string }[] = [];
 const logger: Logger = {
+  debug: () => undefined,
   info: () => undefined,
   warn: (_, msg) => logged.push({ level: 'warn', msg }),
   error: (_, msg) => logged.push({ level: 'error', msg }),

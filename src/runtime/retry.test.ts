@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/index.ts';
-import { executionRequest } from '../../store/embedded/testing/fixtures.ts';
-import { StoreError } from '../../store/types.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
+import { executionRequest } from '../store/embedded/testing/fixtures.ts';
+import { StoreError } from '../store/types.ts';
 import { retryOnConflict } from './retry.ts';
 
 let dir: string;

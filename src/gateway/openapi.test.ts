@@ -6,7 +6,7 @@ import {
   FeedQuerySchema,
   SimulateBodySchema,
   WalletQuerySchema,
-} from './schemas.ts';
+} from '../api/http/index.ts';
 import { openTestGateway, type TestGateway } from './testing/harness.ts';
 
 /**

@@ -1,7 +1,7 @@
-import type { Kind, ResourceByKind } from '../../api/v1alpha1/index.ts';
+import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
 import { isTerminalError } from './errors.ts';
 import { cacheKey, type Informer } from './informer.ts';
-import { stderrLogger, type Logger } from './logger.ts';
+import { stderrLogger, type Logger } from '../lib/logger.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { WorkQueue, type WorkQueueMetrics } from './workQueue.ts';
 

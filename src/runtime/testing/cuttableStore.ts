@@ -1,4 +1,4 @@
-import { StoreError, type ResourceStore, type WatchHandle } from '../../../store/types.ts';
+import { StoreError, type ResourceStore, type WatchHandle } from '../../store/types.ts';
 
 /**
  * Fault injection for informer tests: a real store whose open watches the test can cut, as a dropped

@@ -13,5 +13,4 @@ export {
 } from './controller.ts';
 export { TerminalError, isTerminalError } from './errors.ts';
 export { retryOnConflict, type RetryOnConflictOptions } from './retry.ts';
-export { stderrLogger, type Logger } from './logger.ts';
-export { alwaysLeader, type LeaderCallbacks, type LeaderElector } from './leaderElection.ts';
+export { stderrLogger, type Logger } from '../lib/logger.ts';

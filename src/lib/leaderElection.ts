@@ -1,7 +1,8 @@
 /**
- * Leader election: of the replicas of a controller, only the leader reconciles. The cluster mode elects
- * through a coordination.k8s.io Lease (src/store/kube/lease.ts); the embedded mode is one process and always
- * leads (alwaysLeader below).
+ * Leader election, the contract: of the replicas of a controller, only the leader reconciles. The cluster mode
+ * elects through a coordination.k8s.io Lease (src/store/kube/lease.ts); the embedded mode is one process and
+ * always leads (alwaysLeader below). It lives in lib because both the store (which implements it) and the
+ * controller manager (which runs under it) depend on it.
  */
 
 export interface LeaderCallbacks {

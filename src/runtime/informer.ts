@@ -1,6 +1,6 @@
-import type { Kind, ResourceByKind } from '../../api/v1alpha1/index.ts';
-import { isStoreError, type ResourceStore, type WatchEvent, type WatchHandle } from '../../store/types.ts';
-import { stderrLogger, type Logger } from './logger.ts';
+import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import { isStoreError, type ResourceStore, type WatchEvent, type WatchHandle } from '../store/types.ts';
+import { stderrLogger, type Logger } from '../lib/logger.ts';
 
 export interface EventHandlers<T> {
   onAdd?(obj: T): void;

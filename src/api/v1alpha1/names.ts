@@ -1,16 +1,23 @@
 /**
- * The API server's rules for names, namespaces and labels. The embedded store enforces them too, so that
- * something that works on `npm start` cannot fail with 422 once it meets a real cluster.
+ * The API server's rules for names, namespaces and labels, defined once: the embedded store enforces them (so
+ * that something that works on `npm start` cannot fail with 422 once it meets a real cluster), the archive
+ * refuses names that cannot exist, and the gateway answers 404 for a request id that cannot name a resource.
  */
 
+/** The namespace of the service's resources unless configured otherwise (as in Kubernetes). */
+export const DEFAULT_NAMESPACE = 'default';
+
+/** Longest object name (an RFC 1123 subdomain). */
+export const OBJECT_NAME_MAX_LENGTH = 253;
+
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Returns why `name` is not a valid object name (RFC 1123 subdomain, ≤ 253), or undefined when it is. */
 export function invalidObjectName(name: string): string | undefined {
-  if (name.length > 253) return 'must be no more than 253 characters';
+  if (name.length > OBJECT_NAME_MAX_LENGTH) return 'must be no more than 253 characters';
   if (!DNS1123_SUBDOMAIN.test(name)) {
     return "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
   }
@@ -56,3 +63,6 @@ export function matchesLabels(
   }
   return true;
 }
+
+/** Whether `name` could be an object's name at all: callers answer "not found" without a lookup otherwise. */
+export const isObjectName = (name: string): boolean => invalidObjectName(name) === undefined;

@@ -1,4 +1,3 @@
-import type { Logger } from '../logger.ts';
 
 /** Small helpers for the controller runtime's tests and those of what is built on it. */
 
@@ -14,4 +13,4 @@ export async function until(pred: () => boolean, timeoutMs = 10_000): Promise<vo
 }
 
 /** A Logger that drops everything: for tests that provoke errors on purpose. */
-export const quiet: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export { silentLogger as quiet } from '../../lib/logger.ts';

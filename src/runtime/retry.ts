@@ -1,4 +1,4 @@
-import { isStoreError } from '../../store/types.ts';
+import { isStoreError } from '../store/types.ts';
 
 export interface RetryOnConflictOptions {
   /** Attempts in all, the first included (default 5, as client-go's DefaultRetry). */

@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import type { Call } from '../v1alpha1/index.ts';
+import {
+  AgentId,
+  Calldata,
+  CallbackUrl,
+  ChainOut,
+  ChainSchema,
+  LIMITS,
+  REQUIRED,
+  StrategyId,
+  TargetContract,
+  Value,
+  object,
+  targetContract,
+} from './common.ts';
+import { StatusSchema } from './status.ts';
+
+const BatchCallSchema = z
+  .object(
+    { target_contract: TargetContract, calldata: Calldata, value: Value.optional() },
+    object('an object with target_contract, calldata and value'),
+  )
+  .meta({ description: 'One call of a batch' });
+
+/** Code of the issue for a body that mixes the single-call and batch shapes (errors.ts reports it first). */
+export const SHAPE_ERROR_CODE = 'invalid_request_shape';
+const SHAPE_MESSAGE =
+  'must use one shape: target_contract/calldata/value (single call) or batch_calls (batch), not both';
+
+/**
+ * A field that must be absent in this shape. In JSON Schema `{ "not": {} }`; errors.ts recognises its issue
+ * (`expected: "never"`) to tell which alternative of a union the caller meant.
+ */
+const absent = (description: string, error?: string) =>
+  z.never(error !== undefined ? { error } : undefined).optional().meta({ description });
+
+const common = {
+  agent_id: AgentId,
+  chain: ChainSchema,
+};
+const extras = {
+  strategy_id: StrategyId.optional(),
+  callback_url: CallbackUrl.optional(),
+};
+
+const NOT_WITH_SINGLE = 'Not allowed in the single-call shape';
+const NOT_WITH_BATCH = 'Not allowed in the batch shape';
+
+const SingleCallBodySchema = z
+  .object(
+    {
+      ...common,
+      target_contract: targetContract(`${REQUIRED} (or batch_calls, for a batch)`),
+      calldata: Calldata,
+      value: Value.optional(),
+      ...extras,
+      batch_calls: absent(NOT_WITH_SINGLE),
+    },
+    object('a JSON object'),
+  )
+  .meta({ title: 'Single call', description: 'One call: target_contract, calldata and optionally value.' });
+
+const BatchBodySchema = z
+  .object(
+    {
+      ...common,
+      batch_calls: z
+        .array(BatchCallSchema, { error: (iss) => (iss.input === undefined ? REQUIRED : 'must be an array of calls') })
+        .min(1, 'must contain at least one call')
+        .meta({
+          description:
+            `Calls executed atomically, in order, in one UserOperation. At most the API key's maxBatchCalls: ` +
+            `${LIMITS.defaultMaxBatchCalls} unless the operator configured the key otherwise (more: 400 batch_too_large).`,
+          maxItems: LIMITS.defaultMaxBatchCalls,
+        }),
+      ...extras,
+      target_contract: absent(NOT_WITH_BATCH),
+      calldata: absent(NOT_WITH_BATCH),
+      value: absent(NOT_WITH_BATCH),
+    },
+    object('a JSON object'),
+  )
+  .meta({ title: 'Batch', description: 'Several calls in batch_calls, none of the single-call fields.' });
+
+/** Spec §2.4: exactly one of the two shapes (`oneOf` in /openapi.json). */
+export const ExecuteBodySchema = z.xor([SingleCallBodySchema, BatchBodySchema], { error: SHAPE_MESSAGE }).meta({
+  description:
+    'Either the single-call shape (target_contract, calldata, value) or the batch shape (batch_calls), never both. ' +
+    'Unknown fields are ignored.',
+});
+export type ExecuteBody = z.output<typeof ExecuteBodySchema>;
+
+export const SimulateBodySchema = z
+  .object(
+    {
+      ...common,
+      target_contract: TargetContract,
+      calldata: Calldata,
+      value: Value.optional(),
+      ...extras,
+      batch_calls: absent(
+        'Not accepted: /simulate takes the single-call shape only (spec §4.2)',
+        'is not supported on /simulate: simulate one call at a time',
+      ),
+    },
+    object('a JSON object'),
+  )
+  .meta({
+    description: 'Single-call shape only. strategy_id and callback_url are validated and ignored. Unknown fields are ignored.',
+  });
+export type SimulateBody = z.output<typeof SimulateBodySchema>;
+
+/** The calls a validated body asks for, in the resource's form (value defaults to "0"). */
+export function callsOf(body: ExecuteBody | SimulateBody): Call[] {
+  if (body.batch_calls !== undefined) {
+    return body.batch_calls.map((c) => ({ target: c.target_contract, data: c.calldata, value: c.value ?? '0' }));
+  }
+  return [{ target: body.target_contract, data: body.calldata, value: body.value ?? '0' }];
+}
+
+export const ExecuteHeadersSchema = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .min(1, 'must not be empty')
+    .max(LIMITS.idempotencyKeyMaxLength, `must be at most ${LIMITS.idempotencyKeyMaxLength} characters`)
+    // HTTP strips spaces around a field value (RFC 9110 §5.5), so none can be part of a key.
+    .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, 'must contain printable ASCII characters only')
+    .optional()
+    .meta({
+      description:
+        'Optional, 1 to 255 printable ASCII characters. Retrying with the same key and the same body returns the ' +
+        'first request; with a different body, 422.',
+    }),
+});
+
+
+/** Spec §2.2. */
+export const ExecutionResultSchema = z.object({
+  request_id: z.string(),
+  status: StatusSchema,
+  smart_wallet_address: z.string(),
+  estimated_gas: z.int(),
+  estimated_cost_usd: z.number(),
+  tx_hash: z.string().nullable(),
+  message: z.string(),
+});
+export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
+
+/** Spec §2.8. */
+export const PaymentRequiredSchema = z.object({
+  error: z.literal('payment_required'),
+  amount_usd: z.number(),
+  accepted_tokens: z.array(z.string()),
+  required_amount_raw: z.record(z.string(), z.string()),
+  payment_address: z.string(),
+  chain: ChainOut,
+  request_id: z.string(),
+  smart_wallet_address: z.string(),
+});
+export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;

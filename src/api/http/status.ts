@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { ChainOut } from './common.ts';
+import { DNS1123_SUBDOMAIN, OBJECT_NAME_MAX_LENGTH } from '../v1alpha1/index.ts';
+
+/** Spec §3: the states of a request, as `status` says them. */
+export const STATUSES = [
+  'pending',
+  'payment_required',
+  'payment_verified',
+  'queued',
+  'broadcasting',
+  'confirmed',
+  'reverted',
+  'failed',
+] as const;
+export type RequestStatus = (typeof STATUSES)[number];
+export const StatusSchema = z.enum(STATUSES);
+
+export const StatusParamsSchema = z.object({
+  id: z
+    .string()
+    .meta({
+      description:
+        'request_id from POST /execute. Request ids are DNS-1123 names (`req-...`); any other id, e.g. a ' +
+        'simulation\'s `sim_...`, names nothing: 404.',
+      pattern: DNS1123_SUBDOMAIN.source,
+      maxLength: OBJECT_NAME_MAX_LENGTH,
+      examples: ['req-01j9z3k5x8d4q2w7e6r5t4y3u2'],
+    }),
+});
+
+
+/** Spec §2.3, plus documented extras after `updated_at`. */
+export const StatusRecordSchema = z.object({
+  request_id: z.string(),
+  status: StatusSchema,
+  chain: ChainOut,
+  tx_hash: z.string().nullable(),
+  cost_usd: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  agent_id: z.string(),
+  strategy_id: z.string().nullable(),
+  smart_wallet_address: z.string().nullable(),
+  calls: z.int(),
+  estimated_gas: z.int().nullable(),
+  block_number: z.string().nullable(),
+  gas_used: z.string().nullable(),
+  failure: z.object({ code: z.string(), message: z.string(), revert_reason: z.string().nullable() }).nullable(),
+});
+export type StatusRecord = z.infer<typeof StatusRecordSchema>;

@@ -1,0 +1,108 @@
+import type { z } from 'zod';
+import { ApiClientSchema } from './apiClient.ts';
+import { ExecutionRequestSchema } from './executionRequest.ts';
+import type { ResourceByKind } from './index.ts';
+import { KINDS, type Kind } from './meta.ts';
+import { PaymentReceiptSchema } from './paymentReceipt.ts';
+
+/**
+ * The scheme: everything the service knows about each kind, in one table, as client-go's runtime.Scheme is.
+ * Both store backends validate and decode with `schema`, the kube store builds REST paths from `plural`, and the
+ * CRDs (crd/definitions.ts) are rendered from all of it. A new kind is one entry here.
+ */
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  /** 0: always shown; 1: only with `kubectl get -o wide`. */
+  priority?: number;
+}
+
+export interface KindDefinition<K extends Kind = Kind> {
+  kind: K;
+  /** Validates (applying defaults) and types the kind; a ZodObject so the CRD's structural schema can be rendered. */
+  schema: z.ZodObject & z.ZodType<ResourceByKind[K]>;
+  /** The REST collection name (`executionrequests`), as the API server and the CRD call it. */
+  plural: string;
+  description: string;
+  /** Checked against the short names of the built-in resources of kube-apiserver 1.30 in crd.test.ts. */
+  shortNames: string[];
+  columns: PrinterColumn[];
+}
+
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
+  ExecutionRequest: {
+    kind: 'ExecutionRequest',
+    plural: 'executionrequests',
+    schema: ExecutionRequestSchema,
+    description:
+      'One execute call of an agent: the calls to run through its smart wallet on one chain. ' +
+      'Controllers advance status.phase through payment, signing, submission and inclusion.',
+    shortNames: ['exr'],
+    columns: [
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      {
+        name: 'Reason',
+        type: 'string',
+        // The Succeeded condition's reason rather than status.failure.code: it says something at every phase —
+        // what the request waits for (AwaitingPayment, Queued, Broadcasting), or why it ended (Confirmed,
+        // Reverted, or the failure code in CamelCase such as SimulationReverted).
+        jsonPath: '.status.conditions[?(@.type=="Succeeded")].reason',
+        description: 'Reason of the Succeeded condition: what the request waits for, or why it ended.',
+        priority: 1,
+      },
+      { name: 'Chain', type: 'string', jsonPath: '.spec.chain' },
+      { name: 'Agent', type: 'string', jsonPath: '.spec.agentId' },
+      { name: 'Client', type: 'string', jsonPath: '.spec.apiClient', description: 'The ApiClient (API key id).', priority: 1 },
+      { name: 'Tx', type: 'string', jsonPath: '.status.txHash', description: 'Hash of the bundle transaction that included it.' },
+      { name: 'Wallet', type: 'string', jsonPath: '.status.smartWalletAddress', priority: 1 },
+      AGE,
+    ],
+  },
+  ApiClient: {
+    kind: 'ApiClient',
+    plural: 'apiclients',
+    schema: ApiClientSchema,
+    description:
+      "An API key's tenant. The name is the key id; only the sha256 of the key's secret is stored.",
+    shortNames: ['awclient'],
+    columns: [
+      { name: 'Display', type: 'string', jsonPath: '.spec.displayName' },
+      { name: 'Mode', type: 'string', jsonPath: '.spec.paymentMode', description: 'Payment mode: manual, auto or sponsored.' },
+      { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled', description: 'False once the key is revoked.' },
+      { name: 'RPS', type: 'number', jsonPath: '.spec.limits.requestsPerSecond', priority: 1 },
+      { name: 'Burst', type: 'integer', jsonPath: '.spec.limits.burst', priority: 1 },
+      { name: 'Rotated', type: 'date', jsonPath: '.status.rotatedAt', priority: 1 },
+      AGE,
+    ],
+  },
+  PaymentReceipt: {
+    kind: 'PaymentReceipt',
+    plural: 'paymentreceipts',
+    schema: PaymentReceiptSchema,
+    description:
+      'One accepted payment transaction. Named after (chain, tx hash), so creating it is what makes a ' +
+      'payment proof single-use: a second create fails with AlreadyExists. Do not delete receipts.',
+    shortNames: ['awreceipt'],
+    columns: [
+      { name: 'Chain', type: 'string', jsonPath: '.spec.chain' },
+      { name: 'Amount', type: 'string', jsonPath: '.spec.amountRaw', description: "Token amount in the token's smallest unit." },
+      { name: 'Token', type: 'string', jsonPath: '.spec.token' },
+      { name: 'Client', type: 'string', jsonPath: '.spec.apiClient' },
+      { name: 'Request', type: 'string', jsonPath: '.spec.requestId', description: 'The ExecutionRequest it paid for.' },
+      { name: 'Payer', type: 'string', jsonPath: '.spec.payer', priority: 1 },
+      { name: 'Tx', type: 'string', jsonPath: '.spec.txHash', priority: 1 },
+      AGE,
+    ],
+  },
+};
+
+/** The kind an object says it is, when the scheme knows it. */
+export function knownKind(obj: unknown): Kind | undefined {
+  const kind = (obj as { kind?: unknown } | null)?.kind;
+  return typeof kind === 'string' && (KINDS as readonly string[]).includes(kind) ? (kind as Kind) : undefined;
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import {
+  agentHash,
+  ANNOTATIONS,
+  API_VERSION,
+  idempotentRequestId,
+  LABELS,
+  newRequestId,
+  type ExecutionRequest,
+  type ExecutionRequestSpec,
+} from '../../api/v1alpha1/index.ts';
+import { isStoreError, type ResourceStore } from '../../store/types.ts';
+import { GatewayError } from '../errors.ts';
+
+/** sha256 of the canonical request: what an Idempotency-Key retry is compared with. */
+function canonicalHash(spec: ExecutionRequestSpec): string {
+  const canonical = JSON.stringify({
+    agentId: spec.agentId,
+    chain: spec.chain,
+    batch: spec.batch,
+    calls: spec.calls.map((c) => ({ target: c.target, value: c.value, data: c.data })),
+    strategyId: spec.strategyId ?? null,
+    callbackUrl: spec.callbackUrl ?? null,
+  });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+export interface CreatedOrReplayed {
+  request: ExecutionRequest;
+  /** True when an earlier attempt with the same Idempotency-Key created it: the answer replays that request. */
+  replayed: boolean;
+}
+
+/**
+ * Creates the ExecutionRequest, or with an Idempotency-Key finds the one a previous attempt created: the name
+ * is derived from (client, key), so of two concurrent attempts exactly one create succeeds and the other
+ * reads the winner. Retries a few times in case the winner is deleted in between.
+ */
+export async function createOrReplay(
+  store: ResourceStore,
+  namespace: string,
+  spec: ExecutionRequestSpec,
+  idempotencyKey: string | undefined,
+): Promise<CreatedOrReplayed> {
+  const bodyHash = canonicalHash(spec);
+  for (let attempt = 0; ; attempt++) {
+    // The controller signs a wallet's operations in acceptance order, read from this annotation: it must sort
+    // by time for every request, including those whose name is derived from an Idempotency-Key.
+    const accepted = newRequestId();
+    const name = idempotencyKey === undefined ? accepted : idempotentRequestId(spec.apiClient, idempotencyKey);
+    const fresh: ExecutionRequest = {
+      apiVersion: API_VERSION,
+      kind: 'ExecutionRequest',
+      metadata: {
+        name,
+        namespace,
+        labels: {
+          [LABELS.apiClient]: spec.apiClient,
+          [LABELS.chain]: spec.chain,
+          [LABELS.agentHash]: agentHash(spec.agentId),
+        },
+        annotations: { [ANNOTATIONS.accepted]: accepted, [ANNOTATIONS.idempotencyBodyHash]: bodyHash },
+      },
+      spec,
+    };
+    try {
+      return { request: await store.create(fresh), replayed: false };
+    } catch (e) {
+      if (idempotencyKey === undefined || !isStoreError(e, 'AlreadyExists') || attempt >= 2) throw e;
+    }
+    let existing: ExecutionRequest;
+    try {
+      existing = await store.get('ExecutionRequest', name, namespace);
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) continue; // deleted between our create and get: try again
+      throw e;
+    }
+    if (existing.spec.apiClient !== spec.apiClient || existing.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] !== bodyHash) {
+      throw new GatewayError(
+        422,
+        'idempotency_key_mismatch',
+        'this Idempotency-Key was already used with a different request body; use a new key for a new request',
+        { details: { request_id: name } },
+      );
+    }
+    return { request: existing, replayed: true };
+  }
+}

@@ -1,0 +1,4 @@
+export { createOrReplay, type CreatedOrReplayed } from './createOrReplay.ts';
+export { specOf, type ExecutionInput } from './input.ts';
+export { simulateExecution } from './simulate.ts';
+export { submitExecution, type SubmitOptions, type Submitted } from './submit.ts';

@@ -1,0 +1,31 @@
+import { newSimulationId, type ApiClient } from '../../api/v1alpha1/index.ts';
+import type { ExecutionResult } from '../../api/http/index.ts';
+import { workerFor, type GatewayContext } from '../context.ts';
+import { simulationFailureError } from '../failures.ts';
+import { payableCostUsd } from '../presenters.ts';
+import type { ExecutionInput } from './input.ts';
+
+/**
+ * The simulate flow (POST /simulate, the protocol actions' `.../simulate`): the chain worker runs the calls as
+ * the wallet would and nothing is stored or broadcast. The `sim_...` request_id names this answer only.
+ * Throws GatewayError when the calls would fail.
+ */
+export async function simulateExecution(
+  ctx: GatewayContext,
+  client: ApiClient,
+  input: Pick<ExecutionInput, 'agentId' | 'chain' | 'calls'>,
+): Promise<ExecutionResult> {
+  const worker = workerFor(ctx, input.chain);
+  const result = await worker.simulate({ apiClient: client.metadata.name, agentId: input.agentId }, input.calls);
+  if (!result.ok) throw simulationFailureError(result.error, input.chain);
+  const sim = result.value;
+  return {
+    request_id: newSimulationId(),
+    status: 'pending',
+    smart_wallet_address: sim.wallet.address,
+    estimated_gas: Number(sim.estimatedGas),
+    estimated_cost_usd: payableCostUsd(client.spec.paymentMode, sim.estimatedCostUsd),
+    tx_hash: null,
+    message: 'simulation succeeded; nothing was broadcast',
+  };
+}
