@@ -1,12 +1,19 @@
 import { request } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PaymentModeSchema } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
-import type { ResourceStore } from '../store/types.ts';
-import { createKey, listKeys, revokeKey, rotateKey } from '../keys/manage.ts';
+import { stderrLogger, type Logger } from '../lib/logger.ts';
+import { isStoreError, type ResourceStore } from '../store/types.ts';
+import { createKey, KeyError, listKeys, revokeKey, rotateKey } from '../keys/manage.ts';
 
 /**
  * The embedded store belongs to one process. So that an operator can manage keys while `dev` runs, the
@@ -21,18 +28,39 @@ const CreateBody = z.object({
   requestsPerSecond: z.number().positive().optional(),
   burst: z.number().int().positive().optional(),
 });
+const KeyParams = z.object({ id: z.string().min(1).max(253) });
 
-export async function serveAdminSocket(store: ResourceStore, dataDir: string, namespace = 'default'): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false });
-  app.setErrorHandler((error, _req, reply) => {
-    if (error instanceof AgentWalletError) return reply.code(404).send({ error: error.code, message: error.shortMessage });
-    if (error instanceof z.ZodError) return reply.code(400).send({ error: 'invalid_request', message: error.message });
-    return reply.code(500).send({ error: 'internal_error', message: String((error as Error).message) });
-  });
+/** What each key-management error means to the caller of the socket. */
+const KEY_ERROR_STATUS: Readonly<Record<KeyError['code'], number>> = { key_not_found: 404, key_revoked: 409 };
+
+/**
+ * The socket's one error handler: key errors with their own status, invalid input 400, a store that cannot
+ * answer 503; anything else is logged here and answered without its message (it may name internal paths).
+ */
+function handleAdminError(log: Logger) {
+  return (error: Error, _req: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof KeyError) return reply.code(KEY_ERROR_STATUS[error.code]).send({ error: error.code, message: error.shortMessage });
+    if (hasZodFastifySchemaValidationErrors(error)) return reply.code(400).send({ error: 'invalid_request', message: error.message });
+    if (isStoreError(error, 'Unavailable')) return reply.code(503).send({ error: 'store_unavailable', message: 'the store cannot be reached; retry' });
+    log.error({ err: error }, 'admin socket: request failed');
+    return reply.code(500).send({ error: 'internal_error', message: 'internal error; see the service log' });
+  };
+}
+
+export async function serveAdminSocket(
+  store: ResourceStore,
+  dataDir: string,
+  opts: { namespace?: string; logger?: Logger } = {},
+): Promise<FastifyInstance> {
+  const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
+  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleAdminError(opts.logger ?? stderrLogger));
   app.get('/keys', async () => listKeys(store, namespace));
-  app.post('/keys', async (req) => createKey(store, CreateBody.parse(req.body), namespace));
-  app.post('/keys/:id/revoke', async (req) => revokeKey(store, (req.params as { id: string }).id, namespace));
-  app.post('/keys/:id/rotate', async (req) => rotateKey(store, (req.params as { id: string }).id, namespace));
+  app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace));
+  app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));
+  app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(store, req.params.id, namespace));
   const path = adminSocketPath(dataDir);
   await rm(path, { force: true }); // a socket file left by a killed owner
   await app.listen({ path });

@@ -1,9 +1,9 @@
-import { PAYMENT_MODES, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, PAYMENT_MODES, type PaymentMode } from '../api/v1alpha1/index.ts';
 import { callAdminSocket } from '../admin/socket.ts';
 import { createKey, listKeys, revokeKey, rotateKey, type KeySummary } from '../keys/manage.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
-import { CliError, dataDirOption, parse, resolveDataDir } from './args.ts';
+import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
 import { join } from 'node:path';
 
 /**
@@ -24,7 +24,7 @@ export async function runKeys(argv: string[]): Promise<number> {
   const json = values.json === true;
   const kube = values.kube === true;
   // A cluster's ApiClients live in the API server: no data dir, no admin socket.
-  const namespace = values.namespace ?? process.env.POD_NAMESPACE ?? 'default';
+  const namespace = values.namespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
   const dataDir = resolveDataDir(values['data-dir']);
   const storeDir = join(dataDir, 'store');
   const owned = !kube && (await storeOwner(storeDir));
@@ -33,7 +33,7 @@ export async function runKeys(argv: string[]): Promise<number> {
     // Loaded only for --kube: the Kubernetes client is a large import the embedded CLI does not need.
     const store = kube ? await openKubeStore(values.kubeconfig, namespace) : await openEmbeddedStore({ dir: storeDir });
     try {
-      return await fn(store, kube ? namespace : 'default');
+      return await fn(store, kube ? namespace : DEFAULT_NAMESPACE);
     } finally {
       await store.close();
     }

@@ -1,6 +1,6 @@
 import { runDev } from '../roles/dev.ts';
 import { runKeys } from './keys.ts';
-import { CliError } from './args.ts';
+import { CliError } from '../lib/args.ts';
 
 const USAGE = `agent-wallet <command> [options]
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DEFAULT_NAMESPACE } from '../api/v1alpha1/names.ts';
 import { ChainConfigSchema, type ChainConfig } from './chainConfig.ts';
 import type { ChainName } from './chains.ts';
 
@@ -85,7 +86,7 @@ export async function loadClusterConfig(path: string): Promise<ClusterConfig> {
 }
 
 export function clusterNamespace(config: ClusterConfig, env = process.env): string {
-  return config.namespace ?? env.POD_NAMESPACE ?? 'default';
+  return config.namespace ?? env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
 }
 
 export function clusterChain(config: ClusterConfig, name: ChainName): ClusterChain {

@@ -10,7 +10,7 @@ import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { GatewayError, handleError, handleNotFound } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
-import { createInMemoryRateLimiter } from './rateLimit.ts';
+import { createInMemoryRateLimiter } from '../ratelimit/index.ts';
 import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
 import { executeRoutes } from './routes/execute.ts';
 import { feedRoutes } from './routes/feed.ts';

@@ -8,7 +8,7 @@ import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
 import { fieldError } from './errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
-import type { RateLimit, RateLimiter } from './rateLimit.ts';
+import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 
 /** Reports a chain's head for GET /health; the chain worker contract has no such call (yet). */
 export type ChainProbe = (chain: ChainName) => Promise<{ blockNumber: bigint | string }>;

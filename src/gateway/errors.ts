@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AgentWalletError } from '../lib/errors.ts';
+import { ArchiveError } from '../archive/types.ts';
+import { isChainError } from '../chain/errors.ts';
+import { isStoreError } from '../store/types.ts';
 import { FIELD_ERROR_CODES, REQUIRED, SHAPE_ERROR_CODE, type ErrorBody } from '../api/http/index.ts';
 
 /**
@@ -153,14 +156,18 @@ const FASTIFY_CLIENT_ERRORS: Readonly<Record<string, { status: number; code: str
 };
 
 /**
- * Codes of AgentWalletErrors raised by other modules (store, chain worker) that mean "retry later", not "bug":
- * answered 503 with a fixed message (theirs may name internal hosts or paths).
+ * Errors raised by other modules (store, archive, locks, chain worker) that mean "retry later", not "bug":
+ * answered 503 with a fixed message (theirs may name internal hosts or paths). Matched by class and code, so a
+ * new code in one domain cannot be mistaken for another domain's.
  */
-const OPERATIONAL_ERRORS: Readonly<Record<string, { code: string; message: string }>> = {
-  Unavailable: { code: 'store_unavailable', message: 'the service cannot reach its state store; retry with backoff' },
-  rpc_unavailable: { code: 'chain_unavailable', message: 'the chain did not answer; retry with backoff' },
-  closed: { code: 'service_unavailable', message: 'the service is shutting down; retry shortly' },
-};
+function operationalError(error: unknown): { code: string; message: string } | undefined {
+  const STORE = { code: 'store_unavailable', message: 'the service cannot reach its state store; retry with backoff' };
+  if (isStoreError(error, 'Unavailable')) return STORE;
+  if (error instanceof ArchiveError && error.code === 'Unavailable') return STORE;
+  if (isChainError(error, 'rpc_unavailable')) return { code: 'chain_unavailable', message: 'the chain did not answer; retry with backoff' };
+  if (isChainError(error, 'closed')) return { code: 'service_unavailable', message: 'the service is shutting down; retry shortly' };
+  return undefined;
+}
 
 /** The gateway's one error handler (set on the root instance; every scope inherits it). */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -175,7 +182,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   const fastifyCode = (error as FastifyError).code;
   const known = fastifyCode !== undefined ? FASTIFY_CLIENT_ERRORS[fastifyCode] : undefined;
   if (known) return reply.code(known.status).send({ error: known.code, message: known.message ?? error.message });
-  const operational = error instanceof AgentWalletError ? OPERATIONAL_ERRORS[error.code] : undefined;
+  const operational = operationalError(error);
   if (operational) {
     request.log.error({ err: error }, 'operational failure');
     return reply

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientOf } from './auth.ts';
 import { GatewayError } from './errors.ts';
-import type { RateLimit, RateLimiter } from './rateLimit.ts';
+import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 
 /** An onRequest hook taking one token per request from the bucket `keyOf` names; 429 with Retry-After when empty. */
 function limitHook(

@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, type ApiClient } from '../api/v1alpha1/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { isStoreError } from '../store/types.ts';
 import { parseApiKey, secretMatches } from './apiKey.ts';
@@ -10,7 +10,7 @@ export type AuthResult = { ok: true; client: ApiClient } | { ok: false; reason: 
 export async function authenticateApiKey(
   store: ResourceStore,
   header: string | undefined,
-  namespace = 'default',
+  namespace = DEFAULT_NAMESPACE,
 ): Promise<AuthResult> {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing' };
   const parsed = parseApiKey(header);

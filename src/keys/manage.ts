@@ -1,5 +1,5 @@
 import type { ApiClient, PaymentMode } from '../api/v1alpha1/index.ts';
-import { API_VERSION } from '../api/v1alpha1/index.ts';
+import { API_VERSION, DEFAULT_KEY_LIMITS, DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { isStoreError } from '../store/types.ts';
@@ -28,7 +28,7 @@ export class KeyError extends AgentWalletError<'key_not_found' | 'key_revoked'> 
   override readonly name = 'KeyError';
 }
 
-export async function createKey(store: ResourceStore, opts: CreateKeyOptions, namespace = 'default') {
+export async function createKey(store: ResourceStore, opts: CreateKeyOptions, namespace = DEFAULT_NAMESPACE) {
   const { apiKey, clientId, keyHash } = generateApiKey();
   const client: ApiClient = {
     apiVersion: API_VERSION,
@@ -40,9 +40,9 @@ export async function createKey(store: ResourceStore, opts: CreateKeyOptions, na
       paymentMode: opts.mode,
       enabled: true,
       limits: {
-        requestsPerSecond: opts.requestsPerSecond ?? 50,
-        burst: opts.burst ?? 100,
-        maxBatchCalls: 20,
+        ...DEFAULT_KEY_LIMITS,
+        ...(opts.requestsPerSecond !== undefined && { requestsPerSecond: opts.requestsPerSecond }),
+        ...(opts.burst !== undefined && { burst: opts.burst }),
       },
     },
   };
@@ -50,13 +50,13 @@ export async function createKey(store: ResourceStore, opts: CreateKeyOptions, na
   return { api_key: apiKey, key: summarize(created) };
 }
 
-export async function listKeys(store: ResourceStore, namespace = 'default'): Promise<KeySummary[]> {
+export async function listKeys(store: ResourceStore, namespace = DEFAULT_NAMESPACE): Promise<KeySummary[]> {
   const { items } = await store.list('ApiClient', { namespace });
   return items.map(summarize).sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''));
 }
 
 /** Disables the key at once; its requests in flight still finish. The record stays, for audit. */
-export async function revokeKey(store: ResourceStore, id: string, namespace = 'default'): Promise<KeySummary> {
+export async function revokeKey(store: ResourceStore, id: string, namespace = DEFAULT_NAMESPACE): Promise<KeySummary> {
   const client = await getClient(store, id, namespace);
   const updated = await store.update({ ...client, spec: { ...client.spec, enabled: false } });
   const withStatus = await store.updateStatus({
@@ -67,7 +67,7 @@ export async function revokeKey(store: ResourceStore, id: string, namespace = 'd
 }
 
 /** Issues a new secret for the same client id: the old key stops working, the agents' wallets stay. */
-export async function rotateKey(store: ResourceStore, id: string, namespace = 'default') {
+export async function rotateKey(store: ResourceStore, id: string, namespace = DEFAULT_NAMESPACE) {
   const client = await getClient(store, id, namespace);
   if (!client.spec.enabled) throw new KeyError('key_revoked', `key ${id} is revoked; create a new one`);
   const { apiKey, keyHash } = generateApiKey(id);

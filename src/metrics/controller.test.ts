@@ -6,7 +6,7 @@ import { ChainError } from '../chain/errors.ts';
 import { Controller } from '../runtime/controller.ts';
 import { TerminalError } from '../runtime/errors.ts';
 import { Informer } from '../runtime/informer.ts';
-import { ExponentialBackoff } from '../runtime/rateLimiter.ts';
+import { ExponentialBackoff } from '../runtime/backoff.ts';
 import { quiet, sleep, until } from '../runtime/testing/support.ts';
 import { WorkQueue } from '../runtime/workQueue.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
@@ -18,7 +18,7 @@ import { parseExposition } from './testing/exposition.ts';
 describe('work queue metrics', () => {
   it('counts adds (not re-adds of a waiting key), depth, waits, work time and retries', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    const queue = new WorkQueue<string>({ metrics: controllerMetrics(metrics, 'q').workQueue, rateLimiter: new ExponentialBackoff(5, 20) });
+    const queue = new WorkQueue<string>({ metrics: controllerMetrics(metrics, 'q').workQueue, backoff: new ExponentialBackoff(5, 20) });
     for (const k of ['a', 'b', 'c', 'a', 'b', 'd', 'e']) queue.add(k);
     const q = { controller: 'q' };
     let e = parseExposition(await metrics.scrape());
@@ -74,7 +74,7 @@ describe('controller metrics (a real Controller on the embedded store)', () => {
       name: 'execution',
       informer,
       logger: quiet,
-      rateLimiter: new ExponentialBackoff<string>(5, 50),
+      backoff: new ExponentialBackoff<string>(5, 50),
       metrics: controllerMetrics(metrics, 'execution'),
       reconcile: async ({ name }) => {
         const n = (attempts.get(name) ?? 0) + 1;

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirOption, parse, resolveDataDir, CliError } from '../cli/args.ts';
+import { dataDirOption, parse, resolveDataDir, CliError } from '../lib/args.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
 import { ensureDevKey } from './devKey.ts';

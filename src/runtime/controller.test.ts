@@ -10,7 +10,7 @@ import { Controller, type ControllerHooks, type ObjectKey, type ReconcileResult 
 import { TerminalError } from './errors.ts';
 import { Informer } from './informer.ts';
 import type { Logger } from '../lib/logger.ts';
-import { ExponentialBackoff } from './rateLimiter.ts';
+import { ExponentialBackoff } from './backoff.ts';
 import { retryOnConflict } from './retry.ts';
 import { sleep, until } from './testing/support.ts';
 
@@ -48,7 +48,7 @@ function controller(
     informer,
     reconcile,
     logger,
-    rateLimiter: new ExponentialBackoff<string>(10, 200),
+    backoff: new ExponentialBackoff<string>(10, 200),
     ...opts,
   });
   controllers.push(c);

@@ -1,8 +1,8 @@
-import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, type Kind, type ResourceByKind } from '../api/v1alpha1/index.ts';
 import { isTerminalError } from './errors.ts';
 import { cacheKey, type Informer } from './informer.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
-import type { RateLimiter } from './rateLimiter.ts';
+import type { Backoff } from './backoff.ts';
 import { WorkQueue, type WorkQueueMetrics } from './workQueue.ts';
 
 export interface ObjectKey {
@@ -55,7 +55,7 @@ export interface ControllerOptions<K extends Kind> {
   reconcile: Reconciler;
   /** Keys reconciled at once (default 1); one key is never reconciled twice at once. */
   concurrency?: number;
-  rateLimiter?: RateLimiter<string>;
+  backoff?: Backoff<string>;
   /** Whether an update should trigger a reconcile (default: always, resyncs included). */
   updatePredicate?(oldObj: ResourceByKind[K], newObj: ResourceByKind[K]): boolean;
   hooks?: ControllerHooks;
@@ -79,7 +79,7 @@ export class Controller<K extends Kind> {
     this.log = opts.logger ?? stderrLogger;
     this.queue = new WorkQueue<string>({
       concurrency: opts.concurrency ?? 1,
-      ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
+      ...(opts.backoff && { backoff: opts.backoff }),
       onDepth: (depth) => opts.hooks?.onQueueDepth?.({ controller: opts.name, depth }),
       ...(opts.metrics && { metrics: opts.metrics.workQueue }),
     });
@@ -108,7 +108,7 @@ export class Controller<K extends Kind> {
 
   /** Queues a key: for changes the informer does not see (another kind's event, an external callback). */
   enqueue(key: { namespace?: string; name: string }): void {
-    this.queue.add(cacheKey(key.namespace ?? 'default', key.name));
+    this.queue.add(cacheKey(key.namespace ?? DEFAULT_NAMESPACE, key.name));
   }
 
   /**

@@ -1,5 +1,5 @@
 export { WorkQueue, type WorkQueueOptions, type ShutdownOptions } from './workQueue.ts';
-export { ExponentialBackoff, type RateLimiter } from './rateLimiter.ts';
+export { ExponentialBackoff, type Backoff } from './backoff.ts';
 export { Informer, cacheKey, type EventHandlers, type InformerOptions } from './informer.ts';
 export {
   Controller,

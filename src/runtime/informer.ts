@@ -1,4 +1,4 @@
-import type { Kind, ResourceByKind } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, type Kind, type ResourceByKind } from '../api/v1alpha1/index.ts';
 import { isStoreError, type ResourceStore, type WatchEvent, type WatchHandle } from '../store/types.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
 
@@ -113,7 +113,7 @@ export class Informer<K extends Kind> {
     return this.lastResourceVersion;
   }
 
-  get(name: string, namespace = 'default'): ResourceByKind[K] | undefined {
+  get(name: string, namespace = DEFAULT_NAMESPACE): ResourceByKind[K] | undefined {
     const obj = this.cache.get(cacheKey(namespace, name));
     return obj === undefined ? undefined : structuredClone(obj);
   }

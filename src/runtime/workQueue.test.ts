@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExponentialBackoff } from './rateLimiter.ts';
+import { ExponentialBackoff } from './backoff.ts';
 import { WorkQueue } from './workQueue.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -85,7 +85,7 @@ describe('WorkQueue', () => {
   });
 
   it('addRateLimited backs off exponentially per key; forget resets', async () => {
-    const q = new WorkQueue<string>({ rateLimiter: new ExponentialBackoff(20, 1_000) });
+    const q = new WorkQueue<string>({ backoff: new ExponentialBackoff(20, 1_000) });
     const at: number[] = [];
     let t0 = Date.now();
     q.start(async () => {
@@ -114,7 +114,7 @@ describe('WorkQueue', () => {
 
   it('retries a key whose handler rejects, with backoff, and reports the error', async () => {
     const errors: unknown[] = [];
-    const q = new WorkQueue<string>({ rateLimiter: new ExponentialBackoff(5, 100), onError: (_, e) => errors.push(e) });
+    const q = new WorkQueue<string>({ backoff: new ExponentialBackoff(5, 100), onError: (_, e) => errors.push(e) });
     let calls = 0;
     q.start(async () => {
       calls++;

@@ -1,9 +1,9 @@
-import { ExponentialBackoff, type RateLimiter } from './rateLimiter.ts';
+import { ExponentialBackoff, type Backoff } from './backoff.ts';
 
 export interface WorkQueueOptions<K> {
   /** Keys processed at once (default 1). One key is never processed by two workers at once. */
   concurrency?: number;
-  rateLimiter?: RateLimiter<K>;
+  backoff?: Backoff<K>;
   /** Called when the number of keys waiting (ready, not delayed) changes. */
   onDepth?: (depth: number) => void;
   /** A handler that rejects: reported here, and the key is retried with rate-limited backoff. */
@@ -46,7 +46,7 @@ export interface ShutdownOptions {
  */
 export class WorkQueue<K> {
   private readonly concurrency: number;
-  private readonly rateLimiter: RateLimiter<K>;
+  private readonly backoff: Backoff<K>;
   private queue: K[] = [];
   private head = 0;
   /** Keys that need processing: waiting in the queue, or added again while being processed. */
@@ -63,7 +63,7 @@ export class WorkQueue<K> {
 
   constructor(private readonly opts: WorkQueueOptions<K> = {}) {
     this.concurrency = Math.max(1, opts.concurrency ?? 1);
-    this.rateLimiter = opts.rateLimiter ?? new ExponentialBackoff<K>();
+    this.backoff = opts.backoff ?? new ExponentialBackoff<K>();
   }
 
   /** Starts `concurrency` workers calling `handler` for each key. */
@@ -106,15 +106,15 @@ export class WorkQueue<K> {
 
   addRateLimited(key: K): void {
     this.opts.metrics?.retried();
-    this.addAfter(key, this.rateLimiter.when(key));
+    this.addAfter(key, this.backoff.when(key));
   }
 
   forget(key: K): void {
-    this.rateLimiter.forget(key);
+    this.backoff.forget(key);
   }
 
   numRequeues(key: K): number {
-    return this.rateLimiter.numRequeues(key);
+    return this.backoff.numRequeues(key);
   }
 
   /** Keys ready and waiting for a worker. */

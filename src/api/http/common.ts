@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { ApiClientSpecSchema } from '../v1alpha1/index.ts';
+import { DEFAULT_KEY_LIMITS } from '../v1alpha1/index.ts';
 import { CHAIN_ALIASES, CHAIN_NAMES, canonicalChain } from '../../config/chains.ts';
 
 /**
@@ -36,7 +36,7 @@ export const LIMITS = {
   feedDefault: 20,
   feedMax: 100,
   /** An ApiClient's `limits.maxBatchCalls` when the operator sets none: what /openapi.json publishes as maxItems. */
-  defaultMaxBatchCalls: ApiClientSpecSchema.shape.limits.parse(undefined).maxBatchCalls,
+  defaultMaxBatchCalls: DEFAULT_KEY_LIMITS.maxBatchCalls,
 } as const;
 
 const MAX_UINT256 = 2n ** 256n - 1n;

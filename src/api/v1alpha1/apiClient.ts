@@ -7,6 +7,9 @@ import { PaymentModeSchema } from './executionRequest.ts';
  * the key id (the part of the key before the secret), so a lookup is a get by name, then a constant-time
  * compare. Rotation replaces the hash and keeps the name, so an agent's wallets survive rotation.
  */
+/** A key's limits unless the operator sets others. */
+export const DEFAULT_KEY_LIMITS = { requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 } as const;
+
 export const ApiClientSpecSchema = z.object({
   displayName: z.string().optional(),
   keyHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -15,11 +18,11 @@ export const ApiClientSpecSchema = z.object({
   limits: z
     .object({
       /** Sustained requests per second per key on protected endpoints (token bucket). */
-      requestsPerSecond: z.number().positive().default(50),
-      burst: z.number().int().positive().default(100),
-      maxBatchCalls: z.number().int().positive().default(20),
+      requestsPerSecond: z.number().positive().default(DEFAULT_KEY_LIMITS.requestsPerSecond),
+      burst: z.number().int().positive().default(DEFAULT_KEY_LIMITS.burst),
+      maxBatchCalls: z.number().int().positive().default(DEFAULT_KEY_LIMITS.maxBatchCalls),
     })
-    .default({ requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 }),
+    .default(DEFAULT_KEY_LIMITS),
 });
 export type ApiClientSpec = z.infer<typeof ApiClientSpecSchema>;
 

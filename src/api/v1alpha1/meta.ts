@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_NAMESPACE } from './names.ts';
 
 export const GROUP = 'agentwallet.dev';
 export const VERSION = 'v1alpha1';
@@ -7,7 +8,7 @@ export const API_VERSION = `${GROUP}/${VERSION}` as const;
 /** The subset of Kubernetes ObjectMeta the service uses; same names and meaning as the API server's. */
 export const ObjectMetaSchema = z.object({
   name: z.string().min(1).max(253),
-  namespace: z.string().min(1).default('default'),
+  namespace: z.string().min(1).default(DEFAULT_NAMESPACE),
   uid: z.string().optional(),
   /** Opaque to clients; the store's revision of the object's last write. */
   resourceVersion: z.string().optional(),

@@ -1,4 +1,4 @@
-import { ANNOTATIONS, requestIdTimeMs, type ExecutionRequest, type SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest, type SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
 import { isChainError } from '../../chain/errors.ts';
 import type { ChainWorker } from '../../chain/types.ts';
@@ -39,7 +39,7 @@ const inFlightOperation = (r: ExecutionRequest): SignedUserOperation | undefined
  * operations still in flight (so a restart never reuses a nonce), and routes pushed outcomes to requests.
  */
 export async function startExecutionController(opts: ExecutionControllerOptions) {
-  const namespace = opts.namespace ?? 'default';
+  const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   const informer = new Informer({
     store: opts.store,
     kind: 'ExecutionRequest',

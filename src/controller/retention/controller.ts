@@ -1,4 +1,4 @@
-import { isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ExecutionArchive } from '../../archive/types.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../../runtime/index.ts';
@@ -62,7 +62,7 @@ function dueAt(req: ExecutionRequest, retentionMs: number): number {
 export async function startRetentionController(opts: RetentionControllerOptions): Promise<RetentionController> {
   if (!(opts.retentionSeconds > 0)) throw new RangeError(`retentionSeconds must be positive, got ${opts.retentionSeconds}`);
   const retentionMs = opts.retentionSeconds * 1000;
-  const namespace = opts.namespace ?? 'default';
+  const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   const { store, archive } = opts;
   const ownInformer = opts.informer === undefined;
   const informer =

@@ -1,6 +1,6 @@
 import { createChainWorker } from '../../chain/index.ts';
 import { serveChainWorker } from '../../chain/grpc/server.ts';
-import { CliError } from '../../cli/args.ts';
+import { CliError } from '../../lib/args.ts';
 import { clusterChain, ConfigError, workerChainConfig } from '../../config/clusterConfig.ts';
 import { canonicalChain } from '../../config/chains.ts';
 import { createRedisLockManager } from '../../locks/redis.ts';

@@ -1,10 +1,10 @@
 import { connectChainWorker, type RemoteChainWorker } from '../../chain/grpc/client.ts';
-import { CliError } from '../../cli/args.ts';
+import { CliError } from '../../lib/args.ts';
 import { clusterNamespace } from '../../config/clusterConfig.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { buildGateway } from '../../gateway/index.ts';
 import { createRedisArchive } from '../../archive/redis.ts';
-import { createRedisRateLimiter } from '../../gateway/rateLimit/redis.ts';
+import { createRedisRateLimiter } from '../../ratelimit/redis.ts';
 import { Metrics, grpcClientInterceptor } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';

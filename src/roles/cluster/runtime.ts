@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { CliError, parse } from '../../cli/args.ts';
+import { CliError, parse } from '../../lib/args.ts';
 import { ConfigError, loadClusterConfig, type ClusterConfig } from '../../config/clusterConfig.ts';
 
 /** Options every cluster role takes. */

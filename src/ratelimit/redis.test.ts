@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/support/env.ts';
-import { startRedis, type TestRedis } from '../../../test/support/redis.ts';
-import { buildGateway } from '../app.ts';
-import { createKey } from '../../keys/manage.ts';
-import { closeRedis, connectRedis, whenRedisReady } from '../../redis/connect.ts';
-import { openEmbeddedStore } from '../../store/embedded/index.ts';
+import { tempDir } from '../../test/support/env.ts';
+import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { buildGateway } from '../gateway/app.ts';
+import { createKey } from '../keys/manage.ts';
+import { closeRedis, connectRedis, whenRedisReady } from '../redis/connect.ts';
+import { openEmbeddedStore } from '../store/embedded/index.ts';
 import { createRedisRateLimiter } from './redis.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
-/** How long to wait before retrying a key that failed; per key, reset by forget(). */
-export interface RateLimiter<K> {
+/** How long to wait before retrying a key that failed (client-go calls it a rate limiter); per key, reset by forget(). */
+export interface Backoff<K> {
   /** The delay before the next retry of `key`, counting this failure. */
   when(key: K): number;
   forget(key: K): void;
@@ -10,7 +10,7 @@ export interface RateLimiter<K> {
  * controller-runtime's per-item exponential failure limiter: base·2^failures, capped. Defaults 5 ms doubling
  * to 60 s, so a persistently failing key settles at one attempt a minute.
  */
-export class ExponentialBackoff<K> implements RateLimiter<K> {
+export class ExponentialBackoff<K> implements Backoff<K> {
   private readonly failures = new Map<K, number>();
 
   constructor(

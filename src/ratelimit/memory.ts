@@ -1,22 +1,6 @@
-/**
- * Rate limiting per API key (and per client address on public endpoints). The interface is async so a shared
- * backend (Redis, for several gateway replicas) can implement it; the in-memory token bucket below serves a
- * single process.
- */
-export interface RateLimit {
-  /** Sustained rate: tokens added per second. */
-  requestsPerSecond: number;
-  /** Bucket size: how many requests may arrive at once after a quiet period. */
-  burst: number;
-}
+import type { RateDecision, RateLimit, RateLimiter } from './types.ts';
 
-export type RateDecision = { allowed: true; remaining: number } | { allowed: false; retryAfterMs: number };
-
-export interface RateLimiter {
-  /** Takes one token from `key`'s bucket (created full on first use). */
-  consume(key: string, limit: RateLimit): Promise<RateDecision>;
-}
-
+/** One process's token buckets, in memory. */
 interface Bucket {
   tokens: number;
   updatedAt: number;

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../lib/logger.ts';
-import { createInMemoryRateLimiter, type RateDecision, type RateLimit, type RateLimiter } from '../rateLimit.ts';
-import { redisScript } from '../../redis/script.ts';
+import type { Logger } from '../lib/logger.ts';
+import { redisScript } from '../redis/script.ts';
+import { createInMemoryRateLimiter } from './memory.ts';
+import type { RateDecision, RateLimit, RateLimiter } from './types.ts';
 
 /**
  * One token bucket per key, in a hash `{ tokens, ts, rate }`, updated by one script so concurrent

@@ -1,3 +1,4 @@
+/** Command-line parsing shared by every process entry point (src/cli and src/roles). */
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
