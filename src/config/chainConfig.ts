@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChainNameSchema } from './chains.ts';
+import { ChainNameSchema, type ChainName } from './chains.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
@@ -64,3 +64,8 @@ export const ChainConfigSchema = z.object({
     }),
 });
 export type ChainConfig = z.infer<typeof ChainConfigSchema>;
+
+/** The token configuration of each chain, as the gateway reports balances with it. */
+export function tokensByChain(chains: readonly Pick<ChainConfig, 'name' | 'tokens'>[]): Partial<Record<ChainName, readonly TokenConfig[]>> {
+  return Object.fromEntries(chains.map((c) => [c.name, c.tokens]));
+}

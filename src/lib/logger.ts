@@ -8,6 +8,15 @@ export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+  /** A logger that adds `bindings` to every line (pino has it; fakes may leave it out). */
+  child?(bindings: Record<string, unknown>): Logger;
+}
+
+/** `log` with `bindings` on every line: its own child() where it has one. */
+export function childLogger(log: Logger, bindings: Record<string, unknown>): Logger {
+  if (log.child) return log.child(bindings);
+  const bound = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg?: string) => log[level]({ ...bindings, ...obj }, msg);
+  return { debug: bound('debug'), info: bound('info'), warn: bound('warn'), error: bound('error') };
 }
 
 const noop = (): void => {};

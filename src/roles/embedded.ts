@@ -2,17 +2,19 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
-import type { ChainConfig } from '../config/chainConfig.ts';
+import { tokensByChain, type ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
-import { startExecutionController, type ExecutionController } from '../controller/execution/controller.ts';
+import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
+import { startControllerManager, type ControllerManager } from '../controller/manager.ts';
+import { serviceControllers } from '../controller/serviceControllers.ts';
+import { alwaysLeader } from '../lib/leaderElection.ts';
 import { buildGateway } from '../gateway/index.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
 import { defaultPaymentPolicies } from '../payments/policy.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
-import { startRetentionController } from '../controller/retention/index.ts';
-import { bundleObserver, controllerMetrics, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
+import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
 
 export interface EmbeddedServiceOptions {
   dataDir: string;
@@ -39,7 +41,7 @@ export interface EmbeddedService {
   app: FastifyInstance;
   store: EmbeddedStore;
   workers: ReadonlyMap<ChainName, LocalChainWorker>;
-  controller: ExecutionController;
+  controllers: ControllerManager;
   metrics: Metrics;
   stop(): Promise<void>;
 }
@@ -61,7 +63,6 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     const archive = await openFileArchive({ dir: join(opts.dataDir, 'archive') });
     stops.push(() => archive.close());
     const metrics = opts.metrics ?? createMetrics();
-    metrics.setLeader('controller', true); // one process: always the leader
     const locks = instrumentLockManager(createMemoryLockManager(), metrics);
     const workers = new Map<ChainName, LocalChainWorker>();
     for (const config of opts.chains) {
@@ -75,30 +76,33 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       stops.push(() => worker.close());
     }
     const payments = defaultPaymentPolicies();
-    const controller = await startExecutionController({
+    const manager = startControllerManager({
       store,
-      workers,
-      payments,
+      namespace: DEFAULT_NAMESPACE,
+      controllers: serviceControllers({
+        store,
+        namespace: DEFAULT_NAMESPACE,
+        workers,
+        payments,
+        archive,
+        retentionSeconds: opts.retentionSeconds ?? 3_600,
+        admissionRetryMs: opts.admissionRetryMs,
+        metrics,
+        logger: log.child({ role: 'controller' }),
+      }),
+      elector: alwaysLeader(), // one process: it always leads
+      onLeadingChanged: (leading) => metrics.setLeader('controller', leading),
       logger: log.child({ role: 'controller' }),
-      metrics,
-      ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     });
-    stops.push(() => controller.stop());
-    const retention = await startRetentionController({
-      store,
-      archive,
-      retentionSeconds: opts.retentionSeconds ?? 3_600,
-      informer: controller.informer,
-      metrics: controllerMetrics(metrics, 'retention'),
-      logger: log.child({ role: 'retention' }),
-    });
-    stops.push(() => retention.stop());
+    stops.push(() => manager.stop());
+    // Serve only once the controllers reconcile, so the first execute is decided at once; a failed start ends here.
+    await Promise.race([manager.leading(), manager.done]);
 
     const app = await buildGateway({
       store,
       workers,
       payments,
-      chainTokens: Object.fromEntries(opts.chains.map((c) => [c.name, c.tokens])),
+      chainTokens: tokensByChain(opts.chains),
       archive,
       metrics,
       serveMetrics: true,
@@ -114,7 +118,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       stops.push(() => admin.close());
     }
     let stopped: Promise<void> | undefined;
-    return { url: address, app, store, workers, controller, metrics, stop: () => (stopped ??= stopAll()) };
+    return { url: address, app, store, workers, controllers: manager, metrics, stop: () => (stopped ??= stopAll()) };
   } catch (e) {
     await stopAll();
     throw e;

@@ -20,6 +20,11 @@ export interface ExecutionControllerOptions {
   concurrency?: number;
   /** See ExecutionReconcilerDeps.admissionRetryMs. */
   admissionRetryMs?: number;
+  /**
+   * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
+   * started by its owner. Default: an informer of our own, stopped by stop().
+   */
+  informer?: Informer<'ExecutionRequest'>;
   hooks?: ControllerHooks;
   /** Reconcile, work-queue and request metrics. Start the controller only while leading: see instrumentExecutionInformer. */
   metrics?: Metrics;
@@ -34,27 +39,35 @@ const awaitingSignature = (r: ExecutionRequest): boolean =>
 const inFlightOperation = (r: ExecutionRequest): SignedUserOperation | undefined =>
   isTerminal(r.status?.phase) ? undefined : r.status?.userOperation;
 
+/** The informer indexes the execution controller reads (and the request metrics, which count by phase). */
+export function executionIndexers(): Record<string, (r: ExecutionRequest) => readonly string[]> {
+  return {
+    unsignedByWallet: (r) => (awaitingSignature(r) ? [walletKey(r)] : []),
+    opHash: (r) => {
+      const op = inFlightOperation(r);
+      return op ? [op.hash.toLowerCase()] : [];
+    },
+    [PHASE_INDEX]: phaseIndexer,
+  };
+}
+
 /**
  * Wires the execution reconciler to an informer and a work queue, restores the chain workers' view of the
  * operations still in flight (so a restart never reuses a nonce), and routes pushed outcomes to requests.
  */
 export async function startExecutionController(opts: ExecutionControllerOptions) {
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
-  const informer = new Informer({
-    store: opts.store,
-    kind: 'ExecutionRequest',
-    namespace,
-    relistPeriodMs: 10 * 60_000,
-    indexers: {
-      unsignedByWallet: (r) => (awaitingSignature(r) ? [walletKey(r)] : []),
-      opHash: (r) => {
-        const op = inFlightOperation(r);
-        return op ? [op.hash.toLowerCase()] : [];
-      },
-      ...(opts.metrics && { [PHASE_INDEX]: phaseIndexer }),
-    },
-    ...(opts.logger && { logger: opts.logger }),
-  });
+  const ownInformer = opts.informer === undefined;
+  const informer =
+    opts.informer ??
+    new Informer({
+      store: opts.store,
+      kind: 'ExecutionRequest',
+      namespace,
+      relistPeriodMs: 10 * 60_000,
+      indexers: executionIndexers(),
+      ...(opts.logger && { logger: opts.logger }),
+    });
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   const reconciler = createExecutionReconciler({
@@ -80,7 +93,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.logger && { logger: opts.logger }),
   });
 
-  informer.start();
+  if (ownInformer) informer.start();
   await informer.waitForSync();
   for (const chain of opts.workers.keys()) {
     // A worker that cannot be reached now is restored on its first not_restored answer instead.
@@ -120,7 +133,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     async stop(): Promise<void> {
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
-      await informer.stop();
+      if (ownInformer) await informer.stop();
       detachMetrics?.();
     },
   };

@@ -1,15 +1,14 @@
 import { createRedisArchive } from '../../archive/redis.ts';
-import { connectChainWorker, type RemoteChainWorker } from '../../chain/grpc/client.ts';
 import { clusterNamespace } from '../../config/clusterConfig.ts';
-import type { ChainName } from '../../config/chains.ts';
-import { startExecutionController, type ExecutionController } from '../../controller/execution/controller.ts';
-import { startRetentionController, type RetentionController } from '../../controller/retention/index.ts';
-import { Metrics, controllerMetrics, grpcClientInterceptor } from '../../metrics/index.ts';
+import { startControllerManager } from '../../controller/manager.ts';
+import { serviceControllers } from '../../controller/serviceControllers.ts';
+import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { defaultPaymentPolicies } from '../../payments/policy.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
 import { createLeaseElector } from '../../store/kube/lease.ts';
+import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
 /**
@@ -32,25 +31,10 @@ export async function runController(argv: string[]): Promise<number> {
   const store = createKubeStore({ kubeConfig, namespace, logger: log });
   const redis = connectRedis(config.redis.url, { ...redisPasswordFromEnv(), name: ctx.identity, logger: log });
   const archive = createRedisArchive(redis);
-  const workers = new Map<ChainName, RemoteChainWorker>(
-    config.chains.map((c) => [
-      c.name,
-      connectChainWorker(c.name, c.worker.address, { log: log.child({ chain: c.name }), interceptors: [grpcClientInterceptor(metrics)] }),
-    ]),
-  );
+  const workers = connectChainWorkers(config, log, metrics);
   const payments = defaultPaymentPolicies();
 
-  let leading: { execution: ExecutionController; retention: RetentionController } | undefined;
   let stopping = false;
-  const stopLeading = async () => {
-    const l = leading;
-    leading = undefined;
-    metrics.setLeader('controller', false);
-    // Reconciles in progress finish (their status writes carry resourceVersion preconditions); nothing new starts.
-    await l?.retention.stop(); // first: it shares the execution controller's informer
-    await l?.execution.stop();
-  };
-
   const elector = createLeaseElector({
     kubeConfig,
     namespace,
@@ -64,49 +48,41 @@ export async function runController(argv: string[]): Promise<number> {
   const ops = await startOpsServer({ port: ctx.opsPort, registry: metrics.registry, ready: () => !stopping });
   log.info({ namespace, lease: config.controller.leaseName, opsPort: ops.port }, 'controller started; electing a leader');
 
-  const election = elector.run({
-    onStartedLeading: async (signal) => {
-      log.info('leading: starting the reconcilers');
-      const execution = await startExecutionController({
-        store,
-        workers,
-        payments,
-        namespace,
-        admissionRetryMs: config.controller.admissionRetryMs,
-        logger: log.child({ controller: 'execution' }),
-        metrics,
-      });
-      const retention = await startRetentionController({
-        store,
-        archive,
-        namespace,
-        retentionSeconds: config.controller.retentionSeconds,
-        informer: execution.informer,
-        metrics: controllerMetrics(metrics, 'retention'),
-        logger: log.child({ controller: 'retention' }),
-      });
-      leading = { execution, retention };
-      metrics.setLeader('controller', true);
-      // Leadership ended (or a stop began) while the reconcilers were starting: stop them now.
-      if (signal.aborted) await stopLeading();
+  const manager = startControllerManager({
+    store,
+    namespace,
+    controllers: serviceControllers({
+      store,
+      namespace,
+      workers,
+      payments,
+      archive,
+      retentionSeconds: config.controller.retentionSeconds,
+      admissionRetryMs: config.controller.admissionRetryMs,
+      metrics,
+      logger: log,
+    }),
+    elector,
+    onLeadingChanged: (leading) => {
+      metrics.setLeader('controller', leading);
+      log.info(leading ? 'leading: the reconcilers run' : 'not leading: the reconcilers stopped');
+      // Lost the lease without being asked to stop: whatever ran may overlap the next leader. The controllers
+      // are stopped; exit, and the pod restarts as a follower.
+      if (!leading && !stopping) {
+        log.error('lost the leader lease: exiting');
+        process.exit(1);
+      }
     },
-    onStoppedLeading: () => {
-      if (stopping) return;
-      // Lost the lease without being asked to stop: whatever runs now may overlap the next leader. Stop
-      // reconciling and exit; the pod restarts as a follower.
-      log.error('lost the leader lease: stopping the reconcilers and exiting');
-      void stopLeading().finally(() => process.exit(1));
-    },
+    logger: log,
   });
-  election.catch((err: unknown) => {
+  manager.done.catch((err: unknown) => {
     log.error({ err }, 'leader election failed');
     process.exit(1);
   });
 
   return runUntilSignal(log, async () => {
     stopping = true;
-    await stopLeading();
-    await elector.stop(); // releases the lease: the other replica leads within one retry period
+    await manager.stop(); // stops the reconcilers, then releases the lease: the other replica leads within one retry period
     for (const w of workers.values()) await w.close();
     await store.close();
     await closeRedis(redis);

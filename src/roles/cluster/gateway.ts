@@ -1,14 +1,14 @@
-import { connectChainWorker, type RemoteChainWorker } from '../../chain/grpc/client.ts';
 import { CliError } from '../../lib/args.ts';
+import { tokensByChain } from '../../config/chainConfig.ts';
 import { clusterNamespace } from '../../config/clusterConfig.ts';
-import type { ChainName } from '../../config/chains.ts';
 import { buildGateway } from '../../gateway/index.ts';
 import { createRedisArchive } from '../../archive/redis.ts';
 import { createRedisRateLimiter } from '../../ratelimit/redis.ts';
-import { Metrics, grpcClientInterceptor } from '../../metrics/index.ts';
+import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
+import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
 /**
@@ -28,18 +28,13 @@ export async function runGateway(argv: string[]): Promise<number> {
   const metrics = new Metrics();
   const store = createKubeStore({ kubeConfig: loadKubeConfig(values.kubeconfig), namespace, logger: log });
   const redis = connectRedis(config.redis.url, { ...redisPasswordFromEnv(), name: ctx.identity, logger: log });
-  const workers = new Map<ChainName, RemoteChainWorker>(
-    config.chains.map((c) => [
-      c.name,
-      connectChainWorker(c.name, c.worker.address, { log: log.child({ chain: c.name }), interceptors: [grpcClientInterceptor(metrics)] }),
-    ]),
-  );
+  const workers = connectChainWorkers(config, log, metrics);
   const archive = createRedisArchive(redis);
   const app = await buildGateway({
     store,
     namespace,
     workers,
-    chainTokens: Object.fromEntries(config.chains.map((c) => [c.name, c.tokens])),
+    chainTokens: tokensByChain(config.chains),
     chainProbe: (chain) => workers.get(chain)!.getHead(),
     rateLimiter: createRedisRateLimiter(redis),
     archive,
