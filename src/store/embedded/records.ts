@@ -48,11 +48,25 @@ export function encodeStatus(
     delta = [];
     for (const [key, value] of Object.entries(next as Record<string, unknown>)) {
       if (value === undefined) continue; // JSON drops it too
-      const same = Object.hasOwn(before, key) && JSON.stringify(before[key]) === JSON.stringify(value);
-      delta.push(same ? [key] : [key, value]);
+      delta.push(Object.hasOwn(before, key) && sameJson(before[key], value) ? [key] : [key, value]);
     }
   }
   return JSON.stringify([rev, 'S', kind, namespace, name, delta]);
+}
+
+/** Equality of two parsed JSON values, without serializing them (a status write compares ~2 KB per key). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameJson(v, b[i]));
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  return keys.every((k) => Object.hasOwn(y, k) && sameJson(x[k], y[k]));
 }
 
 export function encodeDelete(rev: number, kind: Kind, namespace: string, name: string): string {

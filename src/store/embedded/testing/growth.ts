@@ -23,7 +23,8 @@ async function filesBytes(dir: string): Promise<{ log: number; snapshot: number 
   let log = 0;
   let snapshot = 0;
   for (const name of await readdir(dir)) {
-    const { size } = await stat(join(dir, name));
+    // A compaction may remove a file between the listing and the stat.
+    const size = (await stat(join(dir, name)).catch(() => undefined))?.size ?? 0;
     if (name.startsWith('wal-')) log += size;
     else if (name.startsWith('snapshot')) snapshot += size;
   }
@@ -64,7 +65,8 @@ try {
   console.log(`node ${process.version}; ${requests} requests, ${retained} kept (retention), ${IN_FLIGHT} in flight, under ${base}`);
   console.log(`  writes/s ${Math.round((stats.wal.records) / seconds)}; objects live ${stats.objects}`);
   console.log(`  bytes logged per request ${Math.round(stats.wal.bytes / requests)} (${Math.round(stats.wal.bytes / stats.wal.records)} per record)`);
-  console.log(`  log on disk ${mib(files.log)} (peak ${mib(peakLog)}), snapshot ${mib(files.snapshot)}, compactions ${stats.snapshots}`);
+  const last = stats.lastCompactionMs === undefined ? '' : ` (the last took ${stats.lastCompactionMs.toFixed(0)} ms)`;
+  console.log(`  log on disk ${mib(files.log)} (peak ${mib(peakLog)}), snapshot ${mib(files.snapshot)}, compactions ${stats.snapshots}${last}`);
   let t = performance.now();
   await store.compact();
   const compactMs = performance.now() - t;
