@@ -14,6 +14,7 @@ import { AgentWalletError } from '../lib/errors.ts';
  * - delete with a resourceVersion precondition fails with Conflict when it does not match.
  * - watch delivers ADDED / MODIFIED / DELETED after the given resourceVersion, in order, each object at most
  *   once per change; if that version is too old it fails with Gone (410) and the caller must re-list.
+ * - health() is { writable: true } while writes succeed; after close it is not writable and not recovering.
  */
 export type StoreErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'Invalid' | 'Unavailable';
 
