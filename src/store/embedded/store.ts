@@ -38,6 +38,7 @@ import {
   readSegment,
   truncateSegment,
   type LogFiles,
+  type RecoveryResult,
   type SegmentTail,
   type WalWriterStats,
 } from './wal.ts';
@@ -460,24 +461,30 @@ class Embedded implements EmbeddedStore {
 
   /** One recovery attempt (see WalWriter.recover); concurrent callers share it. */
   private recover(): Promise<void> {
-    this.recovering ??= (async () => {
-      if (this.condition.writable || !this.condition.recovering || this.closing) return;
-      const result = await this.wal.recover();
-      if (this.condition.writable || !this.condition.recovering) return;
-      if (result.ok) {
-        // The failed writes' revisions are free again: neither memory nor the log holds them any more.
-        this.assignedRev = this.committedRev;
-        this.condition = { writable: true };
-        this.stopRetrying();
-      } else if (result.permanent) {
-        this.stop(result.error);
-      } else {
-        this.condition = { ...this.condition, reason: reasonOf(result.error) };
-      }
-    })().finally(() => {
-      this.recovering = undefined;
-    });
+    if (this.condition.writable || !this.condition.recovering || this.closing) return Promise.resolve();
+    this.recovering ??= this.attemptRecovery();
     return this.recovering;
+  }
+
+  private async attemptRecovery(): Promise<void> {
+    let result: RecoveryResult;
+    try {
+      result = await this.wal.recover();
+    } finally {
+      // Cleared with the outcome (not a turn later), so a failure right after starts an attempt of its own.
+      this.recovering = undefined;
+    }
+    if (this.condition.writable || !this.condition.recovering) return; // closed meanwhile
+    if (result.ok) {
+      // The failed writes' revisions are free again: neither memory nor the log holds them any more.
+      this.assignedRev = this.committedRev;
+      this.condition = { writable: true };
+      this.stopRetrying();
+    } else if (result.permanent) {
+      this.stop(result.error);
+    } else {
+      this.condition = { ...this.condition, reason: reasonOf(result.error) };
+    }
   }
 
   /** The log on disk is not what was acknowledged: stop serving anything, and say so. */
