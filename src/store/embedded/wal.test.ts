@@ -164,6 +164,25 @@ describe('WalWriter', () => {
     await wal.close();
   });
 
+  it('a rotation whose sync fails fails the log like an append; after recovery it appends to the old segment', async () => {
+    const files = faultyFiles();
+    const failed: { error: unknown; items: WalItem[] }[] = [];
+    const wal = await open(files, [], failed);
+    wal.append({ rev: 1, line: putLine(1, 'one') });
+    await wal.drain();
+    files.failSync = true;
+    await expect(wal.rotate(() => 2)).rejects.toMatchObject({ code: 'EIO' });
+    expect(failed).toHaveLength(1);
+    expect(() => wal.append({ rev: 2, line: putLine(2, 'two') })).toThrow(/failed/);
+    files.failSync = false;
+    expect(await wal.recover()).toEqual({ ok: true });
+    wal.append({ rev: 2, line: putLine(2, 'two') });
+    await wal.close();
+    const segments = await listSegments(dir);
+    expect(segments.map((s) => s.startRev)).toEqual([1]);
+    expect((await readSegment(segments[0]!.path)).records.map((r) => r.rev)).toEqual([1, 2]);
+  });
+
   it('rotation starts a new segment after everything before it is committed', async () => {
     const wal = await open();
     wal.append({ rev: 1, line: putLine(1, 'o1') });
