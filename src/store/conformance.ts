@@ -436,6 +436,16 @@ export function describeResourceStoreConformance(name: string, setup: () => Prom
         expect(await codeOf(store.create(client('a')))).toBe('Unavailable');
       });
     });
+
+    describe('health', () => {
+      it('is writable while writes succeed, and after close is not, for good', async () => {
+        expect(store.health()).toEqual({ writable: true });
+        await store.create(client('a'));
+        expect(store.health()).toEqual({ writable: true });
+        await store.close();
+        expect(store.health()).toMatchObject({ writable: false, recovering: false, reason: expect.any(String) });
+      });
+    });
   });
 }
 

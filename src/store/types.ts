@@ -14,6 +14,7 @@ import { AgentWalletError } from '../lib/errors.ts';
  * - delete with a resourceVersion precondition fails with Conflict when it does not match.
  * - watch delivers ADDED / MODIFIED / DELETED after the given resourceVersion, in order, each object at most
  *   once per change; if that version is too old it fails with Gone (410) and the caller must re-list.
+ * - health() is { writable: true } while writes succeed; after close it is not writable and not recovering.
  */
 export type StoreErrorCode = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'Invalid' | 'Unavailable';
 
@@ -71,6 +72,26 @@ export interface DeleteOptions {
   preconditions?: { resourceVersion?: string };
 }
 
+/**
+ * Whether the store can take writes now, for health endpoints: a store that cannot write answers every write
+ * with Unavailable, and the service should say so (GET /health: 503 with the reason) rather than "ok".
+ */
+export type StoreHealth =
+  | { writable: true }
+  | {
+      writable: false;
+      /** What failed, e.g. "ENOSPC: no space left on device, write" or "connect ECONNREFUSED 10.0.0.1:6443". */
+      reason: string;
+      /** When writes started failing (ISO 8601). */
+      since: string;
+      /**
+       * true: the store retries by itself and writes resume once the cause is gone (space freed, API server
+       * back). false: it has stopped for good (closed, or its data on disk is not what it acknowledged); the
+       * process should exit so that its supervisor restarts it.
+       */
+      recovering: boolean;
+    };
+
 export interface ResourceStore {
   get<K extends Kind>(kind: K, name: string, namespace?: string): Promise<ResourceByKind[K]>; // NotFound
   list<K extends Kind>(kind: K, opts?: ListOptions): Promise<ListResult<ResourceByKind[K]>>;
@@ -84,6 +105,8 @@ export interface ResourceStore {
   update<T extends AnyResource>(obj: T): Promise<T>; // Conflict, NotFound
   updateStatus<T extends AnyResource>(obj: T): Promise<T>; // Conflict, NotFound
   delete(kind: Kind, name: string, opts?: DeleteOptions): Promise<void>; // NotFound, Conflict
+  /** Whether writes can succeed now, as far as the store knows (it does no I/O to answer). */
+  health(): StoreHealth;
   /** Flushes and releases resources. */
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@ export function cuttable(store: ResourceStore): { store: ResourceStore; cutWatch
     updateStatus: (obj) => store.updateStatus(obj),
     delete: (kind, name, opts) => store.delete(kind, name, opts),
     close: () => store.close(),
+    health: () => store.health(),
     watch(kind, opts, onEvent) {
       const inner = store.watch(kind, opts, onEvent);
       let fail!: (e: StoreError) => void;

@@ -69,4 +69,72 @@ describe('kill -9', () => {
       }
     }
   });
+
+  /**
+   * The disk fails under a child writing as fast as it can (full: a record torn in half at the log's tail;
+   * eio: fdatasync fails after whole records reached the file), heals, the store recovers in place, and the
+   * child is killed right after (or soon after) its first acknowledgement since. Acknowledged writes must all
+   * be there; a refused write must not be, even though a failed sync left it whole in the file.
+   */
+  it('loses no acknowledged write when killed right after recovering from a failed disk, and keeps no refused one', async () => {
+    const recoveryDir = await mkdtemp(join(tmpdir(), 'aw-crash-recovery-'));
+    const acked = new Map<string, { rv: number; round: number }>();
+    const refusedCreates = new Set<string>();
+    /** Objects whose status update `round` was refused: they must keep the round before it. */
+    const refusedRound = new Map<string, number>();
+    try {
+      for (const [round, mode, killAfter] of [
+        [1, 'full', 0],
+        [2, 'eio', 0],
+        [3, 'full', 100],
+        [4, 'eio', 100],
+      ] as const) {
+        const child = spawnTs('src/store/embedded/testing/recovery-writer.ts', [recoveryDir, `r${round}`, mode]);
+        await child.waitFor((line) => line === 'ready');
+        await child.waitFor((line) => line === 'recovered');
+        const at = child.lines.length;
+        if (killAfter > 0) await child.waitFor((_, all) => all.length >= at + killAfter);
+        await child.kill('SIGKILL');
+        expect((await child.exited).signal).toBe('SIGKILL');
+
+        let refusals = 0;
+        for (const line of child.lines) {
+          const [op, name, a, b] = line.split(' ') as [string, string, string, string];
+          if (op === 'C') acked.set(name, { rv: Number(a), round: 0 });
+          else if (op === 'S') acked.set(name, { rv: Number(a), round: Number(b) });
+          else if (op === 'F') {
+            refusals++;
+            if (a === '0') refusedCreates.add(name);
+            else refusedRound.set(name, Number(a));
+          }
+        }
+        expect(refusals).toBeGreaterThanOrEqual(50);
+
+        const store = await openEmbeddedStore({ dir: recoveryDir });
+        try {
+          const byName = new Map((await store.list('ApiClient')).items.map((o) => [o.metadata.name, o]));
+          const problems: string[] = [];
+          for (const [name, ack] of acked) {
+            const obj = byName.get(name);
+            if (!obj) problems.push(`${name}: acknowledged, missing`);
+            else if (Number(obj.metadata.resourceVersion) < ack.rv) problems.push(`${name}: older than acknowledged`);
+            else if (ack.round > 0 && obj.status?.rotatedAt !== `round-${ack.round}` && obj.status?.rotatedAt !== 'round-2') {
+              problems.push(`${name}: status ${obj.status?.rotatedAt} older than acknowledged round ${ack.round}`);
+            }
+          }
+          for (const name of refusedCreates) if (byName.has(name)) problems.push(`${name}: refused create is there`);
+          for (const [name, refused] of refusedRound) {
+            const kept = byName.get(name)?.status?.rotatedAt;
+            const expected = refused > 1 ? `round-${refused - 1}` : undefined;
+            if (kept !== expected) problems.push(`${name}: status ${kept}, but round ${refused} was refused`);
+          }
+          expect(problems).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await rm(recoveryDir, { recursive: true, force: true });
+    }
+  });
 });

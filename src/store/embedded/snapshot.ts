@@ -21,36 +21,53 @@ interface Header {
 export interface Snapshot {
   revision: number;
   objects: AnyResource[];
+  /** The file's size. */
+  bytes: number;
 }
 
-/** Writes the objects (already serialized, one JSON text each) as the snapshot at `revision`. */
-export async function writeSnapshot(dir: string, revision: number, objectsJson: readonly string[]): Promise<void> {
+/**
+ * Writes the objects (already serialized, one JSON text each) as the snapshot at `revision`; returns its
+ * size. If anything fails the temporary file is removed, so a full disk is not left fuller.
+ */
+export async function writeSnapshot(dir: string, revision: number, objectsJson: readonly string[]): Promise<number> {
   const final = join(dir, SNAPSHOT_FILE);
   const tmp = `${final}.tmp`;
-  const fh = await fs.open(tmp, 'w');
+  let bytes = 0;
   try {
-    const header: Header = { format: FORMAT, revision, count: objectsJson.length };
-    let chunk = JSON.stringify(header) + '\n';
-    for (const json of objectsJson) {
-      chunk += json + '\n';
-      if (chunk.length >= 1 << 20) {
-        await fh.write(chunk);
+    const fh = await fs.open(tmp, 'w');
+    try {
+      const header: Header = { format: FORMAT, revision, count: objectsJson.length };
+      let chunk = JSON.stringify(header) + '\n';
+      const flush = async () => {
+        const data = Buffer.from(chunk, 'utf8');
+        // A short write (the disk filled up) is not an error by itself: go on until all is written or one fails.
+        for (let at = 0; at < data.length; ) at += (await fh.write(data, at)).bytesWritten;
+        bytes += data.length;
         chunk = '';
+      };
+      for (const json of objectsJson) {
+        chunk += json + '\n';
+        if (chunk.length >= 1 << 20) await flush();
       }
+      if (chunk.length > 0) await flush();
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
-    if (chunk.length > 0) await fh.write(chunk);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    await fs.rename(tmp, final);
+  } catch (e) {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
   }
-  await fs.rename(tmp, final);
   await fsyncDir(dir);
+  return bytes;
 }
 
 export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
   const path = join(dir, SNAPSHOT_FILE);
+  let bytes: number;
   try {
-    await fs.access(path);
+    bytes = (await fs.stat(path)).size;
   } catch {
     return undefined;
   }
@@ -69,7 +86,7 @@ export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
   if (objects.length !== header.count) {
     throw new Error(`${path}: snapshot holds ${objects.length} objects, its header says ${header.count}`);
   }
-  return { revision: header.revision, objects };
+  return { revision: header.revision, objects, bytes };
 }
 
 /** Removes temporary files a crash may have left behind. */

@@ -10,6 +10,13 @@ import { apiClient, executionRequest, paymentReceipt } from './testing/fixtures.
 let dir: string;
 let store: EmbeddedStore;
 
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; !cond(); i++) {
+    if (i > 500) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'aw-store-'));
   store = await openEmbeddedStore({ dir });
@@ -172,14 +179,29 @@ describe('durability', () => {
     expect(c.events.map(summary)).toEqual([`DELETED a0@${rev}`]);
   });
 
-  it('compacts on its own once the log passes the threshold', async () => {
+  it('compacts on its own once the log passes the snapshot size times the ratio plus the floor', async () => {
     await store.close();
-    store = await openEmbeddedStore({ dir, compactAfterBytes: 20_000 });
+    store = await openEmbeddedStore({ dir, compactFloorBytes: 20_000, compactRatio: 1 });
     for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 20 }, (_, j) => store.create(apiClient(`x${i}-${j}`))));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(store.stats().snapshots).toBeGreaterThan(0);
+    await until(() => store.stats().snapshots > 0);
+    await until(() => store.stats().wal.bytesSinceSnapshot <= 20_000 + store.stats().lastSnapshotBytes);
+    const snapshot = store.stats().lastSnapshotBytes;
+    expect(snapshot).toBeGreaterThan(40_000); // 200 objects
+    // Past the floor but within snapshot + floor: no compaction; the threshold follows the live data.
+    const before = store.stats().snapshots;
+    const x = await store.get('ApiClient', 'x0-0');
+    let current = x;
+    while (store.stats().wal.bytesSinceSnapshot < 20_000 + snapshot / 2) {
+      current = await store.update({ ...current, metadata: { ...current.metadata, labels: { n: String(Math.random()).slice(2, 12) } } });
+    }
+    expect(store.stats().snapshots).toBe(before);
+    while (store.stats().wal.bytesSinceSnapshot < 20_000 + snapshot + 5_000 && store.stats().snapshots === before) {
+      current = await store.update({ ...current, metadata: { ...current.metadata, labels: { n: String(Math.random()).slice(2, 12) } } });
+    }
+    await until(() => store.stats().snapshots > before);
     await store.close();
     store = await openEmbeddedStore({ dir });
     expect((await store.list('ApiClient')).items).toHaveLength(200);
+    expect((await store.get('ApiClient', 'x0-0')).metadata.labels).toEqual(current.metadata.labels);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
 import { KINDS, type AnyResource, type Kind, type ResourceByKind } from '../../api/v1alpha1/index.ts';
 import {
   StoreError,
@@ -7,6 +8,7 @@ import {
   type ListOptions,
   type ListResult,
   type ResourceStore,
+  type StoreHealth,
   type WatchEvent,
   type WatchEventType,
   type WatchHandle,
@@ -20,14 +22,25 @@ import {
   prepareDelete,
   prepareStatusUpdate,
   prepareUpdate,
-  type Change,
 } from './admission.ts';
 import { fsyncDir } from '../../lib/fs.ts';
 import { acquireStoreLock, canonicalDir, type StoreLock } from './lock.ts';
 import { DEFAULT_NAMESPACE, matchesLabels } from '../../api/v1alpha1/names.ts';
+import { applyRecord, encodeDelete, encodePut, encodeStatus, recordKey } from './records.ts';
 import { readSnapshot, removeSnapshotLeftovers, writeSnapshot } from './snapshot.ts';
 import { WatchHub, type ChangeEvent } from './watch.ts';
-import { WalWriter, encodeRecord, listSegments, readSegment, truncateSegment, type WalWriterStats } from './wal.ts';
+import {
+  PROBE_FILE,
+  WalWriter,
+  encodeLine,
+  listSegments,
+  readSegment,
+  truncateSegment,
+  type LogFiles,
+  type RecoveryResult,
+  type SegmentTail,
+  type WalWriterStats,
+} from './wal.ts';
 
 export interface EmbeddedStoreOptions {
   /** The directory the store owns (created if missing). */
@@ -36,12 +49,29 @@ export interface EmbeddedStoreOptions {
   fsync?: boolean;
   /** Recent events kept for watches from a resourceVersion (default 50,000). */
   historyLimit?: number;
-  /** Compact when the log since the last snapshot exceeds this many bytes (default 64 MiB). */
-  compactAfterBytes?: number;
+  /**
+   * Compact when the log since the last snapshot passes `compactRatio` × the snapshot's size plus
+   * `compactFloorBytes` (defaults 1 and 4 MiB): the files stay within about twice the live data plus the
+   * floor, and each compaction writes at most as many bytes as were logged since the last.
+   */
+  compactRatio?: number;
+  compactFloorBytes?: number;
   /** Also compact on this period if anything was logged since the last snapshot (default 10 min; 0 = never). */
   compactIntervalMs?: number;
   /** Where errors of background compaction go (they are not fatal: the log still holds everything). */
   onBackgroundError?: (error: unknown) => void;
+  /**
+   * After a failed log write, how often the store tries to recover on its own (default 1 s); a write also
+   * tries at once. Until one succeeds, writes fail with Unavailable, reads go on, health() says why.
+   */
+  recoveryRetryMs?: number;
+  /**
+   * Called once if the store stops for good: its log on disk is not what it acknowledged, so only a reopen
+   * (a process restart) can tell what is true. Default: logs to stderr. The process should exit.
+   */
+  onFatal?: (error: StoreError) => void;
+  /** The log's file operations; tests pass ones that fail like a full or broken disk. */
+  files?: LogFiles;
 }
 
 export interface EmbeddedStoreStats {
@@ -52,6 +82,8 @@ export interface EmbeddedStoreStats {
   wal: WalWriterStats & { segmentStartRevision: number; bytesSinceSnapshot: number };
   snapshots: number;
   lastSnapshotRevision: number;
+  lastSnapshotBytes: number;
+  lastCompactionMs: number | undefined;
 }
 
 /** A durable, single-process ResourceStore; see docs/adr/0001-embedded-store.md. */
@@ -111,61 +143,73 @@ class Embedded implements EmbeddedStore {
   private commitWaiters: { rev: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private wal!: WalWriter<Mutation>;
   private readonly hub: WatchHub;
-  private failure: StoreError | undefined;
+  /** Whether writes go through; after a failed log write, until a recovery succeeds, they do not. */
+  private condition: StoreHealth = { writable: true };
+  private recovering: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private compacting: Promise<void> | undefined;
-  private bytesSinceSnapshot = 0;
+  /** Bytes of log the last snapshot does not cover, and that snapshot's size: they decide when to compact. */
+  private logBytes = 0;
+  private snapshotBytes: number;
+  /** After a failed compaction (a full disk), the next waits until the log has grown by another floor. */
+  private compactAgainAtBytes = 0;
   private snapshots = 0;
   private lastSnapshotRev: number;
+  private lastCompactionMs: number | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly dir: string,
     private readonly lock: StoreLock,
     private readonly opts: EmbeddedStoreOptions,
-    snapshotRev: number,
+    snapshot: { revision: number; bytes: number },
   ) {
-    this.committedRev = snapshotRev;
-    this.assignedRev = snapshotRev;
-    this.lastSnapshotRev = snapshotRev;
-    this.hub = new WatchHub(opts.historyLimit ?? 50_000, snapshotRev);
+    this.committedRev = snapshot.revision;
+    this.assignedRev = snapshot.revision;
+    this.lastSnapshotRev = snapshot.revision;
+    this.snapshotBytes = snapshot.bytes;
+    this.hub = new WatchHub(opts.historyLimit ?? 50_000, snapshot.revision);
   }
 
   static async open(dir: string, lock: StoreLock, opts: EmbeddedStoreOptions): Promise<Embedded> {
     await removeSnapshotLeftovers(dir);
+    await fs.rm(join(dir, PROBE_FILE), { force: true });
     const snapshot = await readSnapshot(dir);
-    const store = new Embedded(dir, lock, opts, snapshot?.revision ?? 0);
+    const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 });
     for (const obj of snapshot?.objects ?? []) {
       const kind = kindOf(obj);
       store.objects.get(kind)!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
     }
-    const replayed = await store.replayLog();
-    const segments = await listSegments(dir);
-    const last = segments.at(-1);
-    const startRev = last?.startRev ?? store.committedRev + 1;
-    store.wal = await WalWriter.open<Mutation>(dir, startRev, {
+    const { events, tail } = await store.replayLog();
+    store.wal = await WalWriter.open<Mutation>(dir, tail, {
       fsync: opts.fsync ?? true,
-      onCommit: (batch) => store.commit(batch),
+      ...(opts.files !== undefined && { files: opts.files }),
+      onCommit: (batch, bytes) => store.commit(batch, bytes),
       onFail: (e, lost) => store.fail(e, lost),
     });
     // Only the last historyLimit events are kept: the history reaches back to just before the first of them.
-    store.hub.seed(replayed, replayed[0] ? replayed[0].rev - 1 : store.committedRev);
+    store.hub.seed(events, events[0] ? events[0].rev - 1 : store.committedRev);
     const interval = opts.compactIntervalMs ?? 600_000;
     if (interval > 0) {
       store.timer = setInterval(() => {
-        if (store.bytesSinceSnapshot > 0) store.compactInBackground();
+        if (store.logBytes > 0) store.compactInBackground();
       }, interval);
       store.timer.unref();
     }
-    if (store.bytesSinceSnapshot > (opts.compactAfterBytes ?? 64 << 20)) store.compactInBackground();
+    if (store.compactionDue()) store.compactInBackground();
     return store;
   }
 
-  /** Applies every logged record after the snapshot; returns them as events to seed the watch history. */
-  private async replayLog(): Promise<ChangeEvent[]> {
+  /**
+   * Applies every logged record after the snapshot; returns them as events to seed the watch history, and
+   * where appending resumes.
+   */
+  private async replayLog(): Promise<{ events: ChangeEvent[]; tail: SegmentTail }> {
     const segments = await listSegments(this.dir);
     const events: ChangeEvent[] = [];
     const limit = this.opts.historyLimit ?? 50_000;
+    let tail: SegmentTail = { startRev: this.committedRev + 1, bytes: 0, lastRev: undefined };
     for (const [i, seg] of segments.entries()) {
       const contents = await readSegment(seg.path);
       if (contents.tornBytes > 0) {
@@ -175,23 +219,32 @@ class Embedded implements EmbeddedStore {
         // The crashed process's last write: never acknowledged, so it is dropped.
         await truncateSegment(seg.path, contents.goodBytes);
       }
-      this.bytesSinceSnapshot += contents.goodBytes;
+      this.logBytes += contents.goodBytes;
+      tail = { startRev: seg.startRev, bytes: contents.goodBytes, lastRev: contents.records.at(-1)?.rev };
       for (const rec of contents.records) {
         if (rec.rev <= this.committedRev) continue;
-        const map = this.objects.get(rec.kind);
-        if (map === undefined) throw new Error(`${seg.path}: record of unknown kind ${rec.kind}`);
-        const key = keyOf(rec.namespace, rec.name);
-        const entry = toEntry(rec.object);
-        const prevLabels = map.get(key)?.labels;
-        if (rec.type === 'DELETED') map.delete(key);
+        const { kind, namespace, name } = recordKey(rec);
+        const map = this.objects.get(kind);
+        if (map === undefined) throw new Error(`${seg.path}: record of unknown kind ${kind}`);
+        const key = keyOf(namespace, name);
+        const before = map.get(key);
+        const prev = rec.op === 'put' || before === undefined ? undefined : (JSON.parse(before.json) as AnyResource);
+        let applied: ReturnType<typeof applyRecord>;
+        try {
+          applied = applyRecord(rec, prev);
+        } catch (e) {
+          throw new Error(`write-ahead log ${seg.path}: ${(e as Error).message}`);
+        }
+        const entry = toEntry(applied.object);
+        if (applied.type === 'DELETED') map.delete(key);
         else map.set(key, entry);
         this.committedRev = rec.rev;
-        events.push(changeEvent(rec.rev, rec.type, rec.kind, entry, prevLabels));
+        events.push(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
         if (events.length > 2 * limit) events.splice(0, events.length - limit);
       }
     }
     this.assignedRev = this.committedRev;
-    return events.slice(-limit);
+    return { events: events.slice(-limit), tail };
   }
 
   // ---- reads: committed state only, so nothing is seen before it is durable ----
@@ -247,6 +300,7 @@ class Embedded implements EmbeddedStore {
     const kind = kindOf(obj);
     const { namespace, name } = identityOf(obj);
     const key = keyOf(namespace, name);
+    await this.writable();
     for (let w = this.busy(kind, key); w; w = this.busy(kind, key)) await w;
     if (this.objects.get(kind)!.has(key)) {
       throw new StoreError('AlreadyExists', `${kind} ${namespace}/${name} already exists`, {
@@ -254,24 +308,22 @@ class Embedded implements EmbeddedStore {
       });
     }
     const next = prepareCreate(kind, { ...obj, metadata: { ...obj.metadata, namespace } }, randomUUID(), new Date());
-    return (await this.write(kind, key, 'ADDED', next)) as T;
+    return (await this.write(kind, key, 'ADDED', next, (rev, json) => encodePut(rev, 'ADDED', json))) as T;
   }
 
   async update<T extends AnyResource>(obj: T): Promise<T> {
-    return this.modify(obj, prepareUpdate) as Promise<T>;
+    return this.modify(obj, 'update') as Promise<T>;
   }
 
   async updateStatus<T extends AnyResource>(obj: T): Promise<T> {
-    return this.modify(obj, prepareStatusUpdate) as Promise<T>;
+    return this.modify(obj, 'status') as Promise<T>;
   }
 
-  private async modify(
-    obj: AnyResource,
-    prepare: (kind: Kind, current: AnyResource, obj: AnyResource) => Change,
-  ): Promise<AnyResource> {
+  private async modify(obj: AnyResource, verb: 'update' | 'status'): Promise<AnyResource> {
     const kind = kindOf(obj);
     const { namespace, name } = identityOf(obj);
     const key = keyOf(namespace, name);
+    await this.writable();
     for (let w = this.busy(kind, key); w; w = this.busy(kind, key)) await w;
     const entry = this.objects.get(kind)!.get(key);
     if (entry === undefined) throw notFound(kind, namespace, name);
@@ -282,15 +334,24 @@ class Embedded implements EmbeddedStore {
     if (expected !== undefined && expected !== '' && expected !== current.metadata.resourceVersion) {
       throw conflict(kind, namespace, name);
     }
-    const change = prepare(kind, current, obj);
+    if (verb === 'status') {
+      const change = prepareStatusUpdate(kind, current, obj);
+      if (change.type === 'UNCHANGED') return current;
+      const status = change.object.status;
+      return this.write(kind, key, change.type, change.object, (rev) =>
+        encodeStatus(rev, kind, namespace, name, current.status, status),
+      );
+    }
+    const change = prepareUpdate(kind, current, obj);
     if (change.type === 'UNCHANGED') return current;
-    return this.write(kind, key, change.type, change.object);
+    return this.write(kind, key, change.type, change.object, (rev, json) => encodePut(rev, change.type, json));
   }
 
   async delete(kind: Kind, name: string, opts: DeleteOptions = {}): Promise<void> {
     assertKind(kind);
     const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
     const key = keyOf(namespace, name);
+    await this.writable();
     for (let w = this.busy(kind, key); w; w = this.busy(kind, key)) await w;
     const entry = this.objects.get(kind)!.get(key);
     if (entry === undefined) throw notFound(kind, namespace, name);
@@ -298,7 +359,12 @@ class Embedded implements EmbeddedStore {
     const expected = opts.preconditions?.resourceVersion;
     if (expected !== undefined && expected !== current.metadata.resourceVersion) throw conflict(kind, namespace, name);
     const change = prepareDelete(current, new Date());
-    if (change.type !== 'UNCHANGED') await this.write(kind, key, change.type, change.object);
+    if (change.type === 'DELETED') {
+      // The object's last state is the stored one: the record names it only.
+      await this.write(kind, key, 'DELETED', change.object, (rev) => encodeDelete(rev, kind, namespace, name));
+    } else if (change.type === 'MODIFIED') {
+      await this.write(kind, key, 'MODIFIED', change.object, (rev, json) => encodePut(rev, 'MODIFIED', json));
+    }
   }
 
   /**
@@ -313,16 +379,24 @@ class Embedded implements EmbeddedStore {
     return rev === undefined ? undefined : this.committed(rev);
   }
 
-  /** Assigns the next revision and appends; resolves with the stored object once it is durable. */
-  private write(kind: Kind, key: string, type: WatchEventType, object: AnyResource): Promise<AnyResource> {
+  /**
+   * Assigns the next revision and appends the record `encode` makes of the object (given the revision and
+   * the object's JSON); resolves with the stored object once it is durable.
+   */
+  private write(
+    kind: Kind,
+    key: string,
+    type: WatchEventType,
+    object: AnyResource,
+    encode: (rev: number, objectJson: string) => string,
+  ): Promise<AnyResource> {
     this.assertWritable();
     const rev = ++this.assignedRev;
     object.metadata.resourceVersion = String(rev);
     const json = JSON.stringify(object);
     const entry = toEntry(object, json);
     const prevLabels = this.objects.get(kind)!.get(key)?.labels;
-    const { namespace, name } = object.metadata;
-    const line = encodeRecord(rev, type, kind, namespace, name, json);
+    const line = encodeLine(encode(rev, json));
     this.inFlight.set(`${kind}/${key}`, rev);
     return new Promise<AnyResource>((resolve, reject) => {
       this.wal.append({ line, rev, type, kind, key, entry, prevLabels, resolve, reject });
@@ -330,7 +404,7 @@ class Embedded implements EmbeddedStore {
   }
 
   /** A batch is on disk: apply it, tell the watches, then acknowledge the writers. */
-  private commit(batch: Mutation[]): void {
+  private commit(batch: Mutation[], bytes: number): void {
     const events: ChangeEvent[] = [];
     for (const m of batch) {
       const map = this.objects.get(m.kind)!;
@@ -339,9 +413,9 @@ class Embedded implements EmbeddedStore {
       const flightKey = `${m.kind}/${m.key}`;
       if (this.inFlight.get(flightKey) === m.rev) this.inFlight.delete(flightKey);
       this.committedRev = m.rev;
-      this.bytesSinceSnapshot += m.line.length;
       events.push(changeEvent(m.rev, m.type, m.kind, m.entry, m.prevLabels));
     }
+    this.logBytes += bytes;
     this.hub.publish(events);
     for (const m of batch) m.resolve(JSON.parse(m.entry.json) as AnyResource);
     if (this.commitWaiters.length > 0) {
@@ -349,24 +423,103 @@ class Embedded implements EmbeddedStore {
       this.commitWaiters = this.commitWaiters.filter((w) => w.rev > this.committedRev);
       for (const w of ready) w.resolve();
     }
-    if (this.bytesSinceSnapshot > (this.opts.compactAfterBytes ?? 64 << 20)) this.compactInBackground();
-  }
-
-  /**
-   * A write or sync failed: what reached the disk is unknown (PostgreSQL's fsync lesson: retrying a failed
-   * fsync can report success for lost data). The store stops; reopening replays whatever is really there.
-   */
-  private fail(cause: unknown, lost: Mutation[]): void {
-    this.failure = new StoreError('Unavailable', `store at ${this.dir} failed to write its log; reopen it`, { cause });
-    for (const m of lost) m.reject(this.failure);
-    for (const w of this.commitWaiters.splice(0)) w.reject(this.failure);
-    this.inFlight.clear();
-    this.hub.endAll(this.failure);
+    if (this.compactionDue()) this.compactInBackground();
   }
 
   private committed(rev: number): Promise<void> {
     if (rev <= this.committedRev) return Promise.resolve();
     return new Promise((resolve, reject) => this.commitWaiters.push({ rev, resolve, reject }));
+  }
+
+  // ---- failure and recovery ----
+
+  /**
+   * A write or sync of the log failed, so what it left on disk is unknown: every write not yet committed
+   * fails with Unavailable (none of them was acknowledged, and recovery cuts them off the log), and writes
+   * are refused until recovery succeeds. Reads and watches go on: memory holds exactly the committed writes,
+   * and those are on disk.
+   */
+  private fail(cause: unknown, lost: Mutation[]): void {
+    if (!this.closing) {
+      const since = this.condition.writable ? new Date().toISOString() : this.condition.since;
+      this.condition = { writable: false, reason: reasonOf(cause), since, recovering: true };
+    }
+    const error = this.unavailable(cause);
+    for (const m of lost) m.reject(error);
+    for (const w of this.commitWaiters.splice(0)) w.reject(error);
+    this.inFlight.clear();
+    if (this.closing) return;
+    // At once, so that the unknown tail is cut before anything else happens; then on a timer until it works.
+    void this.recover();
+    const every = this.opts.recoveryRetryMs ?? 1_000;
+    if (this.retryTimer === undefined && every > 0) {
+      this.retryTimer = setInterval(() => void this.recover(), every);
+      this.retryTimer.unref();
+    }
+  }
+
+  /** One recovery attempt (see WalWriter.recover); concurrent callers share it. */
+  private recover(): Promise<void> {
+    if (this.condition.writable || !this.condition.recovering || this.closing) return Promise.resolve();
+    this.recovering ??= this.attemptRecovery();
+    return this.recovering;
+  }
+
+  private async attemptRecovery(): Promise<void> {
+    let result: RecoveryResult;
+    try {
+      result = await this.wal.recover();
+    } finally {
+      // Cleared with the outcome (not a turn later), so a failure right after starts an attempt of its own.
+      this.recovering = undefined;
+    }
+    if (this.condition.writable || !this.condition.recovering) return; // closed meanwhile
+    if (result.ok) {
+      // The failed writes' revisions are free again: neither memory nor the log holds them any more.
+      this.assignedRev = this.committedRev;
+      this.condition = { writable: true };
+      this.stopRetrying();
+    } else if (result.permanent) {
+      this.stop(result.error);
+    } else {
+      this.condition = { ...this.condition, reason: reasonOf(result.error) };
+    }
+  }
+
+  /** The log on disk is not what was acknowledged: stop serving anything, and say so. */
+  private stop(cause: unknown): void {
+    const since = this.condition.writable ? new Date().toISOString() : this.condition.since;
+    this.condition = { writable: false, reason: reasonOf(cause), since, recovering: false };
+    this.stopRetrying();
+    const error = this.unavailable(cause);
+    this.hub.endAll(error);
+    (this.opts.onFatal ?? defaultFatal)(error);
+  }
+
+  private stopRetrying(): void {
+    clearInterval(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  health(): StoreHealth {
+    return { ...this.condition };
+  }
+
+  /** Before a write: if the log has failed, one more recovery attempt first, so no write waits for the timer. */
+  private async writable(): Promise<void> {
+    this.assertReadable();
+    if (!this.condition.writable) await this.recover();
+    this.assertWritable();
+  }
+
+  private unavailable(cause?: unknown): StoreError {
+    const c = this.condition;
+    const withCause = cause === undefined ? {} : { cause };
+    if (c.writable || this.closing) return new StoreError('Unavailable', `store at ${this.dir} is closed`, withCause);
+    const message = c.recovering
+      ? `store at ${this.dir} cannot write (${c.reason}); it retries by itself`
+      : `store at ${this.dir} has stopped: ${c.reason}; the process must restart`;
+    return new StoreError('Unavailable', message, { details: { reason: c.reason, since: c.since }, ...withCause });
   }
 
   // ---- compaction ----
@@ -379,8 +532,14 @@ class Embedded implements EmbeddedStore {
     return this.compacting;
   }
 
+  private compactionDue(): boolean {
+    const floor = this.opts.compactFloorBytes ?? 4 << 20;
+    const due = this.logBytes > (this.opts.compactRatio ?? 1) * this.snapshotBytes + floor;
+    return due && this.logBytes > this.compactAgainAtBytes;
+  }
+
   private compactInBackground(): void {
-    if (this.compacting || this.closing || this.failure) return;
+    if (this.compacting || this.closing || !this.condition.writable) return;
     this.compact().catch((e) => (this.opts.onBackgroundError ?? defaultBackgroundError)(e));
   }
 
@@ -389,22 +548,33 @@ class Embedded implements EmbeddedStore {
    * snapshot while new writes go to the new segment; then deletes the segments the snapshot covers.
    */
   private async runCompaction(): Promise<void> {
+    const started = performance.now();
     let revision = 0;
     let objects: string[] = [];
-    const boundary = await this.wal.rotate(() => {
-      revision = this.committedRev;
-      objects = [];
-      for (const map of this.objects.values()) for (const e of map.values()) objects.push(e.json);
-      this.bytesSinceSnapshot = 0;
-      return revision + 1;
-    });
-    await writeSnapshot(this.dir, revision, objects);
-    for (const seg of await listSegments(this.dir)) {
-      if (seg.startRev < boundary) await fs.rm(seg.path, { force: true });
+    let coveredBytes = 0;
+    try {
+      const boundary = await this.wal.rotate(() => {
+        revision = this.committedRev;
+        objects = [];
+        for (const map of this.objects.values()) for (const e of map.values()) objects.push(e.json);
+        coveredBytes = this.logBytes;
+        return revision + 1;
+      });
+      const bytes = await writeSnapshot(this.dir, revision, objects);
+      this.snapshotBytes = bytes;
+      this.snapshots++;
+      this.lastSnapshotRev = revision;
+      for (const seg of await listSegments(this.dir)) {
+        if (seg.startRev < boundary) await fs.rm(seg.path, { force: true });
+      }
+      await fsyncDir(this.dir);
+      this.logBytes -= coveredBytes;
+      this.compactAgainAtBytes = 0;
+      this.lastCompactionMs = performance.now() - started;
+    } catch (e) {
+      this.compactAgainAtBytes = this.logBytes + (this.opts.compactFloorBytes ?? 4 << 20);
+      throw e;
     }
-    await fsyncDir(this.dir);
-    this.snapshots++;
-    this.lastSnapshotRev = revision;
   }
 
   stats(): EmbeddedStoreStats {
@@ -417,10 +587,12 @@ class Embedded implements EmbeddedStore {
       wal: {
         ...this.wal.stats,
         segmentStartRevision: this.wal.currentSegmentStartRev,
-        bytesSinceSnapshot: this.bytesSinceSnapshot,
+        bytesSinceSnapshot: this.logBytes,
       },
       snapshots: this.snapshots,
       lastSnapshotRevision: this.lastSnapshotRev,
+      lastSnapshotBytes: this.snapshotBytes,
+      lastCompactionMs: this.lastCompactionMs,
     };
   }
 
@@ -428,7 +600,13 @@ class Embedded implements EmbeddedStore {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.condition.writable || this.condition.recovering) {
+        const since = new Date().toISOString();
+        this.condition = { writable: false, reason: 'the store is closed', since, recovering: false };
+      }
       if (this.timer) clearInterval(this.timer);
+      this.stopRetrying();
+      await this.recovering;
       await this.compacting?.catch(() => undefined);
       await this.wal.close();
       this.hub.endAll(new StoreError('Unavailable', `store at ${this.dir} is closed`));
@@ -438,12 +616,13 @@ class Embedded implements EmbeddedStore {
   }
 
   private assertReadable(): void {
-    if (this.failure) throw this.failure;
     if (this.closing) throw new StoreError('Unavailable', `store at ${this.dir} is closed`);
+    if (!this.condition.writable && !this.condition.recovering) throw this.unavailable();
   }
 
   private assertWritable(): void {
     this.assertReadable();
+    if (!this.condition.writable) throw this.unavailable();
   }
 }
 
@@ -473,3 +652,7 @@ const conflict = (kind: Kind, namespace: string, name: string) =>
   );
 
 const defaultBackgroundError = (e: unknown) => console.error('embedded store: background compaction failed:', e);
+const defaultFatal = (e: StoreError) => console.error('embedded store: stopped:', e);
+
+/** An error as a health reason: node:fs messages already lead with the code ("ENOSPC: no space left…"). */
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -8,6 +8,7 @@ import {
   type ListOptions,
   type ListResult,
   type ResourceStore,
+  type StoreHealth,
   type WatchEvent,
   type WatchHandle,
   type WatchOptions,
@@ -64,6 +65,9 @@ class Kube implements KubeStore {
   private readonly pageSize: number;
   private readonly watches = new Set<KubeWatch<Kind>>();
   private closed = false;
+  private closedAt = '';
+  /** Set while requests fail with Unavailable (the API server unreachable or refusing), from the first one. */
+  private failing: { reason: string; since: string } | undefined;
 
   constructor(opts: KubeStoreOptions) {
     this.namespace = opts.namespace;
@@ -233,8 +237,15 @@ class Kube implements KubeStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closedAt = new Date().toISOString();
     for (const w of [...this.watches]) w.fail(new StoreError('Unavailable', 'kube store is closed'));
     this.client.close();
+  }
+
+  /** From the outcome of the last request: any answer of the API server but an Unavailable one is healthy. */
+  health(): StoreHealth {
+    if (this.closed) return { writable: false, reason: 'kube store is closed', since: this.closedAt, recovering: false };
+    return this.failing === undefined ? { writable: true } : { writable: false, ...this.failing, recovering: true };
   }
 
   private kind<K extends Kind>(kind: K): K {
@@ -248,11 +259,17 @@ class Kube implements KubeStore {
 
   private async call<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
     this.assertOpen();
+    let result: R;
     try {
-      return await fn();
+      result = await fn();
     } catch (e) {
-      throw toStoreError(e, ctx);
+      const error = toStoreError(e, ctx);
+      const since = this.failing?.since ?? new Date().toISOString();
+      this.failing = error.code === 'Unavailable' ? { reason: error.message, since } : undefined;
+      throw error;
     }
+    this.failing = undefined;
+    return result;
   }
 }
 

@@ -2,7 +2,7 @@
  * Child process of the kill -9 test: writes objects as fast as it can and prints one line per
  * acknowledged write on stdout (a pipe, written synchronously), until it is killed.
  *
- *   crash-writer <dir> <prefix> <concurrency> <compactAfterBytes>
+ *   crash-writer <dir> <prefix> <concurrency> <compactFloorBytes>
  *
  * Lines: `C <name> <rv>` for an acknowledged create, `S <name> <rv> <round>` for an acknowledged status update.
  */
@@ -11,10 +11,10 @@ import { apiClient } from './fixtures.ts';
 
 const [dir, prefix, concurrencyArg, compactArg] = process.argv.slice(2);
 if (!dir || !prefix) {
-  console.error('usage: crash-writer <dir> <prefix> <concurrency> <compactAfterBytes>');
+  console.error('usage: crash-writer <dir> <prefix> <concurrency> <compactFloorBytes>');
   process.exit(2);
 }
-const store = await openEmbeddedStore({ dir, compactAfterBytes: Number(compactArg ?? 1 << 20) });
+const store = await openEmbeddedStore({ dir, compactFloorBytes: Number(compactArg ?? 1 << 20) });
 process.stdout.write('ready\n');
 
 let next = 0;

@@ -64,14 +64,14 @@ console.log(`node ${process.version}, store under ${base}`);
 /** Open (replay) time from a log alone, compaction time, and open time from the snapshot. */
 async function recovery(base: string, objects: number): Promise<void> {
   const dir = await mkdtemp(join(base, 'bench-'));
-  let store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactAfterBytes: Number.MAX_SAFE_INTEGER });
+  let store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactFloorBytes: Number.MAX_SAFE_INTEGER });
   for (let i = 0; i < objects; i += 500) {
     await Promise.all(Array.from({ length: 500 }, (_, j) => store.create(executionRequest(`er-${i + j}`))));
   }
   const logBytes = store.stats().wal.bytes;
   await store.close();
   let t = performance.now();
-  store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactAfterBytes: Number.MAX_SAFE_INTEGER });
+  store = await openEmbeddedStore({ dir, compactIntervalMs: 0, compactFloorBytes: Number.MAX_SAFE_INTEGER });
   const replayMs = performance.now() - t;
   t = performance.now();
   await store.compact();
