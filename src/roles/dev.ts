@@ -39,6 +39,10 @@ export async function runDev(argv: string[]): Promise<number> {
       host,
       adminSocket: true,
       logLevel: values.quiet === true ? 'warn' : 'info',
+      onStoreFatal: (err) => {
+        process.stderr.write(`agent-wallet: the store stopped for good (${err.message}); exiting so it restarts from the disk\n`);
+        process.exit(1);
+      },
     });
   } catch (e) {
     await devnet.stop();

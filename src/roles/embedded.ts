@@ -32,6 +32,11 @@ export interface EmbeddedServiceOptions {
   admissionRetryMs?: number;
   /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
   retentionSeconds?: number;
+  /**
+   * Called when the store stops for good (a failed write it could not recover from: what is on disk is not what
+   * it acknowledged). The dev role exits so a supervisor restarts it from the disk. Default: logged.
+   */
+  onStoreFatal?: (error: Error) => void;
   /** The service's metrics (served at GET /metrics); tests may pass one without the process metrics. */
   metrics?: Metrics;
 }
@@ -53,7 +58,10 @@ export interface EmbeddedService {
 export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promise<EmbeddedService> {
   const level = opts.logLevel ?? 'silent';
   const log = pino({ level });
-  const store = await openEmbeddedStore({ dir: join(opts.dataDir, 'store') });
+  const store = await openEmbeddedStore({
+    dir: join(opts.dataDir, 'store'),
+    onFatal: opts.onStoreFatal ?? ((err) => log.fatal({ err }, 'the store stopped for good; restart the service')),
+  });
   const stops: (() => Promise<void>)[] = [() => store.close()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);

@@ -6,7 +6,12 @@ export const HealthSchema = z.object({
   version: z.string(),
   uptime_seconds: z.number(),
   time: z.string(),
-  store: z.object({ synced: z.boolean() }),
+  store: z.object({
+    synced: z.boolean().meta({ description: "The gateway's view of the requests is in sync with the store" }),
+    writable: z.boolean().meta({ description: 'The store accepts writes; false: executions cannot be accepted (503)' }),
+    reason: z.string().optional().meta({ description: 'Why the store cannot write, e.g. a full disk' }),
+    since: z.string().optional().meta({ description: 'When writes started failing (ISO 8601)' }),
+  }),
   chains: z.array(
     z.object({
       chain: ChainOut,

@@ -53,18 +53,30 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           tags: ['public'],
           operationId: 'getHealth',
           summary: 'Service health: version, uptime, state store sync and each served chain’s head block',
-          response: { 200: jsonResponse('Health report (also when degraded: read `status`)', HealthSchema), ...errorResponses(429, 500) },
+          response: {
+            200: jsonResponse('Health report (also when degraded: read `status`)', HealthSchema),
+            503: jsonResponse('The state store cannot write: executions are refused until it can (same body)', HealthSchema),
+            ...errorResponses(429, 500),
+          },
         },
       },
-      async () => {
+      async (_request, reply) => {
         const chains = await Promise.all([...ctx.workers.keys()].map(health));
-        const ok = ctx.informer.synced && chains.every((c) => c.reachable !== false);
+        const store = ctx.store.health();
+        const ok = store.writable && ctx.informer.synced && chains.every((c) => c.reachable !== false);
+        // A store that cannot write is the one state in which the service cannot do its job at all: 503, so a
+        // load balancer or monitor that only reads status codes sees it. Chains and sync lag are `degraded`.
+        if (!store.writable) reply.code(503);
         return {
           status: ok ? ('ok' as const) : ('degraded' as const),
           version: ctx.version,
           uptime_seconds: Math.round((Date.now() - ctx.startedAt) / 1000),
           time: new Date().toISOString(),
-          store: { synced: ctx.informer.synced },
+          store: {
+            synced: ctx.informer.synced,
+            writable: store.writable,
+            ...(!store.writable && { reason: store.reason, since: store.since }),
+          },
           chains,
         };
       },
