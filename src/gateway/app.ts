@@ -15,6 +15,7 @@ import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
 import { executeRoutes } from './routes/execute.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { healthRoutes } from './routes/health.ts';
+import { parseQueryString } from './queryString.ts';
 import { openapiRoutes, registerOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
@@ -52,6 +53,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   const namespace = deps.namespace ?? DEFAULTS.namespace;
   const app = Fastify({
     logger: deps.logger ?? false,
+    disableRequestLogging: deps.requestLogLevel === 'debug',
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     // A `__proto__` key (or `constructor.prototype`) anywhere in a JSON body is dropped while parsing, like
     // any other unknown field: the schemas ignore unknown fields, and answering 400 "not valid JSON" to valid
@@ -61,7 +63,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     // Our own trace ids, never taken from the client; `req-N` (Fastify's default) would read like a request_id.
     genReqId: () => randomUUID(),
     // Any valid resource name (≤ 253) routes to GET /status/:id and gets its 404; only absurd ids meet 414.
-    routerOptions: { maxParamLength: 1024 },
+    routerOptions: { maxParamLength: 1024, querystringParser: parseQueryString },
     // Errors raised before routing (bad URL encoding, over-long path parameter) get our body shape too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
@@ -89,6 +91,11 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   });
 
   if (deps.metrics) app.addHook('onResponse', httpMetricsHook(deps.metrics));
+  if (deps.requestLogLevel === 'debug') {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug({ status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, `${request.method} ${request.url}`);
+    });
+  }
 
   const informer = startExecutionInformer(deps.store, { namespace, logger: app.log });
   app.addHook('onClose', () => informer.stop());

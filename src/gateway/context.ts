@@ -37,6 +37,11 @@ export interface GatewayDeps {
   /** Block-number probe per chain for GET /health; without it chains are reported with reachable = null. */
   chainProbe?: ChainProbe;
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Log every request and response: 'info' (Fastify's JSON lines, for the cluster roles' log collectors) or
+   * 'debug' (one line per request at debug level: `npm start` keeps a newcomer's terminal readable). Default info.
+   */
+  requestLogLevel?: 'info' | 'debug';
   /** Largest accepted request body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Reported by GET /health. Default: the package version. */

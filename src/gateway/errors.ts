@@ -171,6 +171,8 @@ function operationalError(error: unknown): { code: string; message: string } | u
 
 /** The gateway's one error handler (set on the root instance; every scope inherits it). */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Errors raised before the onRequest hooks ran (a 414 from the router) have no trace header yet.
+  reply.header('x-trace-id', request.id);
   if (error instanceof GatewayError) {
     if (error.statusCode < 500) return reply.code(error.statusCode).headers(error.headers).send(error.body());
     request.log.warn({ code: error.code, err: error.cause ?? error }, 'request failed');

@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem';
-import type { ExecutionPhase, ExecutionRequest, PaymentMode } from '../api/v1alpha1/index.ts';
+import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest, type PaymentMode } from '../api/v1alpha1/index.ts';
 import type { WalletBalances, WalletInfo } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import { CHAIN_NETWORK_NAMES, type ChainName } from '../config/chains.ts';
@@ -23,7 +23,13 @@ export const statusOf = (request: ExecutionRequest): RequestStatus => PHASE_STAT
 
 const iso = (t: string | undefined): string | undefined => (t === undefined ? undefined : new Date(t).toISOString());
 
+/**
+ * `created_at`: when the gateway accepted the request, to the millisecond (its acceptance id carries the time;
+ * the store's creationTimestamp has whole seconds, as Kubernetes' does), else the creationTimestamp.
+ */
 export function createdAt(request: ExecutionRequest): string {
+  const accepted = requestIdTimeMs(request.metadata.annotations?.[ANNOTATIONS.accepted]);
+  if (accepted !== undefined) return new Date(accepted).toISOString();
   return iso(request.metadata.creationTimestamp) ?? new Date(0).toISOString();
 }
 
@@ -35,7 +41,7 @@ export function createdAt(request: ExecutionRequest): string {
 export function updatedAt(request: ExecutionRequest): string {
   const s = request.status;
   const times = [
-    request.metadata.creationTimestamp,
+    createdAt(request),
     s?.queuedTime,
     s?.startTime,
     s?.completionTime,

@@ -111,6 +111,23 @@ describe('execute → confirmed on the devnet', () => {
     expect(clientId).toBeTruthy();
   });
 
+  it('names the failing call of a batch: call_index in the 400', async () => {
+    const { api } = await service().newKey();
+    const eth = service().devnet.chain('ethereum');
+    const counter = eth.testContracts.counter;
+    const res = await api.post('/execute', {
+      agent_id: 'agent-batch-fail',
+      chain: 'ethereum',
+      batch_calls: [
+        { target_contract: counter, calldata: '0xd09de08a', value: '0' },
+        { target_contract: counter, calldata: fail, value: '0' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'simulation_failed', call_index: 1 });
+    expect(JSON.stringify(res.body)).toContain('Counter: forced failure');
+  });
+
   it('simulates a successful call without sending anything', async () => {
     const { api } = await service().newKey();
     const eth = service().devnet.chain('ethereum');

@@ -41,6 +41,8 @@ export const LIMITS = {
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 const NO_CONTROL_CHARS = /^[^\x00-\x1f\x7f]*$/;
+/** With the `u` flag a surrogate pair is one code point: only a lone surrogate is in U+D800–U+DFFF. */
+const WELL_FORMED = /^[^\uD800-\uDFFF]*$/u;
 
 /**
  * What the published JSON Schema says must be exactly what the validator accepts (schemathesis checks both
@@ -57,16 +59,35 @@ const codePoints = (v: string): number => {
 export const text = (what = 'a string') =>
   z.string({ error: (iss) => (iss.input === undefined ? REQUIRED : `must be ${what}`) });
 
-/** Free text of 1 to `max` code points without control characters (agent_id, strategy_id). */
+/**
+ * Free text of 1 to `max` code points without control characters (agent_id, strategy_id), and well-formed
+ * Unicode: a lone surrogate (`"x\ud800y"` in JSON) or bytes that are not UTF-8 in a query string are refused,
+ * not replaced with U+FFFD, which would map different ids onto one wallet while the answers echo the original.
+ * The published pattern says both things (with the `u` flag a surrogate pair is one code point, so only lone
+ * surrogates fall in U+D800–U+DFFF).
+ */
 export const label = (max: number) =>
   text()
     .refine((v) => v.length > 0, 'must not be empty')
     .refine((v) => codePoints(v) <= max, `must be at most ${max} characters`)
     .regex(NO_CONTROL_CHARS, 'must not contain control characters')
-    .meta({ minLength: 1, maxLength: max });
+    .regex(WELL_FORMED, 'must be well-formed Unicode (no lone surrogates; UTF-8 in a query string)')
+    .meta({ minLength: 1, maxLength: max, pattern: '^[^\\x00-\\x1f\\x7f\\uD800-\\uDFFF]*$' });
 
+/**
+ * A query parameter, given once. Repeated (`?agent_id=a&agent_id=b`) the query parser hands over an array:
+ * the answer says it was given twice rather than "must be a string". Its code is `duplicate_parameter`.
+ */
+export const queryParam = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v, ctx) => {
+    if (!Array.isArray(v)) return v;
+    ctx.addIssue({ code: 'custom', message: `was given ${v.length} times; give it once`, params: { code: 'duplicate_parameter' }, input: v });
+    return z.NEVER;
+  }, schema);
+
+/** An object's error: absent is "required"; anything else, `null` included, is "must be <what>" (invalid_request). */
 export const object = (what: string) => ({
-  error: (iss: { input?: unknown }) => (iss.input === undefined || iss.input === null ? REQUIRED : `must be ${what}`),
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? REQUIRED : `must be ${what}`),
 });
 
 /** Every spelling of a letter-only word in any case, as a regex (JSON Schema patterns have no `i` flag). */

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { ChainOut, LIMITS } from './common.ts';
+import { ChainOut, LIMITS, queryParam } from './common.ts';
 import { StatusSchema } from './status.ts';
 
 const LIMIT_MESSAGE = `must be an integer between 1 and ${LIMITS.feedMax}`;
 export const FeedQuerySchema = z.object({
   // Query values are text: digits become a number, anything else stays text and fails as "not an integer".
-  limit: z
-    .preprocess(
+  limit: queryParam(
+    z.preprocess(
       (v) => (typeof v === 'string' && /^[0-9]{1,15}$/.test(v) ? Number(v) : v),
       z
         .int({ error: LIMIT_MESSAGE })
@@ -15,6 +15,7 @@ export const FeedQuerySchema = z.object({
         .default(LIMITS.feedDefault)
         .meta({ description: `How many executions, newest first: 1 to ${LIMITS.feedMax}, default ${LIMITS.feedDefault}` }),
     ),
+  ),
 });
 
 /** One public feed entry: deliberately nothing that identifies a key, an agent, a wallet or a callback. */

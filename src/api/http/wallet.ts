@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgentId, CHAIN_DESCRIPTION, ChainOut, ChainSchema } from './common.ts';
+import { AgentId, CHAIN_DESCRIPTION, ChainOut, ChainSchema, queryParam } from './common.ts';
 
 export const WalletQuerySchema = z.object({
-  agent_id: AgentId,
-  chain: ChainSchema.default('ethereum').meta({ description: `${CHAIN_DESCRIPTION} Default: ethereum.` }),
+  agent_id: queryParam(AgentId),
+  chain: queryParam(ChainSchema.default('ethereum').meta({ description: `${CHAIN_DESCRIPTION} Default: ethereum.` })),
 });
 
 /** Spec §2.1. `chain` is an extra. */

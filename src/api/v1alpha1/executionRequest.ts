@@ -92,6 +92,8 @@ export const FailureSchema = z.object({
   /** Stable machine code, e.g. simulation_reverted, validation_failed, dropped, not_included. */
   code: z.string(),
   message: z.string(),
+  /** Index in the batch of the call that failed, when known. */
+  callIndex: z.number().int().min(0).optional(),
   revertReason: z.string().optional(),
   revertData: Hex.optional(),
 });

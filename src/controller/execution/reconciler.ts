@@ -103,6 +103,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         {
           code: sim.error.code,
           message: sim.error.message,
+          ...(sim.error.callIndex !== undefined && { callIndex: sim.error.callIndex }),
           ...(sim.error.revertReason !== undefined && { revertReason: sim.error.revertReason }),
           ...(sim.error.revertData !== undefined && { revertData: sim.error.revertData }),
         },
