@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { BaseError, ContractFunctionRevertedError, decodeEventLog, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi } from 'viem/account-abstraction';
@@ -238,6 +238,21 @@ describe('startDevnet', () => {
     expect(after.base.writes).toBeGreaterThan(idle.base.writes);
     expect(after.ethereum.writes).toBe(idle.ethereum.writes);
     expect(after.arbitrum.writes).toBe(idle.arbitrum.writes);
+  });
+
+  test('a revert followed by as many new blocks (same height, another head) is saved too', async () => {
+    const c = devnet.manifest.chains.find((chain) => chain.name === 'arbitrum')!;
+    const { chain, client } = clientsFor(c);
+    const wallet = devnetWalletClient(chain, devnet.manifest.accounts.funded[4]!.privateKey);
+    const incrementBy = (n: bigint) => wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'incrementBy', args: [n] });
+    const id = await client.request({ method: 'evm_snapshot' as 'eth_chainId' });
+    const first = await incrementBy(1n);
+    expect(await eventually(() => devnet.snapshotStats().arbitrum.savedHead?.hash === first.blockHash)).toBe(true);
+    await client.request({ method: 'evm_revert' as 'eth_chainId', params: [id] as never });
+    const second = await incrementBy(2n);
+    expect(second.blockNumber).toBe(first.blockNumber);
+    expect(second.blockHash).not.toBe(first.blockHash);
+    expect(await eventually(() => devnet.snapshotStats().arbitrum.savedHead?.hash === second.blockHash)).toBe(true);
   });
 
   test('a restart with the same dataDir reloads the chains: same addresses, fresh=false, state kept', async () => {
@@ -484,13 +499,15 @@ describe('a failed start stops everything it started', () => {
     };
 
     const failure = await startDevnet({ dataDir, log: () => {}, startNode }).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(DevnetError);
-    expect((failure as DevnetError).code).toBe('StartFailed');
-    expect((failure as DevnetError).message).toContain('the base chain failed to start: injected: base cannot start');
     expect([...spawned.keys()].sort()).toEqual(['arbitrum', 'ethereum']);
+    // Checked at once: a start that resolves after the failure must already have been stopped by then.
+    await baseHasFailed;
     expect([...spawned.values()].filter(isRunning)).toEqual([]);
     expect(devnetAnvilPids(dataDir)).toEqual([]);
     expect(anvilPids(dataDir)).toEqual([]);
+    expect(failure).toBeInstanceOf(DevnetError);
+    expect((failure as DevnetError).code).toBe('StartFailed');
+    expect((failure as DevnetError).message).toContain('the base chain failed to start: injected: base cannot start');
   });
 
   test('`agent-wallet dev` exits non-zero with the reason when an anvil refuses its state, leaving no anvil running', async () => {
@@ -502,6 +519,11 @@ describe('a failed start stops everything it started', () => {
     writeFileSync(files.current, gzipSync(JSON.stringify(refused)));
 
     const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--data-dir', dataDir, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Should it hang (the failure this guards against), leave nothing behind once the test has failed.
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+      for (const pid of devnetAnvilPids(dataDir)) process.kill(pid, 'SIGKILL');
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -108,6 +108,10 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
           pidsWritten.add(name);
         },
       });
+    } catch (error) {
+      // anvil's own message names the temporary load file; say which snapshot that was.
+      if (prepared && !signal.aborted) throw new Error(`(state from ${prepared.source}) ${(error as Error).message}`, { cause: error });
+      throw error;
     } finally {
       // anvil has read it by the time it answers (or it never will).
       if (prepared) rmSync(prepared.loadPath, { force: true });
