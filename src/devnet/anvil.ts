@@ -197,15 +197,20 @@ async function startAnvilOnce(params: StartAnvilParameters, port: number): Promi
     clearTimeout(timer);
   };
 
+  // The caller gave up (another chain failed): this start must not finish and leave anvil running.
+  const stopIfAborted = async (): Promise<void> => {
+    if (!params.signal?.aborted) return;
+    await stop();
+    throw new AnvilStartError(`anvil (chain ${params.chainId}) start aborted: ${String(params.signal.reason)}`, '');
+  };
+
+  // Loading a snapshot takes anvil a while before it listens (measured: 1.3 s for 12 MB of JSON, 0.1 s for none).
   const deadline = Date.now() + (params.readyTimeoutMs ?? 30_000);
   let exitCode: number | null | undefined;
   void exited.then((code) => (exitCode = code));
   while (true) {
     if (exitCode !== undefined) throw new AnvilStartError(`anvil (chain ${params.chainId}) exited with ${exitCode} while starting`, output);
-    if (params.signal?.aborted) {
-      await stop();
-      throw new AnvilStartError(`anvil (chain ${params.chainId}) start aborted: ${String(params.signal.reason)}`, '');
-    }
+    await stopIfAborted();
     const chainId = await readChainId(rpcUrl);
     // Still ours: if our anvil died on a port race, another node could be answering there.
     if (chainId === params.chainId && exitCode === undefined) break;
@@ -219,10 +224,7 @@ async function startAnvilOnce(params: StartAnvilParameters, port: number): Promi
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  if (params.signal?.aborted) {
-    await stop();
-    throw new AnvilStartError(`anvil (chain ${params.chainId}) start aborted: ${String(params.signal.reason)}`, '');
-  }
+  await stopIfAborted();
   return { chainId: params.chainId, rpcUrl, port, pid: child.pid!, stop };
 }
 
