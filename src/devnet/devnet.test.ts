@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { BaseError, ContractFunctionRevertedError, decodeEventLog, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -404,6 +404,39 @@ describe('chain state survives crashes and corrupt files', () => {
     }
   });
 
+  test('stop() saves what the checks had not yet; a legacy --state file is loaded once, then replaced', async () => {
+    const dataDir = newDir();
+    // No background checks: only the final snapshot of stop() can save the new number.
+    let devnet = await startDevnet({ dataDir, log: () => {}, snapshots: { pollMs: 3_600_000 } });
+    await counterOf(devnet, 'ethereum').set(7n);
+    await devnet.stop();
+    devnet = await startDevnet({ dataDir, log: () => {} });
+    expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
+    await devnet.stop();
+
+    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots.
+    for (const name of CHAIN_NAMES) {
+      const files = chainStateFiles(join(dataDir, 'devnet'), name);
+      writeFileSync(files.legacy, gunzipSync(readFileSync(files.current)));
+      rmSync(files.current);
+      rmSync(files.previous, { force: true });
+    }
+    const logs: string[] = [];
+    devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(devnet.manifest.fresh).toBe(false);
+      expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
+      expect(logs.filter((l) => l.includes('loads the legacy state file'))).toHaveLength(3);
+      for (const name of CHAIN_NAMES) {
+        const files = chainStateFiles(join(dataDir, 'devnet'), name);
+        expect(existsSync(files.legacy), name).toBe(false);
+        expect(await snapshotHeight(files.current), name).toBeGreaterThan(0);
+      }
+    } finally {
+      await devnet.stop();
+    }
+  });
+
   test('kill -9 of the whole process group: the restart is clean, with its contracts and earlier blocks', async () => {
     const dataDir = newDir();
     const { child, exited } = await startChild(dataDir, 'wait', { detached: true });
@@ -534,6 +567,7 @@ describe('a failed start stops everything it started', () => {
     expect(stderr).toContain('the base chain failed to start');
     expect(stderr).toMatch(/anvil \(chain 84532\) exited with 2 while starting/);
     expect(stderr).toContain('failed to parse json file');
+    expect(stderr).toContain(`(state from ${files.current})`);
     expect(stdout).not.toContain('listening');
     expect(devnetAnvilPids(dataDir)).toEqual([]);
     expect(anvilPids(dataDir)).toEqual([]);
