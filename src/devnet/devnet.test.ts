@@ -402,6 +402,18 @@ describe('chain state survives crashes and corrupt files', () => {
     } finally {
       await devnet.stop();
     }
+
+    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded.
+    rmSync(base.current);
+    logs.length = 0;
+    devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      expect(logs.some((l) => l.includes(`devnet: base has no current snapshot (a crash while replacing it): loads ${base.previous}`))).toBe(true);
+      expect(devnet.manifest.fresh).toBe(false);
+    } finally {
+      await devnet.stop();
+    }
   });
 
   test('stop() saves what the checks had not yet; a legacy --state file is loaded once, then replaced', async () => {

@@ -137,6 +137,7 @@ export async function prepareChainState(files: ChainStateFiles, chain: string, l
     await fs.writeFile(files.load, json);
     const bestBlock = Number(state.best_block_number);
     if (skipped.length > 0) log(`devnet: ${chain} falls back to the last good snapshot ${candidate.path} (block ${bestBlock}); later blocks are lost`);
+    else if (candidate.path === files.previous) log(`devnet: ${chain} has no current snapshot (a crash while replacing it): loads ${candidate.path} (block ${bestBlock})`);
     else if (candidate.path === files.legacy) log(`devnet: ${chain} loads the legacy state file ${candidate.path} (block ${bestBlock}) once`);
     return { loadPath: files.load, source: candidate.path, bestBlock, tracesDropped };
   }
