@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { BaseError, ContractFunctionRevertedError, decodeEventLog, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi } from 'viem/account-abstraction';
@@ -10,8 +12,11 @@ import { CHAIN_IDS, CHAIN_NAMES } from '../config/chains.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from './clients.ts';
 import { CANONICAL, counterAbi, gateAbi, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
 import { FUNDED_TOKEN_AMOUNT, PAYMASTER_DEPOSIT } from './deploy.ts';
-import { loadManifest, startDevnet, type Devnet } from './devnet.ts';
+import { startAnvil, type AnvilInstance } from './anvil.ts';
+import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
+import { chainStateFiles, snapshotHeight } from './stateFile.ts';
+import { devnetAnvilPids, isRunning } from './testing/processes.ts';
 import { referenceWalletAddresses } from './testing/walletAddresses.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -27,27 +32,34 @@ function anvilPids(dataDir: string): number[] {
     .map((p) => Number(readFileSync(p, 'utf8').trim()));
 }
 
-/** Running, and not a zombie waiting for a reaper (an exited orphan is gone for our purposes). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (check()) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
   return check();
+}
+
+/** Starts a devnet in a child process; resolves once it printed "ready". */
+async function startChild(dataDir: string, mode: 'exit' | 'wait', opts: { detached?: boolean } = {}) {
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'src/devnet/testing/devnetChild.ts', dataDir, mode], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: `kill -9 -<pgid>` then takes the parent and its anvils down at the same instant.
+    detached: opts.detached ?? false,
+  });
+  let output = '';
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  await new Promise<void>((ready, fail) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('ready')) ready();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => (mode === 'wait' || !output.includes('ready') ? fail(new Error(`child exited ${code}: ${output}`)) : undefined));
+  });
+  return { child, exited, pids: anvilPids(dataDir) };
 }
 
 /** The manifest minus what legitimately changes between starts. */
@@ -202,6 +214,47 @@ describe('startDevnet', () => {
     }
   });
 
+  test('an idle chain is never rewritten; a new block is saved soon after, on that chain only', async () => {
+    const files = CHAIN_NAMES.map((name) => chainStateFiles(join(dataDir, 'devnet'), name));
+    const identity = () => files.map((f) => ({ ino: statSync(f.current).ino, mtimeMs: statSync(f.current).mtimeMs }));
+    await devnet.flushSnapshots(); // the earlier tests' blocks
+    const before = devnet.snapshotStats();
+    const filesBefore = identity();
+    // Counted head checks, not elapsed time: ten rounds in which every chain looked and found nothing new.
+    for (let i = 0; i < 10; i++) await devnet.nextSnapshotPolls();
+    const idle = devnet.snapshotStats();
+    for (const name of CHAIN_NAMES) {
+      expect(idle[name].polls, name).toBeGreaterThanOrEqual(before[name].polls + 10);
+      expect(idle[name].writes, name).toBe(before[name].writes);
+    }
+    expect(identity()).toEqual(filesBefore);
+
+    const c = devnet.manifest.chains.find((chain) => chain.name === 'base')!;
+    const wallet = devnetWalletClient(clientsFor(c).chain, devnet.manifest.accounts.funded[4]!.privateKey);
+    const receipt = await wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'incrementBy', args: [1n] });
+    expect(await eventually(() => (devnet.snapshotStats().base.savedHead?.number ?? 0) >= Number(receipt.blockNumber))).toBe(true);
+    expect(await snapshotHeight(files[CHAIN_NAMES.indexOf('base')]!.current)).toBeGreaterThanOrEqual(Number(receipt.blockNumber));
+    const after = devnet.snapshotStats();
+    expect(after.base.writes).toBeGreaterThan(idle.base.writes);
+    expect(after.ethereum.writes).toBe(idle.ethereum.writes);
+    expect(after.arbitrum.writes).toBe(idle.arbitrum.writes);
+  });
+
+  test('a revert followed by as many new blocks (same height, another head) is saved too', async () => {
+    const c = devnet.manifest.chains.find((chain) => chain.name === 'arbitrum')!;
+    const { chain, client } = clientsFor(c);
+    const wallet = devnetWalletClient(chain, devnet.manifest.accounts.funded[4]!.privateKey);
+    const incrementBy = (n: bigint) => wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'incrementBy', args: [n] });
+    const id = await client.request({ method: 'evm_snapshot' as 'eth_chainId' });
+    const first = await incrementBy(1n);
+    expect(await eventually(() => devnet.snapshotStats().arbitrum.savedHead?.hash === first.blockHash)).toBe(true);
+    await client.request({ method: 'evm_revert' as 'eth_chainId', params: [id] as never });
+    const second = await incrementBy(2n);
+    expect(second.blockNumber).toBe(first.blockNumber);
+    expect(second.blockHash).not.toBe(first.blockHash);
+    expect(await eventually(() => devnet.snapshotStats().arbitrum.savedHead?.hash === second.blockHash)).toBe(true);
+  });
+
   test('a restart with the same dataDir reloads the chains: same addresses, fresh=false, state kept', async () => {
     const before = devnet.manifest;
     const c = before.chains[0]!;
@@ -226,7 +279,11 @@ describe('startDevnet', () => {
   test('a restart after the chain state was lost redeploys at the same addresses and says so', async () => {
     const before = devnet.manifest;
     await devnet.stop();
-    for (const name of CHAIN_NAMES) rmSync(join(dataDir, 'devnet', `${name}.json`));
+    for (const name of CHAIN_NAMES) {
+      const files = chainStateFiles(join(dataDir, 'devnet'), name);
+      rmSync(files.current);
+      rmSync(files.previous, { force: true });
+    }
 
     logs.length = 0;
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
@@ -249,22 +306,6 @@ describe('anvil processes never outlive the devnet', () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-
-  /** Starts a devnet in a child process; resolves once it printed "ready". */
-  async function startChild(dataDir: string, mode: 'exit' | 'wait') {
-    const child = spawn(process.execPath, ['bin/run-ts.js', 'src/devnet/testing/devnetChild.ts', dataDir, mode], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    await new Promise<void>((ready, fail) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('ready')) ready();
-      });
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.once('exit', (code) => (mode === 'wait' || !output.includes('ready') ? fail(new Error(`child exited ${code}: ${output}`)) : undefined));
-    });
-    return { child, exited, pids: anvilPids(dataDir) };
-  }
 
   test('when the parent exits without stopping the devnet', async () => {
     const { exited, pids } = await startChild(newDir(), 'exit');
@@ -297,6 +338,251 @@ describe('anvil processes never outlive the devnet', () => {
     } finally {
       await devnet.stop();
     }
+  });
+});
+
+
+describe('chain state survives crashes and corrupt files', () => {
+  const dirs: string[] = [];
+  const newDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-wallet-devnet-state-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const counterOf = (d: Devnet, name: string) => {
+    const c = d.manifest.chains.find((chain) => chain.name === name)!;
+    const { chain, client } = clientsFor(c);
+    const wallet = devnetWalletClient(chain, d.manifest.accounts.funded[4]!.privateKey);
+    return {
+      set: (n: bigint) => wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'setNumber', args: [n] }),
+      get: () => client.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' }),
+    };
+  };
+
+  test('a torn, empty or garbled snapshot falls back to the previous one, and the log says so', async () => {
+    const dataDir = newDir();
+    // Snapshots only when asked (no background checks), so the test knows what each file holds.
+    let devnet = await startDevnet({ dataDir, log: () => {}, snapshots: { pollMs: 3_600_000 } });
+    for (const value of [1n, 2n]) {
+      await Promise.all(CHAIN_NAMES.map((name) => counterOf(devnet, name).set(value)));
+      await devnet.flushSnapshots();
+    }
+    await devnet.stop();
+    // Now each chain's current snapshot has number = 2 and its previous one number = 1.
+    const files = (name: string) => chainStateFiles(join(dataDir, 'devnet'), name);
+    const eth = files('ethereum');
+    const base = files('base');
+    const arb = files('arbitrum');
+    const whole = readFileSync(eth.current);
+    writeFileSync(eth.current, whole.subarray(0, Math.floor(whole.length / 2))); // cut mid-write
+    writeFileSync(base.current, ''); // created, never filled
+    writeFileSync(arb.current, randomBytes(4096)); // garbage, and its previous snapshot as well
+    writeFileSync(arb.previous, '{"not": "a snapshot"}');
+    writeFileSync(eth.temp, 'half of a snapshot being written when the power went'); // never read
+
+    const logs: string[] = [];
+    devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(await counterOf(devnet, 'ethereum').get()).toBe(1n);
+      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      expect(await counterOf(devnet, 'arbitrum').get()).toBe(0n);
+      const fellBack = logs.filter((l) => l.includes('falls back to the last good snapshot'));
+      expect(fellBack).toHaveLength(2);
+      expect(fellBack.find((l) => l.includes('devnet: ethereum '))).toContain(eth.previous);
+      expect(fellBack.find((l) => l.includes('devnet: base '))).toContain(base.previous);
+      expect(logs.find((l) => l.includes(`ethereum snapshot ${eth.current} is unusable`))).toMatch(/unexpected end of file/);
+      expect(logs.some((l) => l.includes('arbitrum has no usable snapshot'))).toBe(true);
+      expect(logs.some((l) => l.includes('devnet is fresh: chain state was reset (arbitrum)'))).toBe(true);
+      // The unusable files are kept aside, and every chain has a good current snapshot again.
+      expect(existsSync(`${eth.current}.unusable`) && existsSync(`${base.current}.unusable`) && existsSync(`${arb.previous}.unusable`)).toBe(true);
+      for (const f of [eth, base, arb]) expect(await snapshotHeight(f.current)).toBeGreaterThan(0);
+    } finally {
+      await devnet.stop();
+    }
+
+    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded.
+    rmSync(base.current);
+    logs.length = 0;
+    devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      expect(logs.some((l) => l.includes(`devnet: base has no current snapshot (a crash while replacing it): loads ${base.previous}`))).toBe(true);
+      expect(devnet.manifest.fresh).toBe(false);
+    } finally {
+      await devnet.stop();
+    }
+  });
+
+  test('stop() saves what the checks had not yet; a legacy --state file is loaded once, then replaced', async () => {
+    const dataDir = newDir();
+    // No background checks: only the final snapshot of stop() can save the new number.
+    let devnet = await startDevnet({ dataDir, log: () => {}, snapshots: { pollMs: 3_600_000 } });
+    await counterOf(devnet, 'ethereum').set(7n);
+    await devnet.stop();
+    devnet = await startDevnet({ dataDir, log: () => {} });
+    expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
+    await devnet.stop();
+
+    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots.
+    for (const name of CHAIN_NAMES) {
+      const files = chainStateFiles(join(dataDir, 'devnet'), name);
+      writeFileSync(files.legacy, gunzipSync(readFileSync(files.current)));
+      rmSync(files.current);
+      rmSync(files.previous, { force: true });
+    }
+    const logs: string[] = [];
+    devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(devnet.manifest.fresh).toBe(false);
+      expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
+      expect(logs.filter((l) => l.includes('loads the legacy state file'))).toHaveLength(3);
+      for (const name of CHAIN_NAMES) {
+        const files = chainStateFiles(join(dataDir, 'devnet'), name);
+        expect(existsSync(files.legacy), name).toBe(false);
+        expect(await snapshotHeight(files.current), name).toBeGreaterThan(0);
+      }
+    } finally {
+      await devnet.stop();
+    }
+  });
+
+  test('kill -9 of the whole process group: the restart is clean, with its contracts and earlier blocks', async () => {
+    const dataDir = newDir();
+    const { child, exited } = await startChild(dataDir, 'wait', { detached: true });
+    const before = loadManifest(join(dataDir, 'devnet', 'manifest.json'));
+    const c = before.chains.find((chain) => chain.name === 'ethereum')!;
+    const { chain, client } = clientsFor(c);
+    const wallet = devnetWalletClient(chain, before.accounts.funded[4]!.privateKey);
+    const increment = () => wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'incrementBy', args: [5n] });
+    const receipt = await increment();
+    const statePath = chainStateFiles(join(dataDir, 'devnet'), 'ethereum').current;
+    expect(await eventually(async () => ((await snapshotHeight(statePath)) ?? 0) >= Number(receipt.blockNumber))).toBe(true);
+    const hashes = await Promise.all(
+      Array.from({ length: Number(receipt.blockNumber) + 1 }, async (_, n) => (await client.getBlock({ blockNumber: BigInt(n) })).hash),
+    );
+
+    // Blocks keep coming while the kill lands, so it may well cut a snapshot in the middle.
+    let sent = 0;
+    const sending = (async () => {
+      for (;;) {
+        await increment();
+        sent++;
+      }
+    })().catch(() => undefined);
+    expect(await eventually(() => sent >= 10)).toBe(true);
+    process.kill(-child.pid!, 'SIGKILL');
+    await Promise.all([exited, sending]);
+    expect(devnetAnvilPids(dataDir)).toEqual([]);
+
+    const logs: string[] = [];
+    const devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
+    try {
+      expect(devnet.manifest.fresh).toBe(false);
+      expect(logs.filter((l) => l.includes('fresh') || l.includes('unusable'))).toEqual([]);
+      const after = clientsFor(devnet.manifest.chains.find((chain) => chain.name === 'ethereum')!).client;
+      const kept = await Promise.all(hashes.map(async (_, n) => (await after.getBlock({ blockNumber: BigInt(n) })).hash));
+      expect(kept).toEqual(hashes);
+      // What the service reads back about a transaction: its receipt and its logs.
+      const again = await after.getTransactionReceipt({ hash: receipt.transactionHash });
+      expect(again.status).toBe('success');
+      expect(again.blockHash).toBe(receipt.blockHash);
+      const logsThen = await after.getLogs({ address: c.testContracts.counter, fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber });
+      expect(logsThen.map((l) => l.transactionHash)).toEqual([receipt.transactionHash]);
+      const number = await after.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' });
+      expect(number).toBeGreaterThanOrEqual(5n);
+      expect(number % 5n).toBe(0n);
+    } finally {
+      await devnet.stop();
+    }
+  });
+});
+
+describe('a failed start stops everything it started', () => {
+  const dirs: string[] = [];
+  const newDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-wallet-devnet-fail-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('one chain fails while the others are still starting; they are stopped, even one that finishes later', async () => {
+    const dataDir = newDir();
+    const spawned = new Map<string, number>();
+    let ethereumReady!: () => void;
+    const ethereumIsReady = new Promise<void>((resolve) => (ethereumReady = resolve));
+    let arbitrumSpawned!: () => void;
+    const arbitrumHasSpawned = new Promise<void>((resolve) => (arbitrumSpawned = resolve));
+    let baseFailed!: () => void;
+    const baseHasFailed = new Promise<void>((resolve) => (baseFailed = resolve));
+
+    const startNode = async (chain: string, params: Parameters<typeof startAnvil>[0]): Promise<AnvilInstance> => {
+      if (chain === 'base') {
+        await Promise.all([ethereumIsReady, arbitrumHasSpawned]);
+        setImmediate(baseFailed);
+        throw new Error('injected: base cannot start');
+      }
+      const node = await startAnvil({
+        ...params,
+        onSpawn: (pid) => {
+          params.onSpawn?.(pid);
+          spawned.set(chain, pid);
+          if (chain === 'arbitrum') arbitrumSpawned();
+        },
+      });
+      if (chain === 'ethereum') {
+        // Up and answering, but its start returns only after base has failed: the case that used to leak.
+        ethereumReady();
+        await baseHasFailed;
+      }
+      return node;
+    };
+
+    const failure = await startDevnet({ dataDir, log: () => {}, startNode }).catch((e: unknown) => e);
+    expect([...spawned.keys()].sort()).toEqual(['arbitrum', 'ethereum']);
+    // Checked at once: a start that resolves after the failure must already have been stopped by then.
+    await baseHasFailed;
+    expect([...spawned.values()].filter(isRunning)).toEqual([]);
+    expect(devnetAnvilPids(dataDir)).toEqual([]);
+    expect(anvilPids(dataDir)).toEqual([]);
+    expect(failure).toBeInstanceOf(DevnetError);
+    expect((failure as DevnetError).code).toBe('StartFailed');
+    expect((failure as DevnetError).message).toContain('the base chain failed to start: injected: base cannot start');
+  });
+
+  test('`agent-wallet dev` exits non-zero with the reason when an anvil refuses its state, leaving no anvil running', async () => {
+    const dataDir = newDir();
+    const files = chainStateFiles(join(dataDir, 'devnet'), 'base');
+    mkdirSync(join(dataDir, 'devnet'), { recursive: true });
+    // Well-formed enough for the devnet's checks, refused by anvil (as a snapshot from an incompatible anvil would be).
+    const refused = { block: {}, accounts: { '0x0000000000000000000000000000000000000001': { nonce: 'not a number' } }, best_block_number: 0, blocks: [], transactions: [] };
+    writeFileSync(files.current, gzipSync(JSON.stringify(refused)));
+
+    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--data-dir', dataDir, '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Should it hang (the failure this guards against), leave nothing behind once the test has failed.
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+      for (const pid of devnetAnvilPids(dataDir)) process.kill(pid, 'SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+
+    expect(code, stdout + stderr).toBe(1);
+    expect(stderr).toContain('the base chain failed to start');
+    expect(stderr).toMatch(/anvil \(chain 84532\) exited with 2 while starting/);
+    expect(stderr).toContain('failed to parse json file');
+    expect(stderr).toContain(`(state from ${files.current})`);
+    expect(stdout).not.toContain('listening');
+    expect(devnetAnvilPids(dataDir)).toEqual([]);
+    expect(anvilPids(dataDir)).toEqual([]);
   });
 });
 

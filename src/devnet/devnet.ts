@@ -2,18 +2,26 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { CHAIN_IDS, CHAIN_NAMES, type ChainName } from '../config/chains.ts';
 import { ChainConfigSchema, type ChainConfig } from '../config/chainConfig.ts';
+import { AgentWalletError } from '../lib/errors.ts';
 import { devnetAccounts, ANVIL_ACCOUNT_COUNT, type DevnetAccounts } from './accounts.ts';
-import { startAnvil, type AnvilInstance } from './anvil.ts';
+import { onSignalExit, startAnvil, type AnvilInstance, type StartAnvilParameters } from './anvil.ts';
 import { devnetChain } from './clients.ts';
 import { CANONICAL, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import { reapStaleAnvil, writeAnvilPid } from './pidfile.ts';
+import { nodeRpc, type NodeRpc } from './rpc.ts';
+import { latestHead, startSnapshotter, type Snapshotter, type SnapshotStats } from './snapshotter.ts';
+import { chainStateFiles, prepareChainState } from './stateFile.ts';
 
 export interface StartDevnetOptions {
   /** The service's data dir: the devnet keeps its chain state and manifest in `<dataDir>/devnet/`. */
   dataDir: string;
   log?: (line: string) => void;
+  /** Snapshot tuning (snapshotter.ts): head check interval and the share of time snapshots may take. */
+  snapshots?: { pollMs?: number; maxDuty?: number };
+  /** Starts one chain's node; anvil unless a test wraps it (to make one start fail, or finish late). */
+  startNode?: (chain: ChainName, params: StartAnvilParameters) => Promise<AnvilInstance>;
 }
 
 export interface Devnet {
@@ -21,18 +29,39 @@ export interface Devnet {
   manifestPath: string;
   /** One ChainConfig per chain, ready for the chain workers. */
   chainConfigs(): ChainConfig[];
-  /** Stops every anvil (each dumps its state first). Safe to call twice. */
+  /** Per chain: head checks and snapshots written so far, the last one's size and duration. */
+  snapshotStats(): Record<ChainName, SnapshotStats>;
+  /** Resolves once every chain's snapshotter checked its head again (counts checks instead of waiting). */
+  nextSnapshotPolls(): Promise<void>;
+  /** Snapshots every chain that moved since its last snapshot, now. */
+  flushSnapshots(): Promise<void>;
+  /** Takes a last snapshot of every chain that moved, then stops every anvil. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+export type DevnetErrorCode = 'StartFailed';
+
+export class DevnetError extends AgentWalletError<DevnetErrorCode> {
+  override readonly name = 'DevnetError';
+}
+
+/** One chain's running parts. */
+interface ChainNode {
+  node: AnvilInstance;
+  rpc: NodeRpc;
+  snapshotter: Snapshotter;
 }
 
 /**
  * Starts the local devnet: one anvil per chain (ethereum, base, arbitrum with their testnets' chain ids), state
  * persisted under `<dataDir>/devnet/`, every contract the service needs at fixed addresses. A restart with the
- * same dataDir reloads the chains; if their state is gone the contracts are deployed again at the same
- * addresses and `manifest.fresh` is true.
+ * same dataDir reloads the chains from their last snapshots; if their state is gone the contracts are deployed
+ * again at the same addresses and `manifest.fresh` is true. If any chain fails to start, everything started
+ * (or still starting) is stopped before the returned promise rejects.
  */
 export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const log = opts.log ?? ((line: string) => console.log(line));
+  const startNode = opts.startNode ?? ((_chain: ChainName, params: StartAnvilParameters) => startAnvil(params));
   const started = performance.now();
   const dir = join(opts.dataDir, 'devnet');
   mkdirSync(dir, { recursive: true });
@@ -40,44 +69,100 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const hadManifest = existsSync(manifestPath);
   const accounts = devnetAccounts();
 
-  const nodes = new Map<ChainName, AnvilInstance>();
+  const chains = new Map<ChainName, ChainNode>();
   const pidPath = (name: ChainName): string => join(dir, `${name}.pid`);
-  const stop = async (): Promise<void> => {
-    await Promise.all(
-      [...nodes].map(async ([name, node]) => {
-        await node.stop();
-        rmSync(pidPath(name), { force: true });
-      }),
-    );
-    nodes.clear();
+  const pidsWritten = new Set<ChainName>();
+  let stopping: Promise<void> | undefined;
+  const stop = (opts: { final: boolean }): Promise<void> =>
+    (stopping ??= (async () => {
+      unregisterSignalExit();
+      await Promise.all(
+        [...chains].map(async ([name, chain]) => {
+          // A failed snapshot must not keep anvil running: the previous one is still on disk.
+          await chain.snapshotter.stop(opts).catch((error: unknown) => log(`devnet: ${name} final snapshot failed: ${(error as Error).message}`));
+          chain.rpc.close();
+          await chain.node.stop();
+        }),
+      );
+      for (const name of pidsWritten) rmSync(pidPath(name), { force: true });
+      chains.clear();
+    })());
+  // A SIGINT/SIGTERM that nobody else handles still gets the final snapshots.
+  const unregisterSignalExit = onSignalExit(() => stop({ final: true }));
+
+  const startChain = async (name: ChainName, signal: AbortSignal): Promise<ChainNode> => {
+    const files = chainStateFiles(dir, name);
+    // A previous run killed with SIGKILL may have left its anvil running.
+    await reapStaleAnvil(pidPath(name), { marker: files.current, legacyStatePath: files.legacy }, log);
+    const prepared = await prepareChainState(files, name, log);
+    let node: AnvilInstance;
+    try {
+      node = await startNode(name, {
+        chainId: CHAIN_IDS[name],
+        loadStatePath: prepared?.loadPath,
+        marker: files.current,
+        accounts: ANVIL_ACCOUNT_COUNT,
+        signal,
+        onSpawn: (pid) => {
+          writeAnvilPid(pidPath(name), pid);
+          pidsWritten.add(name);
+        },
+      });
+    } catch (error) {
+      // anvil's own message names the temporary load file; say which snapshot that was.
+      if (prepared && !signal.aborted) throw new Error(`(state from ${prepared.source}) ${(error as Error).message}`, { cause: error });
+      throw error;
+    } finally {
+      // anvil has read it by the time it answers (or it never will).
+      if (prepared) rmSync(prepared.loadPath, { force: true });
+    }
+    const rpc = nodeRpc(node.rpcUrl);
+    try {
+      // A chain loaded from the current snapshot is saved as it stands; one that fell back (or came from the
+      // legacy file) is written again at once, so that the current snapshot is good again.
+      const savedHead = prepared?.source === files.current ? await latestHead(rpc) : undefined;
+      const snapshotter = startSnapshotter({ chain: name, rpc, files, savedHead, ...opts.snapshots, log });
+      return { node, rpc, snapshotter };
+    } catch (error) {
+      rpc.close();
+      await node.stop();
+      throw error;
+    }
   };
 
   try {
-    await Promise.all(
+    // All chains start at once; the first failure aborts the others, including starts still in progress.
+    const abort = new AbortController();
+    let firstFailure: DevnetError | undefined;
+    await Promise.allSettled(
       CHAIN_NAMES.map(async (name) => {
-        const statePath = join(dir, `${name}.json`);
-        // A previous run killed with SIGKILL leaves its anvil running, dumping over our state file every second.
-        await reapStaleAnvil(pidPath(name), statePath, log);
-        const node = await startAnvil({ chainId: CHAIN_IDS[name], statePath, accounts: ANVIL_ACCOUNT_COUNT });
-        nodes.set(name, node);
-        writeAnvilPid(pidPath(name), node.pid);
+        try {
+          chains.set(name, await startChain(name, abort.signal));
+        } catch (error) {
+          if (firstFailure) return;
+          firstFailure = new DevnetError('StartFailed', `devnet: the ${name} chain failed to start: ${(error as Error).message}`, { cause: error });
+          abort.abort(firstFailure);
+        }
       }),
     );
+    if (firstFailure) throw firstFailure;
     const nodesUp = performance.now();
 
-    const chains = await Promise.all(
+    const deployed = await Promise.all(
       CHAIN_NAMES.map(async (name) => {
-        const node = nodes.get(name)!;
+        const { node } = chains.get(name)!;
         const chain = devnetChain({ chainId: node.chainId, name, rpcUrl: node.rpcUrl });
         const { deployed } = await deployChain({ chain, accounts, log });
         const syncSend = await supportsSyncSend(node.rpcUrl);
         return { entry: manifestChain(name, node, accounts, syncSend), deployed };
       }),
     );
+    // Ready means saved: what the start deployed is on disk before anyone relies on it.
+    await Promise.all([...chains.values()].map((c) => c.snapshotter.flush()));
 
-    const fresh = chains.some((c) => c.deployed.length > 0);
+    const fresh = deployed.some((c) => c.deployed.length > 0);
     if (fresh && hadManifest) {
-      const reset = chains.filter((c) => c.deployed.length > 0).map((c) => c.entry.name);
+      const reset = deployed.filter((c) => c.deployed.length > 0).map((c) => c.entry.name);
       log(`devnet is fresh: chain state was reset (${reset.join(', ')}); contracts redeployed at the same addresses`);
     } else if (fresh) {
       log(`devnet is fresh: first start in ${dir}`);
@@ -87,7 +172,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       version: 1,
       createdAt: new Date().toISOString(),
       fresh,
-      chains: chains.map((c) => c.entry),
+      chains: deployed.map((c) => c.entry),
       accounts: {
         deployer: accounts.deployer,
         paymasterSigner: accounts.paymasterSigner,
@@ -105,9 +190,24 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         `${fresh ? 'deploy' : 'verify'} ${Math.round(done - nodesUp)} ms): ` +
         manifest.chains.map((c) => `${c.name} ${c.rpcUrl}`).join(', '),
     );
-    return { manifest, manifestPath, chainConfigs: () => chainConfigsFromManifest(manifest), stop };
+    const eachChain = <T>(f: (c: ChainNode) => T): Record<ChainName, T> =>
+      Object.fromEntries(CHAIN_NAMES.map((name) => [name, f(chains.get(name)!)])) as Record<ChainName, T>;
+    return {
+      manifest,
+      manifestPath,
+      chainConfigs: () => chainConfigsFromManifest(manifest),
+      snapshotStats: () => eachChain((c) => c.snapshotter.stats()),
+      nextSnapshotPolls: async () => {
+        await Promise.all(Object.values(eachChain((c) => c.snapshotter.nextPoll())));
+      },
+      flushSnapshots: async () => {
+        await Promise.all([...chains.values()].map((c) => c.snapshotter.flush()));
+      },
+      stop: () => stop({ final: true }),
+    };
   } catch (error) {
-    await stop();
+    // Nothing worth keeping was made by a failed start: the state on disk stays as it was loaded.
+    await stop({ final: false });
     throw error;
   }
 }

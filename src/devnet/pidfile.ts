@@ -1,22 +1,30 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { DEVNET_NODE_ENV } from './anvil.ts';
 
 /** Records which anvil serves a state file, so that the next start can find it if this process dies hard. */
 export function writeAnvilPid(pidPath: string, pid: number): void {
   writeFileSync(pidPath, `${pid}\n`);
 }
 
+/** How to recognise the anvil that served a chain's state, should its pid have been reused meanwhile. */
+export interface AnvilIdentity {
+  /** The `AGENT_WALLET_DEVNET_NODE` value it was started with (anvil.ts). */
+  marker: string;
+  /** The `--state` file that versions before the devnet's own snapshots named on anvil's command line. */
+  legacyStatePath: string;
+}
+
 /**
  * Stops an anvil left behind by a previous run that was killed before it could clean up (SIGKILL, OOM). Only a
- * process whose command line names this very state file is touched: a reused pid is left alone.
+ * process that is an anvil serving this very chain state is touched: a reused pid is left alone.
  */
-export async function reapStaleAnvil(pidPath: string, statePath: string, log: (line: string) => void): Promise<void> {
+export async function reapStaleAnvil(pidPath: string, identity: AnvilIdentity, log: (line: string) => void): Promise<void> {
   if (!existsSync(pidPath)) return;
   const pid = Number(readFileSync(pidPath, 'utf8').trim());
   rmSync(pidPath, { force: true });
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-  const cmdline = commandLine(pid);
-  if (!cmdline?.includes('anvil') || !cmdline.includes(statePath)) return;
-  log(`devnet: stopping a stale anvil (pid ${pid}) left over for ${statePath}`);
+  if (!isDevnetAnvil(pid, identity)) return;
+  log(`devnet: stopping a stale anvil (pid ${pid}) left over for ${identity.marker}`);
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 10_000;
   while (isAlive(pid)) {
@@ -25,6 +33,23 @@ export async function reapStaleAnvil(pidPath: string, statePath: string, log: (l
       break;
     }
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function isDevnetAnvil(pid: number, identity: AnvilIdentity): boolean {
+  const cmdline = commandLine(pid);
+  if (!cmdline?.includes('anvil')) return false;
+  return devnetNodeMarker(pid) === identity.marker || cmdline.includes(identity.legacyStatePath);
+}
+
+/** The `AGENT_WALLET_DEVNET_NODE` a process was started with, where the platform exposes it (Linux). */
+export function devnetNodeMarker(pid: number): string | undefined {
+  try {
+    const prefix = `${DEVNET_NODE_ENV}=`;
+    const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith(prefix));
+    return entry?.slice(prefix.length);
+  } catch {
+    return undefined;
   }
 }
 
