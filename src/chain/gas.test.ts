@@ -5,9 +5,9 @@ import { encodeHandleOps, simulateBundle } from './bundler/bundleSimulation.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
 import { calldataGas, GAS, handleOpsGasLimit, walletFrameGas, type OperationGasLimits } from './gas.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
-import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
+import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testing/support.ts';
 import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from './userOperation.ts';
-import { createChainWorker, type LocalChainWorker } from './worker.ts';
+import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 
 /**
  * The fixed validation limits in GAS must leave headroom over what validation really takes. Measured here by

@@ -20,8 +20,8 @@ import {
   setOpenCall,
   uniqueId,
   call,
-} from './testSupport.ts';
-import { createChainWorker, type LocalChainWorker } from './worker.ts';
+} from './testing/support.ts';
+import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 
 describe('chain worker (devnet)', () => {
   const env = chainUnderTest();
