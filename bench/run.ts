@@ -3,13 +3,15 @@
  * prints: execute → confirmed latency (one agent, sequential), sustained confirmed executions per second
  * (50 agents over three chains), and gas per operation in bundles. Targets and their discussion live in
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
- * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500). The same load against the
- * cluster layout: bench/cluster.ts.
+ * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_CPU_PROFILE=<file> to
+ * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
+ * against the cluster layout: bench/cluster.ts.
  *
  * Figures that travel between machines: the service's CPU time per confirmed request, and its throughput as a
  * fraction of the chain's own ceiling (bench/ceiling.ts), measured in the same run on the same devnet.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -53,7 +55,18 @@ printLatency(await load.latency(LATENCY_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
+const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
 const sustained = await load.throughput(AGENTS, INFLIGHT, SECONDS);
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(profile));
+  profiler.disconnect();
+}
 printThroughput(sustained, AGENTS, INFLIGHT);
 console.log(
   `  CPU of the service process: ${(sustained.cpuMs / Math.max(1, sustained.confirmed)).toFixed(2)} ms per confirmed request ` +
