@@ -3,9 +3,9 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../config/chainConfig.ts';
 import { isLockError, type LockManager } from '../../locks/types.ts';
-import { entryPoint07Abi } from '../abi.ts';
 import { toWalletCalls } from '../calls.ts';
 import type { ChainClient } from '../client.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
 import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
 import type { FeeSnapshot } from '../fees.ts';
 import type { ChainLogger } from '../logger.ts';
@@ -68,9 +68,7 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
 
     return locks
       .withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
-        const chainNonce = await client
-          .readContract({ address: config.entryPoint, abi: entryPoint07Abi, functionName: 'getNonce', args: [wallet.address, 0n] })
-          .catch(rethrowAsRpcUnavailable);
+        const chainNonce = await readEntryPointNonce(client, config.entryPoint, wallet.address).catch(rethrowAsRpcUnavailable);
         const { nonce, validUntil } = nonces.allocate(wallet.address, chainNonce, expiry);
         try {
           // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
