@@ -233,6 +233,20 @@ describe('chain worker (devnet)', () => {
       expect(o2.success).toBe(true);
     });
 
+    it('refuses a submitted operation whose fields do not match its hash, also one it signed itself, and takes the one it signed', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('tamper') };
+      const op = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'tamper' });
+      for (const tampered of [
+        { ...op, callGasLimit: (BigInt(op.callGasLimit) + 1n).toString() },
+        { ...op, maxFeePerGas: (BigInt(op.maxFeePerGas) * 2n).toString() },
+        { ...op, factory: undefined, factoryData: undefined },
+      ]) {
+        await expect(worker.submitOperation(tampered)).rejects.toSatisfy((e) => isChainError(e, 'invalid_operation'));
+      }
+      await worker.submitOperation(JSON.parse(JSON.stringify(op)) as typeof op); // as it comes back from the store
+      assertIncluded(await outcomes.wait(op.hash));
+    });
+
     it('refuses to sign calls that revert now', async () => {
       await expect(
         worker.prepareOperation({ apiClient: 'acme', agentId: uniqueId('bad') }, [failCall(env.counter)], { requestId: 'req' }),

@@ -13,7 +13,7 @@ import { NonceAllocator } from '../nonceAllocator.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker, OperationOutcome } from '../types.ts';
-import { verifySubmittedOperation } from '../userOperation.ts';
+import { fromSignedUserOperation, verifySubmittedOperation } from '../userOperation.ts';
 import { createWalletResolver } from '../wallet.ts';
 import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
@@ -149,7 +149,9 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
     async submitOperation(op) {
       assertOpen();
-      const parsed = verifySubmittedOperation(op, { entryPoint: config.entryPoint, chainId: config.chainId });
+      const parsed = prepared.signedHere(op)
+        ? fromSignedUserOperation(op)
+        : verifySubmittedOperation(op, { entryPoint: config.entryPoint, chainId: config.chainId });
       const result = bundler.submit(op, parsed);
       prepared.forget(op.hash);
       if (result === 'accepted') {

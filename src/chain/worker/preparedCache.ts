@@ -35,6 +35,19 @@ export class PreparedOperations {
     this.#keyByHash.set(op.hash.toLowerCase(), key);
   }
 
+  /**
+   * Whether `op` is, field for field, an operation this worker signed and still holds: its hash is then the
+   * one computed at signing, and submit need not hash it again (a third of the cost of signing it).
+   */
+  signedHere(op: SignedUserOperation): boolean {
+    const key = this.#keyByHash.get(op.hash.toLowerCase());
+    const mine = key === undefined ? undefined : this.#byKey.get(key)?.op;
+    if (!mine) return false;
+    const fields = new Set([...Object.keys(mine), ...Object.keys(op)]) as Set<keyof SignedUserOperation>;
+    for (const f of fields) if (mine[f] !== op[f]) return false;
+    return true;
+  }
+
   forget(hash: string): void {
     const key = this.#keyByHash.get(hash.toLowerCase());
     if (key === undefined) return;
