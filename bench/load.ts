@@ -88,6 +88,9 @@ export function loadGenerator(target: LoadTarget) {
     const otherReasons = new Map<string, number>();
     const deadline = performance.now() + seconds * 1000;
     const t0 = performance.now();
+    // CPU of this whole process over the window: the service when it runs in this process (bench/run.ts),
+    // plus the load generator itself (keep-alive HTTP and a store watch: a small share).
+    const cpu0 = process.cpuUsage();
     async function agentLoop(i: number): Promise<void> {
       const chain = CHAIN_NAMES[i % CHAIN_NAMES.length]!;
       const pending = new Set<Promise<void>>();
@@ -113,7 +116,8 @@ export function loadGenerator(target: LoadTarget) {
       await Promise.all(pending);
     }
     await Promise.all(Array.from({ length: agents }, (_, i) => agentLoop(i)));
-    return { confirmed, other, otherReasons, elapsedSeconds: (performance.now() - t0) / 1000 };
+    const cpu = process.cpuUsage(cpu0);
+    return { confirmed, other, otherReasons, elapsedSeconds: (performance.now() - t0) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 };
   }
 
   return {

@@ -3,9 +3,15 @@
  * prints: execute → confirmed latency (one agent, sequential), sustained confirmed executions per second
  * (50 agents over three chains), and gas per operation in bundles. Targets and their discussion live in
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
- * BENCH_INFLIGHT per agent (default 8). The same load against the cluster layout: bench/cluster.ts.
+ * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_CPU_PROFILE=<file> to
+ * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
+ * against the cluster layout: bench/cluster.ts.
+ *
+ * Figures that travel between machines: the service's CPU time per confirmed request, and its throughput as a
+ * fraction of the chain's own ceiling (bench/ceiling.ts), measured in the same run on the same devnet.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,26 +20,29 @@ import { startDevnet } from '../src/devnet/devnet.ts';
 import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { bundlesSince } from '../src/chain/index.ts';
+import { measureChainCeiling } from './ceiling.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 8);
+const CEILING_OPS = Number(process.env.BENCH_CEILING_OPS ?? 1500);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 const devnet = await startDevnet({ dataDir, log: () => undefined });
+const chains = devnet.chainConfigs().map((c) => ({
+  ...c,
+  ...(process.env.BENCH_EXECUTORS && { executorKeys: c.executorKeys.slice(0, Number(process.env.BENCH_EXECUTORS)) }),
+  bundler: {
+    ...c.bundler,
+    ...(process.env.BENCH_MAX_WAIT_MS && { maxWaitMs: Number(process.env.BENCH_MAX_WAIT_MS) }),
+    ...(process.env.BENCH_MAX_BUSY_WAIT_MS && { maxBusyWaitMs: Number(process.env.BENCH_MAX_BUSY_WAIT_MS) }),
+  },
+}));
 const service = await startEmbeddedService({
   dataDir,
-  chains: devnet.chainConfigs().map((c) => ({
-    ...c,
-    ...(process.env.BENCH_EXECUTORS && { executorKeys: c.executorKeys.slice(0, Number(process.env.BENCH_EXECUTORS)) }),
-    bundler: {
-      ...c.bundler,
-      ...(process.env.BENCH_MAX_WAIT_MS && { maxWaitMs: Number(process.env.BENCH_MAX_WAIT_MS) }),
-      ...(process.env.BENCH_MAX_BUSY_WAIT_MS && { maxBusyWaitMs: Number(process.env.BENCH_MAX_BUSY_WAIT_MS) }),
-    },
-  })),
+  chains,
   serviceSecret: randomBytes(32).toString('hex'),
   port: 0,
 });
@@ -46,7 +55,23 @@ printLatency(await load.latency(LATENCY_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
-printThroughput(await load.throughput(AGENTS, INFLIGHT, SECONDS), AGENTS, INFLIGHT);
+const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+const sustained = await load.throughput(AGENTS, INFLIGHT, SECONDS);
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(profile));
+  profiler.disconnect();
+}
+printThroughput(sustained, AGENTS, INFLIGHT);
+console.log(
+  `  CPU of the service process: ${(sustained.cpuMs / Math.max(1, sustained.confirmed)).toFixed(2)} ms per confirmed request ` +
+    `(${(sustained.cpuMs / 1000 / sustained.elapsedSeconds).toFixed(2)} cores over the window, load generator included)`,
+);
 
 // 3. Gas per operation, from the bundles sent during the throughput run, by bundle size. The first operation
 // of each of the AGENTS wallets also deploys it (≈ +170k): those sit in the smaller, earlier bundles mostly.
@@ -81,5 +106,22 @@ console.log(`memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB
 
 load.close();
 await service.stop();
+
+// 4. The chain's ceiling for the same operations, without the service (its executors are free now).
+const ceiling = await measureChainCeiling(
+  chains.map((c) => ({ config: c, counter: counterOf(c.name) })),
+  {
+    serviceSecret: randomBytes(32).toString('hex'),
+    walletsPerChain: Math.max(1, Math.round(AGENTS / chains.length)),
+    opsPerChain: CEILING_OPS,
+    deployerKey: devnet.manifest.accounts.funded[0]!.privateKey,
+  },
+);
+const serviceRate = sustained.confirmed / sustained.elapsedSeconds;
+console.log(
+  `chain ceiling: ${ceiling.included} of ${ceiling.sent} operations in ${ceiling.bundles} full bundles over ${chains.length} chains, ` +
+    `${ceiling.seconds.toFixed(1)} s: ${ceiling.perSecond.toFixed(0)}/s (${ceiling.gasPerOp.toFixed(0)} gas per operation)`,
+);
+console.log(`service / ceiling: ${((100 * serviceRate) / ceiling.perSecond).toFixed(0)} % (${serviceRate.toFixed(0)}/s of ${ceiling.perSecond.toFixed(0)}/s)`);
 await devnet.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
+import { bytesToHex, hexToBytes, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { encodeHandleOps, simulateBundle } from './bundler/bundleSimulation.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
 import { calldataGas, GAS, handleOpsGasLimit, walletFrameGas, type OperationGasLimits } from './gas.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
-import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
+import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testing/support.ts';
 import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from './userOperation.ts';
-import { createChainWorker, type LocalChainWorker } from './worker.ts';
+import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 
 /**
  * The fixed validation limits in GAS must leave headroom over what validation really takes. Measured here by
@@ -86,6 +86,18 @@ describe('gas limits (devnet)', () => {
     expect(GAS.verification * 2n).toBeGreaterThanOrEqual(need * 3n);
     expect(GAS.verificationWithDeployment * 2n).toBeGreaterThanOrEqual(deployNeed * 3n);
     expect(GAS.paymasterVerification * 2n).toBeGreaterThanOrEqual(pmNeed * 3n);
+  });
+
+  it('counts calldata gas per byte (4 zero, 16 non-zero), on byte boundaries and in either case', () => {
+    expect(calldataGas('0x')).toBe(0n);
+    expect(calldataGas('0x1001')).toBe(32n); // "00" across two bytes is no zero byte
+    expect(calldataGas('0xA000fF')).toBe(16n + 4n + 16n);
+    const reference = (hex: Hex) => hexToBytes(hex).reduce((g, b) => g + (b === 0 ? 4n : 16n), 0n);
+    for (let i = 0; i < 200; i++) {
+      const bytes = Array.from({ length: i * 3 }, (_, j) => ((i * 31 + j * 7) % 5 === 0 ? 0 : (i + j) % 256));
+      const hex = bytesToHex(new Uint8Array(bytes));
+      expect(calldataGas(hex)).toBe(reference(hex));
+    }
   });
 
   it('derives the wallet frame gas from an estimate by removing the intrinsic cost', () => {

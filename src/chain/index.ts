@@ -1,8 +1,9 @@
 export type * from './types.ts';
-export { createChainWorker, weiToUsd, type ChainWorkerDeps, type LocalChainWorker } from './worker.ts';
+export { createChainWorker, type ChainWorkerDeps, type LocalChainWorker } from './worker/index.ts';
+export { weiToUsd } from './worker/estimates.ts';
+export { MAX_READ_CALLS } from './worker/reads.ts';
 export { ChainError, isChainError, type ChainErrorCode } from './errors.ts';
 export { deriveOwnerPrivateKey, deriveOwnerAccount, walletSalt } from './ownerKey.ts';
 export { decodeRevert, type DecodedRevert } from './revert.ts';
-export type { ChainLogger } from './logger.ts';
 export { bundlesSince, type BundlerStats } from './bundler/bundler.ts';
 export type { LogScanOptions } from './bundler/outcomeLookup.ts';

@@ -80,6 +80,61 @@ export interface PrepareOptions {
   requestId: string;
 }
 
+/** The chain's latest block as the worker's RPC endpoint sees it. */
+export interface ChainHead {
+  blockNumber: bigint;
+  blockHash: Hex;
+  /** The block's timestamp, Unix seconds. */
+  timestamp: bigint;
+}
+
+/** One `eth_call` of a read: the caller encodes `data` (and decodes the answer) with its own viem ABI. */
+export interface ReadCall {
+  to: Address;
+  data: Hex;
+}
+
+export interface ReadOptions {
+  /** The block every call runs at (default 'latest': the head, pinned once for the whole read). */
+  block?: bigint | 'latest';
+}
+
+/** What one call of a read returned; a failing call never fails the others. */
+export type ReadCallResult =
+  | { success: true; returnData: Hex }
+  /** The call reverted or halted: its revert data ('0x' when none, e.g. out of gas) and a readable reason. */
+  | { success: false; revertData: Hex; reason: string };
+
+export interface ReadResult {
+  /** The block all calls ran at (the head when the read asked for 'latest'). */
+  blockNumber: bigint;
+  /** One per call, in the order of the calls. */
+  results: ReadCallResult[];
+}
+
+export interface ReceiptLog {
+  /** The emitting contract, checksummed. */
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  /** Position of the log in its block. */
+  logIndex: number;
+}
+
+/** A mined transaction's receipt with its logs (what payment verification reads ERC-20 Transfer events from). */
+export interface TransactionReceiptInfo {
+  transactionHash: Hex;
+  status: 'success' | 'reverted';
+  blockNumber: bigint;
+  blockHash: Hex;
+  from: Address;
+  /** Absent for a contract creation. */
+  to?: Address;
+  logs: ReceiptLog[];
+  /** head − blockNumber + 1 when it was read: 1 in the head block itself. */
+  confirmations: bigint;
+}
+
 export interface ChainWorker {
   readonly chain: ChainName;
   resolveWallet(ref: WalletRef): Promise<WalletInfo>;
@@ -103,5 +158,19 @@ export interface ChainWorker {
    * restores it and re-checks its in-flight requests now rather than at the next poll. Returns an unsubscribe.
    */
   onReconnect?(listener: () => void): () => void;
+  /** The chain's latest block (the gateway's /health probe). Errors: rpc_unavailable. */
+  getHead(): Promise<ChainHead>;
+  /**
+   * Many `eth_call`s at one block in one round trip (a JSON-RPC batch at a pinned block number). Each call
+   * succeeds or fails on its own. Errors: invalid_request (more than MAX_READ_CALLS calls, a block beyond the
+   * head), rpc_unavailable (the chain did not answer, or answered something that is not a call's failure).
+   *
+   * @example
+   * const { results } = await worker.read([{ to: usdc, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [a] }) }]);
+   * if (results[0]!.success) decodeFunctionResult({ abi, functionName: 'balanceOf', data: results[0]!.returnData });
+   */
+  read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
+  /** A transaction's receipt with its logs and confirmations, or undefined when the chain has not mined it. */
+  getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
   close(): Promise<void>;
 }

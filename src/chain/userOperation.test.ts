@@ -3,9 +3,9 @@ import { recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi, verifyingPaymasterAbi } from './abi.ts';
 import { getSponsorshipHash, parseSponsorshipWindow } from './paymaster.ts';
-import { chainUnderTest, freshSecret, incrementCall, uniqueId } from './testSupport.ts';
+import { chainUnderTest, freshSecret, incrementCall, uniqueId } from './testing/support.ts';
 import { fromSignedUserOperation, packUserOperation, verifySubmittedOperation } from './userOperation.ts';
-import { createChainWorker, type LocalChainWorker } from './worker.ts';
+import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 import { deriveOwnerAccount } from './ownerKey.ts';
 import { isChainError } from './errors.ts';
 

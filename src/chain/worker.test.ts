@@ -20,8 +20,8 @@ import {
   setOpenCall,
   uniqueId,
   call,
-} from './testSupport.ts';
-import { createChainWorker, type LocalChainWorker } from './worker.ts';
+} from './testing/support.ts';
+import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 
 describe('chain worker (devnet)', () => {
   const env = chainUnderTest();
@@ -231,6 +231,20 @@ describe('chain worker (devnet)', () => {
       const o2 = await outcomes.wait(next.hash);
       assertIncluded(o2);
       expect(o2.success).toBe(true);
+    });
+
+    it('refuses a submitted operation whose fields do not match its hash, also one it signed itself, and takes the one it signed', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('tamper') };
+      const op = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'tamper' });
+      for (const tampered of [
+        { ...op, callGasLimit: (BigInt(op.callGasLimit) + 1n).toString() },
+        { ...op, maxFeePerGas: (BigInt(op.maxFeePerGas) * 2n).toString() },
+        { ...op, factory: undefined, factoryData: undefined },
+      ]) {
+        await expect(worker.submitOperation(tampered)).rejects.toSatisfy((e) => isChainError(e, 'invalid_operation'));
+      }
+      await worker.submitOperation(JSON.parse(JSON.stringify(op)) as typeof op); // as it comes back from the store
+      assertIncluded(await outcomes.wait(op.hash));
     });
 
     it('refuses to sign calls that revert now', async () => {

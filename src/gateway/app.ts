@@ -111,7 +111,6 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
     decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,
-    chainProbe: deps.chainProbe,
     version,
     startedAt: Date.now(),
     informer,

@@ -41,7 +41,6 @@ describe('gateway with the devnet, a real chain worker and the execution control
     gw = await openTestGateway({
       workers,
       chainTokens: Object.fromEntries(manifest.chains.map((c) => [c.name, c.tokens])),
-      chainProbe: async (chain) => ({ blockNumber: await workers.get(chain)!.client.getBlockNumber() }),
     });
     controller = await startExecutionController({ store: gw.store, workers, payments: defaultPaymentPolicies() });
     ({ apiKey } = await gw.newKey({ mode: 'sponsored' }));

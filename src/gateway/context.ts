@@ -10,9 +10,6 @@ import { fieldError } from './errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 
-/** Reports a chain's head for GET /health; the chain worker contract has no such call (yet). */
-export type ChainProbe = (chain: ChainName) => Promise<{ blockNumber: bigint | string }>;
-
 export interface GatewayDeps {
   store: ResourceStore;
   /** Namespace of the service's resources (ApiClients and ExecutionRequests). Default `default`. */
@@ -34,8 +31,6 @@ export interface GatewayDeps {
   publicRateLimit?: RateLimit | false;
   /** How long `POST /execute` waits for the controller's decision. Default 30 s. */
   decisionTimeoutMs?: number;
-  /** Block-number probe per chain for GET /health; without it chains are reported with reachable = null. */
-  chainProbe?: ChainProbe;
   logger?: FastifyServerOptions['logger'];
   /**
    * Log every request and response: 'info' (Fastify's JSON lines, for the cluster roles' log collectors) or
@@ -59,7 +54,6 @@ export interface GatewayContext {
   archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;
   decisionTimeoutMs: number;
-  chainProbe: ChainProbe | undefined;
   version: string;
   startedAt: number;
   informer: ExecutionInformer;

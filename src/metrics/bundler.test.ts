@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventLogs, type Hex } from 'viem';
 import { entryPoint07Abi } from '../chain/abi.ts';
-import { chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../chain/testSupport.ts';
-import { createChainWorker, type LocalChainWorker } from '../chain/worker.ts';
+import { chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../chain/testing/support.ts';
+import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
 import { bundleObserver } from './bundler.ts';
 import { instrumentLockManager } from './locks.ts';

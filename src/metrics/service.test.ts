@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import type { FastifyInstance } from 'fastify';
-import { createChainWorker, type LocalChainWorker } from '../chain/worker.ts';
+import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
 import { startExecutionController, type ExecutionController } from '../controller/execution/controller.ts';
 import { counterAbi } from '../devnet/contracts.ts';
 import { buildGateway } from '../gateway/app.ts';

@@ -114,7 +114,6 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       archive,
       metrics,
       serveMetrics: true,
-      chainProbe: async (chain) => ({ blockNumber: await workers.get(chain)!.client.getBlockNumber() }),
       logger: level === 'silent' ? false : { level },
       requestLogLevel: 'debug', // one process in a terminal: requests only with --log-level debug
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),

@@ -1,4 +1,4 @@
-import { decodeErrorResult, encodeFunctionData, type Address, type Hex } from 'viem';
+import { concatHex, decodeErrorResult, encodeAbiParameters, toFunctionSelector, type Address, type Hex } from 'viem';
 import type { PackedUserOperation } from 'viem/account-abstraction';
 import { entryPoint07Abi } from '../abi.ts';
 import type { ChainClient } from '../client.ts';
@@ -13,8 +13,13 @@ export type BundleSimulation =
   /** The chain did not answer. */
   | { kind: 'rpc'; message: string };
 
+const HANDLE_OPS = entryPoint07Abi.find((x) => x.type === 'function' && x.name === 'handleOps')!;
+/** Computed once: viem's encodeFunctionData hashes the function's signature on every call. */
+const HANDLE_OPS_SELECTOR = toFunctionSelector(HANDLE_OPS);
+
+/** EntryPoint v0.7 `handleOps(ops, beneficiary)` calldata (equal to encodeFunctionData's: bundleSimulation.test.ts). */
 export const encodeHandleOps = (ops: readonly PackedUserOperation[], beneficiary: Address): Hex =>
-  encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [ops, beneficiary] });
+  concatHex([HANDLE_OPS_SELECTOR, encodeAbiParameters(HANDLE_OPS.inputs, [ops, beneficiary])]);
 
 /**
  * eth_call of handleOps(ops, beneficiary) from the executor with the gas the transaction will carry: what the

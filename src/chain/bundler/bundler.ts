@@ -1,11 +1,11 @@
 import type { Address, Hex } from 'viem';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { LockManager } from '../../locks/types.ts';
-import { entryPoint07Abi } from '../abi.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
 import type { ChainClient } from '../client.ts';
 import { readFees, type FeeSnapshot } from '../fees.ts';
 import { GAS, handleOpsGasLimit, type OperationGasLimits } from '../gas.ts';
-import type { ChainLogger } from '../logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
 import type { OperationOutcome } from '../types.ts';
@@ -35,7 +35,7 @@ export interface BundlerOptions {
   syncSend: boolean;
   receiptPollMs: number;
   locks: LockManager;
-  log: ChainLogger;
+  log: Logger;
   /** Called when an operation is given up for good, so its nonce can be reused. */
   onDropped?: (entry: PoolEntry) => void;
   /** Called when an operation is included, so the allocator can forget it. */
@@ -402,12 +402,7 @@ export class Bundler {
   }
 
   #chainNonce(sender: Address): Promise<bigint> {
-    return this.#o.client.readContract({
-      address: this.#o.entryPoint,
-      abi: entryPoint07Abi,
-      functionName: 'getNonce',
-      args: [sender, 0n],
-    });
+    return readEntryPointNonce(this.#o.client, this.#o.entryPoint, sender);
   }
 
   /** Picks the next bundle: senders in arrival order, each one's ready run in nonce order, within limits. */
@@ -508,22 +503,27 @@ export class Bundler {
           }
           // No operation named: find the culprit by sending them one at a time.
           this.#o.log.warn({ reason: sim.reason, ops: remaining.length }, 'bundle reverted without FailedOp; splitting');
-          for (const e of remaining) await this.#sendBundle(executor, [e], fees, false);
+          for (const e of remaining) await this.#sendBundle(executor, [e], fees, undefined);
           return;
         }
-        await this.#sendBundle(executor, remaining, fees, true);
+        await this.#sendBundle(executor, remaining, fees, { data });
         return;
       }
     });
   }
 
-  /** Sends a simulated bundle and settles its operations from the receipt. */
-  async #sendBundle(executor: Executor, entries: PoolEntry[], fees: FeeSnapshot, simulated: boolean): Promise<void> {
+  /**
+   * Sends a bundle and settles its operations from the receipt. `simulated` carries the calldata the bundle was
+   * simulated with (encoding handleOps again would cost as much again); undefined after a split.
+   */
+  async #sendBundle(executor: Executor, entries: PoolEntry[], fees: FeeSnapshot, simulated: { data: Hex } | undefined): Promise<void> {
     const gas = minBig(handleOpsGasLimit(entries.map((e) => e.gas)), this.#gasBudget);
-    const data = encodeHandleOps(
-      entries.map((e) => e.packed),
-      this.#o.beneficiary,
-    );
+    const data =
+      simulated?.data ??
+      encodeHandleOps(
+        entries.map((e) => e.packed),
+        this.#o.beneficiary,
+      );
     if (!simulated && entries.length === 1) {
       // After a split: simulate each operation on its own first.
       const sim = await simulateBundle(this.#o.client, { entryPoint: this.#o.entryPoint, from: executor.account.address, data, gas });

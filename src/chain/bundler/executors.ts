@@ -84,7 +84,8 @@ export class ExecutorPool {
       return { kind: 'failed', error };
     }
 
-    const txHash = keccak256(serialized);
+    // Hashing a bundle transaction (tens of kB) is not free: only when the node does not hand the hash back.
+    const txHash = () => keccak256(serialized);
     try {
       if (opts.syncSend) {
         // Raw request: viem's sendRawTransactionSync sends its `timeout` as a second parameter, which anvil
@@ -100,23 +101,24 @@ export class ExecutorPool {
       e.nonce! += 1;
     } catch (error) {
       // Refused, or accepted but the answer was lost (a timeout): only the node can tell which.
-      if (!(await this.#knows(txHash))) {
+      if (!(await this.#knows(txHash()))) {
         e.nonce = undefined;
         return { kind: 'failed', error };
       }
       e.nonce! += 1;
     }
+    const hash = txHash();
     const deadline = Date.now() + opts.receiptTimeoutMs;
     for (;;) {
       try {
-        const receipt = await this.#client.getTransactionReceipt({ hash: txHash });
+        const receipt = await this.#client.getTransactionReceipt({ hash });
         return { kind: 'receipt', receipt };
       } catch {
         // not mined yet (TransactionReceiptNotFoundError) or a transient RPC error: keep polling
       }
       if (Date.now() >= deadline) {
         e.nonce = undefined;
-        return { kind: 'timeout', txHash };
+        return { kind: 'timeout', txHash: hash };
       }
       await new Promise((r) => setTimeout(r, opts.receiptPollMs));
     }

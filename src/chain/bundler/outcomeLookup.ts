@@ -2,6 +2,7 @@ import { encodeEventTopics, type Address, type Hex, type Log } from 'viem';
 import { entryPoint07Abi } from '../abi.ts';
 import type { ChainClient } from '../client.ts';
 import type { OperationOutcome } from '../types.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
 import { outcomesFromLogs } from './receipt.ts';
 
 export interface LogScanOptions {
@@ -61,12 +62,7 @@ export async function lookupOperationOnChain(
   const logs = await findOperationLogs(client, p.entryPoint, p.hash, p.scan);
   const included = outcomesFromLogs(logs, p.entryPoint).get(p.hash.toLowerCase());
   if (included) return included;
-  const chainNonce = await client.readContract({
-    address: p.entryPoint,
-    abi: entryPoint07Abi,
-    functionName: 'getNonce',
-    args: [p.sender, 0n],
-  });
+  const chainNonce = await readEntryPointNonce(client, p.entryPoint, p.sender);
   if (chainNonce > p.nonce) {
     // The log scan is bounded: re-check the newest blocks once more in case the operation landed meanwhile.
     const again = outcomesFromLogs(await findOperationLogs(client, p.entryPoint, p.hash, p.scan), p.entryPoint).get(p.hash.toLowerCase());

@@ -16,28 +16,36 @@ import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { err, type Result } from '../../lib/result.ts';
 import { ChainError, isChainError } from '../errors.ts';
-import { silentLogger, type ChainLogger } from '../logger.ts';
+import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { describeError } from '../revert.ts';
 import type {
+  ChainHead,
   ChainWorker,
   OperationOutcome,
   PrepareOptions,
+  ReadCall,
+  ReadOptions,
+  ReadResult,
   SimulationFailure,
   SimulationResult,
+  TransactionReceiptInfo,
   WalletBalances,
   WalletInfo,
   WalletRef,
 } from '../types.ts';
 import {
-  decodeBlockNumber,
   decodeHash,
+  decodeHead,
   decodeOperation,
   decodeOutcome,
+  decodeReadResult,
+  decodeReceipt,
   decodeSimulation,
   decodeWalletBalances,
   decodeWalletInfo,
   encodeCalls,
   encodeOperation,
+  encodeReadRequest,
   encodeWalletRef,
 } from './codec.ts';
 import { fromGrpcStatus, isRetryableTransportFailure, isServiceError } from './errors.ts';
@@ -52,7 +60,9 @@ export type ChainWorkerMethod =
   | 'submitOperation'
   | 'getOperationOutcome'
   | 'restoreInFlight'
-  | 'getHead';
+  | 'getHead'
+  | 'read'
+  | 'getTransactionReceipt';
 
 /**
  * Per-call deadlines. Each is above what the worker needs on a healthy chain by a wide margin and below the
@@ -72,6 +82,10 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   restoreInFlight: 30_000,
   // The gateway's /health probe gives up after 2 s anyway.
   getHead: 5_000,
+  // Up to 256 eth_calls in a few JSON-RPC batches (one round trip each, sent together), plus the head.
+  read: 10_000,
+  // The receipt and the head, in one batch.
+  getTransactionReceipt: 10_000,
 };
 
 /**
@@ -83,6 +97,8 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getBalances: true, // reads
   simulate: true, // eth_call and estimates: reads
   getHead: true, // reads
+  read: true, // eth_calls: reads
+  getTransactionReceipt: true, // reads
   getOperationOutcome: true, // reads (it may cache what it found on chain: the same answer again)
   submitOperation: true, // idempotent by operation hash: the same signed operation again is a no-op, never re-signed
   restoreInFlight: true, // reserving the same nonces again changes nothing
@@ -119,7 +135,7 @@ export interface ConnectChainWorkerOptions {
   channelOptions?: ChannelOptions;
   /** Around every call (metrics: src/metrics/grpc.ts). */
   interceptors?: Interceptor[];
-  log?: ChainLogger;
+  log?: Logger;
   /** restoreInFlight sends operations in calls of at most this many (default 500: well under 4 MB a message). */
   restoreBatchSize?: number;
 }
@@ -136,8 +152,6 @@ export interface RemoteChainWorkerStats {
 export interface RemoteChainWorker extends ChainWorker {
   /** The gRPC target, e.g. "chain-worker-arbitrum:50051". */
   readonly address: string;
-  /** The chain's latest block number as the worker reads it (the gateway's chainProbe). */
-  getHead(): Promise<{ blockNumber: bigint }>;
   /**
    * Resolves once the outcome stream is subscribed at the worker (every outcome settled from then on is
    * pushed). Only while an onOutcome listener is registered; rejects when the client is closed.
@@ -189,7 +203,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   readonly #deadlines: Record<ChainWorkerMethod, number>;
   readonly #retry: Required<RetryOptions>;
   readonly #watchBackoff: { initialMs: number; maxMs: number };
-  readonly #log: ChainLogger;
+  readonly #log: Logger;
   readonly #restoreBatchSize: number;
   readonly #stats: RemoteChainWorkerStats = { retries: 0, watchConnects: 0 };
   #closed = false;
@@ -265,9 +279,22 @@ class GrpcChainWorker implements RemoteChainWorker {
     }
   }
 
-  async getHead(): Promise<{ blockNumber: bigint }> {
+  async getHead(): Promise<ChainHead> {
     const res = await this.#call<pb.GetHeadResponse>('getHead', (md, o, cb) => this.#client.getHead({}, md, o, cb));
-    return { blockNumber: decodeBlockNumber(res.blockNumber) };
+    return decodeHead(res);
+  }
+
+  async read(calls: readonly ReadCall[], opts: ReadOptions = {}): Promise<ReadResult> {
+    const req = encodeReadRequest(calls, opts.block);
+    return decodeReadResult(await this.#call<pb.ReadResponse>('read', (md, o, cb) => this.#client.read(req, md, o, cb)));
+  }
+
+  async getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined> {
+    const req = { hash };
+    const res = await this.#call<pb.GetTransactionReceiptResponse>('getTransactionReceipt', (md, o, cb) =>
+      this.#client.getTransactionReceipt(req, md, o, cb),
+    );
+    return decodeReceipt(res);
   }
 
   onReconnect(listener: () => void): () => void {

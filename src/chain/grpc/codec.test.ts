@@ -4,14 +4,22 @@ import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../../lib/errors.ts';
 import { err, ok } from '../../lib/result.ts';
 import { ChainError, isChainError, type ChainErrorCode } from '../errors.ts';
-import type { OperationOutcome, SimulationFailure, SimulationResult } from '../types.ts';
+import type { OperationOutcome, ReadResult, SimulationFailure, SimulationResult, TransactionReceiptInfo } from '../types.ts';
 import {
+  decodeHead,
   decodeOperation,
   decodeOutcome,
+  decodeReadRequest,
+  decodeReadResult,
+  decodeReceipt,
   decodeSimulation,
   decodeWalletBalances,
+  encodeHead,
   encodeOperation,
   encodeOutcome,
+  encodeReadRequest,
+  encodeReadResult,
+  encodeReceipt,
   encodeSimulation,
   encodeWalletBalances,
   WireFormatError,
@@ -117,6 +125,59 @@ describe('chain worker wire codec', () => {
   });
 });
 
+describe('chain worker wire codec: reads', () => {
+  const hash = `0x${'cd'.repeat(32)}` as const;
+
+  it('carries the head and a read (request and per-call results) unchanged', () => {
+    const head = { blockNumber: 2n ** 60n, blockHash: hash, timestamp: 1_800_000_000n };
+    expect(decodeHead(viaWire(pb.GetHeadResponse, encodeHead(head)))).toStrictEqual(head);
+
+    const calls = [{ to: op.sender as `0x${string}`, data: '0x70a08231' as const }];
+    expect(decodeReadRequest(viaWire(pb.ReadRequest, encodeReadRequest(calls, 12n)))).toStrictEqual({ calls, block: 12n });
+    expect(decodeReadRequest(viaWire(pb.ReadRequest, encodeReadRequest(calls, 'latest')))).toStrictEqual({ calls, block: 'latest' });
+    expect(decodeReadRequest(viaWire(pb.ReadRequest, encodeReadRequest(calls, undefined)))).toStrictEqual({ calls, block: 'latest' });
+    // Block 0 is a block, not "absent".
+    expect(decodeReadRequest(viaWire(pb.ReadRequest, encodeReadRequest(calls, 0n))).block).toBe(0n);
+
+    const result: ReadResult = {
+      blockNumber: 12n,
+      results: [
+        { success: true, returnData: '0x' },
+        { success: false, revertData: '0x08c379a0', reason: 'Counter: forced failure' },
+        { success: true, returnData: `0x${'00'.repeat(31)}2a` },
+      ],
+    };
+    expect(decodeReadResult(viaWire(pb.ReadResponse, encodeReadResult(result)))).toStrictEqual(result);
+  });
+
+  it('carries a receipt, with and without `to`, and not found', () => {
+    const receipt: TransactionReceiptInfo = {
+      transactionHash: hash,
+      status: 'reverted',
+      blockNumber: 7n,
+      blockHash: hash,
+      from: '0x1111111111111111111111111111111111111111',
+      to: '0x2222222222222222222222222222222222222222',
+      logs: [{ address: '0x3333333333333333333333333333333333333333', topics: [hash, hash], data: '0x01', logIndex: 3 }],
+      confirmations: 1n,
+    };
+    expect(decodeReceipt(viaWire(pb.GetTransactionReceiptResponse, encodeReceipt(receipt)))).toStrictEqual(receipt);
+    const { to: _to, ...creation } = receipt;
+    const back = decodeReceipt(viaWire(pb.GetTransactionReceiptResponse, encodeReceipt({ ...creation, status: 'success' })));
+    expect(back).toStrictEqual({ ...creation, status: 'success' });
+    expect(decodeReceipt(viaWire(pb.GetTransactionReceiptResponse, encodeReceipt(undefined)))).toBeUndefined();
+  });
+
+  it('refuses malformed reads and receipts', () => {
+    expect(() => decodeHead({ blockNumber: '1', blockHash: '', timestamp: '1' })).toThrow(WireFormatError);
+    expect(() => decodeReadRequest({ calls: [{ to: '0x12', data: '0x' }] })).toThrow(/malformed read/);
+    expect(() => decodeReadRequest({ calls: [], block: '-1' })).toThrow(WireFormatError);
+    expect(() => decodeReadResult({ blockNumber: '1', results: [{}] })).toThrow(WireFormatError);
+    expect(() => decodeReadResult({ blockNumber: '1', results: [{ result: { $case: 'success', value: { returnData: 'zz' } } }] })).toThrow(WireFormatError);
+    expect(() => decodeReceipt({})).toThrow(/neither receipt nor not_found/);
+  });
+});
+
 describe('chain worker errors over gRPC', () => {
   /** What the client receives for a status the server answered (trailers go through real Metadata). */
   const asReceived = (s: ReturnType<typeof toGrpcStatus>): ServiceError =>
@@ -124,7 +185,16 @@ describe('chain worker errors over gRPC', () => {
   const at = { chain: 'arbitrum', address: '127.0.0.1:1', method: 'prepareOperation' };
 
   it('rebuilds every ChainError with its code and details, so isChainError branches keep working', () => {
-    const codes: ChainErrorCode[] = ['rpc_unavailable', 'simulation_reverted', 'insufficient_funds', 'invalid_operation', 'nonce_conflict', 'closed', 'not_restored'];
+    const codes: ChainErrorCode[] = [
+      'rpc_unavailable',
+      'simulation_reverted',
+      'insufficient_funds',
+      'invalid_operation',
+      'nonce_conflict',
+      'closed',
+      'not_restored',
+      'invalid_request',
+    ];
     for (const code of codes) {
       const thrown = new ChainError(code, `message of ${code} — ünïcode`, { details: { requestId: 'r-1', revertReason: 'Gate: closed', gas: 5n } });
       const s = toGrpcStatus(thrown);

@@ -4,10 +4,15 @@ import { CallSchema, SignedUserOperationSchema, type Call, type SignedUserOperat
 import { AgentWalletError } from '../../lib/errors.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type {
+  ChainHead,
   OperationOutcome,
+  ReadCall,
+  ReadCallResult,
+  ReadResult,
   SimulationFailure,
   SimulationFailureCode,
   SimulationResult,
+  TransactionReceiptInfo,
   WalletBalances,
   WalletInfo,
   WalletRef,
@@ -250,4 +255,120 @@ export function decodeOutcome(m: pb.OperationOutcome | undefined): OperationOutc
 }
 
 export const decodeHash = (s: string): Hex => parse(HashSchema, s, 'opHash') as Hex;
-export const decodeBlockNumber = (s: string): bigint => BigInt(parse(UintSchema, s, 'blockNumber'));
+
+// ───────────────────────────── reads ─────────────────────────────
+
+const HeadSchema = z.object({ blockNumber: UintSchema, blockHash: HashSchema, timestamp: UintSchema });
+
+export const encodeHead = (h: ChainHead): pb.GetHeadResponse => ({
+  blockNumber: h.blockNumber.toString(),
+  blockHash: h.blockHash,
+  timestamp: h.timestamp.toString(),
+});
+export const decodeHead = (m: pb.GetHeadResponse): ChainHead => {
+  const h = parse(HeadSchema, m, 'head');
+  return { blockNumber: BigInt(h.blockNumber), blockHash: h.blockHash as Hex, timestamp: BigInt(h.timestamp) };
+};
+
+const ReadCallSchema = z.object({ to: AddressSchema, data: HexSchema });
+const ReadRequestSchema = z.object({ calls: z.array(ReadCallSchema), block: UintSchema.optional() });
+
+export const encodeReadRequest = (calls: readonly ReadCall[], block: bigint | 'latest' | undefined): pb.ReadRequest => ({
+  calls: calls.map((c) => ({ to: c.to, data: c.data })),
+  block: block === undefined || block === 'latest' ? undefined : block.toString(),
+});
+export const decodeReadRequest = (m: pb.ReadRequest): { calls: ReadCall[]; block: bigint | 'latest' } => {
+  const r = parse(ReadRequestSchema, m, 'read');
+  return {
+    calls: r.calls.map((c) => ({ to: c.to as Address, data: c.data as Hex })),
+    block: r.block === undefined ? 'latest' : BigInt(r.block),
+  };
+};
+
+const ReadResponseSchema = z.object({
+  blockNumber: UintSchema,
+  results: z.array(
+    z.object({
+      result: z.discriminatedUnion('$case', [
+        z.object({ $case: z.literal('success'), value: z.object({ returnData: HexSchema }) }),
+        z.object({ $case: z.literal('failure'), value: z.object({ revertData: HexSchema, reason: z.string() }) }),
+      ]),
+    }),
+  ),
+});
+
+export const encodeReadResult = (r: ReadResult): pb.ReadResponse => ({
+  blockNumber: r.blockNumber.toString(),
+  results: r.results.map(
+    (x): pb.ReadCallResult =>
+      x.success
+        ? { result: { $case: 'success', value: { returnData: x.returnData } } }
+        : { result: { $case: 'failure', value: { revertData: x.revertData, reason: x.reason } } },
+  ),
+});
+export const decodeReadResult = (m: pb.ReadResponse): ReadResult => {
+  const r = parse(ReadResponseSchema, m, 'read');
+  return {
+    blockNumber: BigInt(r.blockNumber),
+    results: r.results.map(
+      ({ result: x }): ReadCallResult =>
+        x.$case === 'success'
+          ? { success: true, returnData: x.value.returnData as Hex }
+          : { success: false, revertData: x.value.revertData as Hex, reason: x.value.reason },
+    ),
+  };
+};
+
+const ReceiptSchema = z.object({
+  transactionHash: HashSchema,
+  success: z.boolean(),
+  blockNumber: UintSchema,
+  blockHash: HashSchema,
+  from: AddressSchema,
+  to: AddressSchema.optional(),
+  logs: z.array(z.object({ address: AddressSchema, topics: z.array(HashSchema), data: HexSchema, logIndex: z.number().int().min(0) })),
+  confirmations: UintSchema,
+});
+
+export const decodeReceiptRequest = (m: pb.GetTransactionReceiptRequest): Hex => parse(HashSchema, m.hash, 'hash') as Hex;
+
+export function encodeReceipt(r: TransactionReceiptInfo | undefined): pb.GetTransactionReceiptResponse {
+  if (!r) return { result: { $case: 'notFound', value: {} } };
+  return {
+    result: {
+      $case: 'receipt',
+      value: {
+        transactionHash: r.transactionHash,
+        success: r.status === 'success',
+        blockNumber: r.blockNumber.toString(),
+        blockHash: r.blockHash,
+        from: r.from,
+        to: r.to,
+        logs: r.logs.map((l) => ({ address: l.address, topics: [...l.topics], data: l.data, logIndex: l.logIndex })),
+        confirmations: r.confirmations.toString(),
+      },
+    },
+  };
+}
+
+export function decodeReceipt(m: pb.GetTransactionReceiptResponse): TransactionReceiptInfo | undefined {
+  switch (m.result?.$case) {
+    case 'notFound':
+      return undefined;
+    case 'receipt': {
+      const r = parse(ReceiptSchema, m.result.value, 'receipt');
+      return compact({
+        transactionHash: r.transactionHash as Hex,
+        status: r.success ? ('success' as const) : ('reverted' as const),
+        blockNumber: BigInt(r.blockNumber),
+        blockHash: r.blockHash as Hex,
+        from: r.from as Address,
+        to: r.to as Address | undefined,
+        logs: r.logs.map((l) => ({ address: l.address as Address, topics: l.topics as Hex[], data: l.data as Hex, logIndex: l.logIndex })),
+        confirmations: BigInt(r.confirmations),
+      });
+    }
+    case undefined:
+      throw new WireFormatError('invalid_message', 'malformed receipt: neither receipt nor not_found');
+  }
+}

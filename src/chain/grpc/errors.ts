@@ -30,6 +30,8 @@ const CHAIN_ERROR_STATUS: Readonly<Record<ChainErrorCode, status>> = {
   // The worker must be told the operations in flight first (the controller restores, then prepares again).
   not_restored: status.FAILED_PRECONDITION,
   invalid_operation: status.INVALID_ARGUMENT,
+  // A read beyond the worker's bounds (too many calls, a block past the head): the request, not the worker.
+  invalid_request: status.INVALID_ARGUMENT,
   nonce_conflict: status.ABORTED,
 };
 

@@ -4,9 +4,9 @@
  * Figures only, no assertions on time.
  */
 import { afterAll, bench, describe } from 'vitest';
-import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testSupport.ts';
+import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
 import type { ChainWorker } from '../types.ts';
-import { createChainWorker } from '../worker.ts';
+import { createChainWorker } from '../worker/index.ts';
 import { connectChainWorker } from './client.ts';
 import { serveChainWorker } from './server.ts';
 

@@ -9,12 +9,14 @@ import {
 } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Hex } from 'viem';
+import { encodeFunctionData, type Hex } from 'viem';
 import { isTerminalError } from '../../runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
-import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testSupport.ts';
-import type { ChainWorker } from '../types.ts';
-import { createChainWorker, type LocalChainWorker } from '../worker.ts';
+import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
+import type { ChainWorker, ReadCall } from '../types.ts';
+import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
+import { MAX_READ_CALLS } from '../worker/reads.ts';
+import { testStablecoinAbi } from '../../devnet/contracts.ts';
 import { connectChainWorker, type ConnectChainWorkerOptions, type RemoteChainWorker } from './client.ts';
 import { ChainWorkerServiceService, type ChainWorkerServiceServer } from './generated/chainworker/v1/chainworker.ts';
 import { CHAIN_WORKER_SERVICE_NAME, serveChainWorker, type ChainWorkerServer } from './server.ts';
@@ -96,6 +98,40 @@ describe('chain worker over gRPC (devnet)', () => {
     const head = await remote.getHead();
     expect(typeof head.blockNumber).toBe('bigint');
     expect(head.blockNumber).toBeGreaterThanOrEqual(before);
+  });
+
+  it('reads as the in-process worker does: the head, a batch with a revert, a pinned block, receipts, the bound on calls', async () => {
+    const head = await remote.getHead();
+    const block = await env.client.getBlock({ blockNumber: head.blockNumber });
+    expect(head).toEqual({ blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp });
+
+    const number: ReadCall = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'number' }) };
+    const fail: ReadCall = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'fail' }) };
+    const pinned = await env.client.getBlockNumber({ cacheTime: 0 });
+    const batch = await remote.read([number, fail, number], { block: pinned });
+    expect(batch).toEqual(await worker.read([number, fail, number], { block: pinned }));
+    expect(batch.blockNumber).toBe(pinned);
+    expect(batch.results.map((r) => r.success)).toEqual([true, false, true]);
+    expect(batch.results[1]).toMatchObject({ success: false, reason: 'Counter: forced failure' });
+    await env.client.waitForTransactionReceipt({
+      hash: await env.funded.writeContract({ address: env.counter, abi: counterAbi, functionName: 'increment' }),
+    });
+    const latest = await remote.read([number]);
+    expect(latest.blockNumber).toBeGreaterThan(pinned);
+    expect(latest.results[0]).not.toEqual(batch.results[0]); // the counter moved on; the pinned read did not see it
+
+    const tooMany = await remote.read(Array(MAX_READ_CALLS + 1).fill(number)).catch((e: unknown) => e);
+    expect(isChainError(tooMany, 'invalid_request')).toBe(true);
+    expect((tooMany as ChainError).details).toEqual({ maxCalls: MAX_READ_CALLS, calls: MAX_READ_CALLS + 1 });
+
+    const token = env.config.tokens[0]!.address;
+    const hash = await env.funded.writeContract({ address: token, abi: testStablecoinAbi, functionName: 'transfer', args: [env.counter, 5n] });
+    await env.client.waitForTransactionReceipt({ hash });
+    const receipt = await remote.getTransactionReceipt(hash);
+    expect(receipt).toEqual(await worker.getTransactionReceipt(hash));
+    expect(receipt).toMatchObject({ status: 'success', to: token, confirmations: 1n });
+    expect(receipt!.logs).toHaveLength(1);
+    expect(await remote.getTransactionReceipt(`0x${'ee'.repeat(32)}`)).toBeUndefined();
   });
 
   it('simulates: figures as bigints, and a revert with its reason, failing call and data', async () => {
@@ -226,13 +262,22 @@ describe('chain worker over gRPC (devnet)', () => {
 
   it('retries only idempotent calls after a transport failure; a prepare whose answer was lost is repeated by the caller with the same request id', async () => {
     const base = createChainWorkerService(worker).implementation;
-    const seen = { resolveWallet: { calls: 0 }, submitOperation: { calls: 0 }, prepareBefore: { calls: 0 }, prepareAfter: { calls: 0 } };
+    const seen = {
+      resolveWallet: { calls: 0 },
+      submitOperation: { calls: 0 },
+      prepareBefore: { calls: 0 },
+      prepareAfter: { calls: 0 },
+      read: { calls: 0 },
+      getTransactionReceipt: { calls: 0 },
+    };
     let prepareMode: 'before' | 'after' = 'before';
     const prepareBefore = failFirst(base.prepareOperation, seen.prepareBefore, 'before');
     const prepareAfter = failFirst(base.prepareOperation, seen.prepareAfter, 'after');
     const flaky = await serveHandlers({
       ...base,
       resolveWallet: failFirst(base.resolveWallet, seen.resolveWallet, 'before'),
+      read: failFirst(base.read, seen.read, 'after'),
+      getTransactionReceipt: failFirst(base.getTransactionReceipt, seen.getTransactionReceipt, 'before'),
       submitOperation: failFirst(base.submitOperation, seen.submitOperation, 'after'),
       prepareOperation: (call, cb) => (prepareMode === 'before' ? prepareBefore(call, cb) : prepareAfter(call, cb)),
     });
@@ -242,6 +287,12 @@ describe('chain worker over gRPC (devnet)', () => {
       const ref = { apiClient: 'acme', agentId: uniqueId('flaky') };
       expect(await client.resolveWallet(ref)).toEqual(await worker.resolveWallet(ref));
       expect(seen.resolveWallet.calls).toBe(2);
+      // Reads are sent again too, whether the first attempt ran or not.
+      const number: ReadCall = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'number' }) };
+      expect((await client.read([number])).results[0]?.success).toBe(true);
+      expect(seen.read.calls).toBe(2);
+      expect(await client.getTransactionReceipt(`0x${'ee'.repeat(32)}`)).toBeUndefined();
+      expect(seen.getTransactionReceipt.calls).toBe(2);
 
       // Refused before it ran: not retried, and nothing was signed.
       const e1 = await client.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'req-a' }).catch((x: unknown) => x);

@@ -1,8 +1,7 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
-import { silentLogger, type ChainLogger } from '../logger.ts';
+import { silentLogger, type Logger } from '../../lib/logger.ts';
 import type { ChainWorker } from '../types.ts';
-import type { LocalChainWorker } from '../worker.ts';
 import { ChainWorkerServiceService } from './generated/chainworker/v1/chainworker.ts';
 import { createChainWorkerService } from './service.ts';
 
@@ -14,11 +13,9 @@ export interface ServeChainWorkerOptions {
   host?: string;
   /** 0 picks a free port (tests). */
   port: number;
-  log?: ChainLogger;
+  log?: Logger;
   /** Default insecure: inside the cluster a NetworkPolicy admits only the controller and the gateway. */
   credentials?: ServerCredentials;
-  /** See ChainWorkerServiceOptions.getHead. */
-  getHead?: () => Promise<bigint>;
   /** Overrides of the server's channel options (keepalive below). */
   channelOptions?: ChannelOptions;
   /** Around every call (metrics: src/metrics/grpc.ts). */
@@ -57,9 +54,9 @@ const SERVER_CHANNEL_OPTIONS: ChannelOptions = {
  * const server = await serveChainWorker(worker, { host: '0.0.0.0', port: 50051, log });
  * process.once('SIGTERM', async () => { await server.close(); await worker.close(); });
  */
-export async function serveChainWorker(worker: LocalChainWorker | ChainWorker, opts: ServeChainWorkerOptions): Promise<ChainWorkerServer> {
+export async function serveChainWorker(worker: ChainWorker, opts: ServeChainWorkerOptions): Promise<ChainWorkerServer> {
   const log = opts.log ?? silentLogger;
-  const service = createChainWorkerService(worker, { log, ...(opts.getHead && { getHead: opts.getHead }) });
+  const service = createChainWorkerService(worker, { log });
   const health = new HealthImplementation({ '': 'SERVING', [CHAIN_WORKER_SERVICE_NAME]: 'SERVING' });
   const setHealth = (s: ServingStatus) => {
     health.setStatus('', s);

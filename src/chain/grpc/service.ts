@@ -1,17 +1,20 @@
 import { Metadata, status, type handleUnaryCall, type ServerWritableStream, type StatusObject } from '@grpc/grpc-js';
 import type { SignedUserOperation as DomainOperation } from '../../api/v1alpha1/index.ts';
-import { AgentWalletError } from '../../lib/errors.ts';
 import { ChainError } from '../errors.ts';
-import { silentLogger, type ChainLogger } from '../logger.ts';
+import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker } from '../types.ts';
-import type { LocalChainWorker } from '../worker.ts';
 import {
   decodeCalls,
   decodeOperation,
+  decodeReadRequest,
+  decodeReceiptRequest,
   decodeWalletRef,
+  encodeHead,
   encodeOperation,
   encodeOutcome,
+  encodeReadResult,
+  encodeReceipt,
   encodeSimulation,
   encodeWalletBalances,
   encodeWalletInfo,
@@ -28,12 +31,7 @@ import type {
 export const CHAIN_METADATA_KEY = 'aw-chain';
 
 export interface ChainWorkerServiceOptions {
-  log?: ChainLogger;
-  /**
-   * The chain's latest block number for GetHead. Default: the in-process worker's RPC client, or `getHead()`
-   * of a worker that has one (a RemoteChainWorker being re-served).
-   */
-  getHead?: () => Promise<bigint>;
+  log?: Logger;
 }
 
 export interface ChainWorkerService {
@@ -49,9 +47,8 @@ export interface ChainWorkerService {
  * worker, encode the answer; errors become statuses (errors.ts). The lifecycle (port, health, shutdown) is
  * server.ts's job.
  */
-export function createChainWorkerService(worker: ChainWorker | LocalChainWorker, opts: ChainWorkerServiceOptions = {}): ChainWorkerService {
+export function createChainWorkerService(worker: ChainWorker, opts: ChainWorkerServiceOptions = {}): ChainWorkerService {
   const log = opts.log ?? silentLogger;
-  const getHead = opts.getHead ?? defaultHead(worker);
   const streams = new Map<ServerWritableStream<WatchOutcomesRequest, WatchOutcomesResponse>, () => void>();
 
   /** A caller that means another chain must never get an operation signed for this one. */
@@ -112,7 +109,14 @@ export function createChainWorkerService(worker: ChainWorker | LocalChainWorker,
       return {};
     }),
 
-    getHead: unary('GetHead', async () => ({ blockNumber: (await getHead()).toString() })),
+    getHead: unary('GetHead', async () => encodeHead(await worker.getHead())),
+
+    read: unary('Read', async (req) => {
+      const { calls, block } = decodeReadRequest(req);
+      return encodeReadResult(await worker.read(calls, { block }));
+    }),
+
+    getTransactionReceipt: unary('GetTransactionReceipt', async (req) => encodeReceipt(await worker.getTransactionReceipt(decodeReceiptRequest(req)))),
 
     watchOutcomes(call) {
       const refused = wrongChain(call.metadata);
@@ -160,18 +164,4 @@ function asOperation(m: SignedUserOperation | undefined): DomainOperation {
   } catch (e) {
     throw new ChainError('invalid_operation', e instanceof Error ? e.message : String(e), { cause: e });
   }
-}
-
-function defaultHead(worker: ChainWorker | LocalChainWorker): () => Promise<bigint> {
-  if ('client' in worker) {
-    return () =>
-      worker.client.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
-        throw new ChainError('rpc_unavailable', `${worker.chain}: the chain did not answer: ${describeError(e)}`, { cause: e });
-      });
-  }
-  const remote = worker as ChainWorker & { getHead?: () => Promise<{ blockNumber: bigint }> };
-  if (typeof remote.getHead === 'function') return async () => (await remote.getHead!()).blockNumber;
-  return async () => {
-    throw new AgentWalletError('head_unavailable', `this ${worker.chain} chain worker has no way to read the chain head`);
-  };
 }

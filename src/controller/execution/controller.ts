@@ -1,6 +1,5 @@
-import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest, type SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
-import { isChainError } from '../../chain/errors.ts';
 import type { ChainWorker } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
@@ -10,6 +9,7 @@ import type { PaymentPolicies } from '../../payments/policy.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createExecutionReconciler } from './reconciler.ts';
+import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
 export interface ExecutionControllerOptions {
   store: ResourceStore;
@@ -36,8 +36,6 @@ const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[AN
 /** Admitted but not yet signed, and not parked waiting for a payment: such a request holds later ones back. */
 const awaitingSignature = (r: ExecutionRequest): boolean =>
   !isTerminal(r.status?.phase) && r.status?.userOperation === undefined && r.status?.phase !== 'PaymentRequired';
-const inFlightOperation = (r: ExecutionRequest): SignedUserOperation | undefined =>
-  isTerminal(r.status?.phase) ? undefined : r.status?.userOperation;
 
 /** The informer indexes the execution controller reads (and the request metrics, which count by phase). */
 export function executionIndexers(): Record<string, (r: ExecutionRequest) => readonly string[]> {
@@ -70,9 +68,11 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     });
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
+  // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
+  const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
   const reconciler = createExecutionReconciler({
     store: opts.store,
-    workers: restorer.workers,
+    workers,
     payments: opts.payments,
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     earlierUnsigned: (req) => {
@@ -139,49 +139,3 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   };
 }
 export type ExecutionController = Awaited<ReturnType<typeof startExecutionController>>;
-
-/**
- * Tells chain workers which signed operations are in flight: once at start, and again whenever a worker
- * answers not_restored (it restarted in its own process and forgot them). Read from the store, not the
- * informer, so an operation written a moment ago is not missed; concurrent demands for one chain share a read.
- */
-function createInFlightRestorer(store: ResourceStore, namespace: string, workers: ReadonlyMap<ChainName, ChainWorker>) {
-  const running = new Map<ChainName, Promise<void>>();
-  const restore = (chain: ChainName): Promise<void> => {
-    let p = running.get(chain);
-    if (!p) {
-      p = (async () => {
-        const { items } = await store.list('ExecutionRequest', { namespace });
-        const ops = items.filter((r) => r.spec.chain === chain).flatMap((r) => inFlightOperation(r) ?? []);
-        await workers.get(chain)?.restoreInFlight(ops);
-      })().finally(() => running.delete(chain));
-      running.set(chain, p);
-    }
-    return p;
-  };
-  const wrapped = new Map<ChainName, ChainWorker>();
-  for (const [chain, worker] of workers) {
-    wrapped.set(
-      chain,
-      new Proxy(worker, {
-        get(target, prop) {
-          if (prop !== 'prepareOperation') {
-            const value = Reflect.get(target, prop, target) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          }
-          return async (...args: Parameters<ChainWorker['prepareOperation']>) => {
-            try {
-              return await target.prepareOperation(...args);
-            } catch (e) {
-              if (!isChainError(e, 'not_restored')) throw e;
-              await restore(chain);
-              return target.prepareOperation(...args);
-            }
-          };
-        },
-      }),
-    );
-  }
-  return { workers: wrapped as ReadonlyMap<ChainName, ChainWorker>, restore };
-}
-

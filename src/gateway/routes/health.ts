@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/chains.ts';
-import type { GatewayContext } from '../context.ts';
+import { workerFor, type GatewayContext } from '../context.ts';
 import { HealthSchema, type Health } from '../../api/http/index.ts';
 import { errorResponses, jsonResponse } from '../openapi.ts';
 
@@ -15,12 +15,11 @@ function chainHealth(ctx: GatewayContext): (chain: ChainName) => Promise<ChainHe
   const base = (chain: ChainName) => ({ chain, network: CHAIN_NETWORK_NAMES[chain], chain_id: CHAIN_IDS[chain] });
 
   const probe = async (chain: ChainName): Promise<ChainHealth> => {
-    if (!ctx.chainProbe) return { ...base(chain), reachable: null, block_number: null, latency_ms: null };
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
       const head = await Promise.race([
-        ctx.chainProbe(chain),
+        workerFor(ctx, chain).getHead(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`probe timed out after ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
         }),

@@ -35,7 +35,6 @@ export async function runGateway(argv: string[]): Promise<number> {
     namespace,
     workers,
     chainTokens: tokensByChain(config.chains),
-    chainProbe: (chain) => workers.get(chain)!.getHead(),
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,

@@ -293,6 +293,93 @@ export interface GetHeadRequest {
 export interface GetHeadResponse {
   /** The latest block number, decimal string. */
   blockNumber: string;
+  /** Its hash, 0x + 64 hex. */
+  blockHash: string;
+  /** Its timestamp, Unix seconds, decimal string. */
+  timestamp: string;
+}
+
+/** One eth_call of a read. */
+export interface ReadCall {
+  /** Contract called, 0x + 40 hex. */
+  to: string;
+  /** Calldata, 0x-prefixed hex, encoded by the caller. */
+  data: string;
+}
+
+export interface ReadRequest {
+  /** At most 256. */
+  calls: ReadCall[];
+  /** The block every call runs at, decimal string; absent for the head (pinned once for the whole read). */
+  block?: string | undefined;
+}
+
+/** What one call returned. */
+export interface ReadCallResult {
+  result?:
+    | { $case: "success"; value: ReadCallResult_Success }
+    | { $case: "failure"; value: ReadCallResult_Failure }
+    | undefined;
+}
+
+export interface ReadCallResult_Success {
+  /** The call's return data, 0x-prefixed hex, for the caller to decode. */
+  returnData: string;
+}
+
+/** The call reverted or halted. */
+export interface ReadCallResult_Failure {
+  /** Raw revert data, 0x-prefixed hex ("0x" when there is none, e.g. out of gas). */
+  revertData: string;
+  /** Decoded revert reason (Error(string), Panic) or the node's description of the halt. */
+  reason: string;
+}
+
+export interface ReadResponse {
+  /** The block all calls ran at, decimal string. */
+  blockNumber: string;
+  /** One per call, in the order of the request. */
+  results: ReadCallResult[];
+}
+
+export interface GetTransactionReceiptRequest {
+  /** Transaction hash, 0x + 64 hex. */
+  hash: string;
+}
+
+export interface ReceiptLog {
+  /** The emitting contract, checksummed. */
+  address: string;
+  /** Topics, each 0x + 64 hex; the first is the event's signature hash. */
+  topics: string[];
+  /** Non-indexed data, 0x-prefixed hex. */
+  data: string;
+  /** Position of the log in its block. */
+  logIndex: number;
+}
+
+export interface TransactionReceipt {
+  transactionHash: string;
+  /** False when the transaction reverted (it was still mined). */
+  success: boolean;
+  /** Decimal string. */
+  blockNumber: string;
+  blockHash: string;
+  from: string;
+  /** Absent for a contract creation. */
+  to?: string | undefined;
+  logs: ReceiptLog[];
+  /** head - block_number + 1 when the worker read it (1 in the head block itself), decimal string. */
+  confirmations: string;
+}
+
+export interface GetTransactionReceiptResponse {
+  result?: { $case: "receipt"; value: TransactionReceipt } | //
+  /** The chain has not mined it (unknown, or still pending). */
+  { $case: "notFound"; value: GetTransactionReceiptResponse_NotFound } | undefined;
+}
+
+export interface GetTransactionReceiptResponse_NotFound {
 }
 
 function createBaseWalletRef(): WalletRef {
@@ -2209,13 +2296,19 @@ export const GetHeadRequest: MessageFns<GetHeadRequest> = {
 };
 
 function createBaseGetHeadResponse(): GetHeadResponse {
-  return { blockNumber: "" };
+  return { blockNumber: "", blockHash: "", timestamp: "" };
 }
 
 export const GetHeadResponse: MessageFns<GetHeadResponse> = {
   encode(message: GetHeadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockNumber !== "") {
       writer.uint32(10).string(message.blockNumber);
+    }
+    if (message.blockHash !== "") {
+      writer.uint32(18).string(message.blockHash);
+    }
+    if (message.timestamp !== "") {
+      writer.uint32(26).string(message.timestamp);
     }
     return writer;
   },
@@ -2241,6 +2334,709 @@ export const GetHeadResponse: MessageFns<GetHeadResponse> = {
             message.blockNumber = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.blockHash = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timestamp = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadCall(): ReadCall {
+  return { to: "", data: "" };
+}
+
+export const ReadCall: MessageFns<ReadCall> = {
+  encode(message: ReadCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.to !== "") {
+      writer.uint32(10).string(message.to);
+    }
+    if (message.data !== "") {
+      writer.uint32(18).string(message.data);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.data = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadRequest(): ReadRequest {
+  return { calls: [], block: undefined };
+}
+
+export const ReadRequest: MessageFns<ReadRequest> = {
+  encode(message: ReadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      ReadCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.block !== undefined) {
+      writer.uint32(18).string(message.block);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(ReadCall.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.block = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadCallResult(): ReadCallResult {
+  return { result: undefined };
+}
+
+export const ReadCallResult: MessageFns<ReadCallResult> = {
+  encode(message: ReadCallResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.result?.$case) {
+      case "success":
+        ReadCallResult_Success.encode(message.result.value, writer.uint32(10).fork()).join();
+        break;
+      case "failure":
+        ReadCallResult_Failure.encode(message.result.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadCallResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadCallResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = { $case: "success", value: ReadCallResult_Success.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = { $case: "failure", value: ReadCallResult_Failure.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadCallResult_Success(): ReadCallResult_Success {
+  return { returnData: "" };
+}
+
+export const ReadCallResult_Success: MessageFns<ReadCallResult_Success> = {
+  encode(message: ReadCallResult_Success, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnData !== "") {
+      writer.uint32(10).string(message.returnData);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadCallResult_Success {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadCallResult_Success();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returnData = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadCallResult_Failure(): ReadCallResult_Failure {
+  return { revertData: "", reason: "" };
+}
+
+export const ReadCallResult_Failure: MessageFns<ReadCallResult_Failure> = {
+  encode(message: ReadCallResult_Failure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revertData !== "") {
+      writer.uint32(10).string(message.revertData);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadCallResult_Failure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadCallResult_Failure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.revertData = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReadResponse(): ReadResponse {
+  return { blockNumber: "", results: [] };
+}
+
+export const ReadResponse: MessageFns<ReadResponse> = {
+  encode(message: ReadResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.blockNumber !== "") {
+      writer.uint32(10).string(message.blockNumber);
+    }
+    for (const v of message.results) {
+      ReadCallResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.blockNumber = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.results.push(ReadCallResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTransactionReceiptRequest(): GetTransactionReceiptRequest {
+  return { hash: "" };
+}
+
+export const GetTransactionReceiptRequest: MessageFns<GetTransactionReceiptRequest> = {
+  encode(message: GetTransactionReceiptRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hash !== "") {
+      writer.uint32(10).string(message.hash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTransactionReceiptRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTransactionReceiptRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseReceiptLog(): ReceiptLog {
+  return { address: "", topics: [], data: "", logIndex: 0 };
+}
+
+export const ReceiptLog: MessageFns<ReceiptLog> = {
+  encode(message: ReceiptLog, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    for (const v of message.topics) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.data !== "") {
+      writer.uint32(26).string(message.data);
+    }
+    if (message.logIndex !== 0) {
+      writer.uint32(32).uint32(message.logIndex);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReceiptLog {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReceiptLog();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.topics.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.data = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.logIndex = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTransactionReceipt(): TransactionReceipt {
+  return {
+    transactionHash: "",
+    success: false,
+    blockNumber: "",
+    blockHash: "",
+    from: "",
+    to: undefined,
+    logs: [],
+    confirmations: "",
+  };
+}
+
+export const TransactionReceipt: MessageFns<TransactionReceipt> = {
+  encode(message: TransactionReceipt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.transactionHash !== "") {
+      writer.uint32(10).string(message.transactionHash);
+    }
+    if (message.success !== false) {
+      writer.uint32(16).bool(message.success);
+    }
+    if (message.blockNumber !== "") {
+      writer.uint32(26).string(message.blockNumber);
+    }
+    if (message.blockHash !== "") {
+      writer.uint32(34).string(message.blockHash);
+    }
+    if (message.from !== "") {
+      writer.uint32(42).string(message.from);
+    }
+    if (message.to !== undefined) {
+      writer.uint32(50).string(message.to);
+    }
+    for (const v of message.logs) {
+      ReceiptLog.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.confirmations !== "") {
+      writer.uint32(66).string(message.confirmations);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransactionReceipt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransactionReceipt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.transactionHash = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.success = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.blockNumber = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.blockHash = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.logs.push(ReceiptLog.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.confirmations = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTransactionReceiptResponse(): GetTransactionReceiptResponse {
+  return { result: undefined };
+}
+
+export const GetTransactionReceiptResponse: MessageFns<GetTransactionReceiptResponse> = {
+  encode(message: GetTransactionReceiptResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.result?.$case) {
+      case "receipt":
+        TransactionReceipt.encode(message.result.value, writer.uint32(10).fork()).join();
+        break;
+      case "notFound":
+        GetTransactionReceiptResponse_NotFound.encode(message.result.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTransactionReceiptResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTransactionReceiptResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = { $case: "receipt", value: TransactionReceipt.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = {
+              $case: "notFound",
+              value: GetTransactionReceiptResponse_NotFound.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTransactionReceiptResponse_NotFound(): GetTransactionReceiptResponse_NotFound {
+  return {};
+}
+
+export const GetTransactionReceiptResponse_NotFound: MessageFns<GetTransactionReceiptResponse_NotFound> = {
+  encode(_: GetTransactionReceiptResponse_NotFound, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTransactionReceiptResponse_NotFound {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTransactionReceiptResponse_NotFound();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2378,7 +3174,10 @@ export const ChainWorkerServiceService = {
       Buffer.from(WatchOutcomesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchOutcomesResponse => WatchOutcomesResponse.decode(value),
   },
-  /** The chain's latest block number, read from the worker's RPC endpoint (the gateway's /health probe). */
+  /**
+   * The chain's latest block (number, hash, timestamp), read from the worker's RPC endpoint (the gateway's
+   * /health probe). Idempotent. Errors: UNAVAILABLE/rpc_unavailable.
+   */
   getHead: {
     path: "/agentwallet.chainworker.v1.ChainWorkerService/GetHead" as const,
     requestStream: false as const,
@@ -2387,6 +3186,36 @@ export const ChainWorkerServiceService = {
     requestDeserialize: (value: Buffer): GetHeadRequest => GetHeadRequest.decode(value),
     responseSerialize: (value: GetHeadResponse): Buffer => Buffer.from(GetHeadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetHeadResponse => GetHeadResponse.decode(value),
+  },
+  /**
+   * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
+   * with its own ABI (protocol reads, balances, allowances). Each call succeeds or fails on its own; one
+   * reverting call does not fail the others. Idempotent (reads only). Errors: INVALID_ARGUMENT/invalid_request
+   * (more than 256 calls, a block beyond the head), UNAVAILABLE/rpc_unavailable.
+   */
+  read: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/Read" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReadRequest): Buffer => Buffer.from(ReadRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadRequest => ReadRequest.decode(value),
+    responseSerialize: (value: ReadResponse): Buffer => Buffer.from(ReadResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadResponse => ReadResponse.decode(value),
+  },
+  /**
+   * A transaction's receipt with its logs and how many confirmations it has, or not_found while the chain has
+   * not mined it (payment verification reads ERC-20 Transfer logs from it). Idempotent.
+   */
+  getTransactionReceipt: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetTransactionReceipt" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTransactionReceiptRequest): Buffer =>
+      Buffer.from(GetTransactionReceiptRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTransactionReceiptRequest => GetTransactionReceiptRequest.decode(value),
+    responseSerialize: (value: GetTransactionReceiptResponse): Buffer =>
+      Buffer.from(GetTransactionReceiptResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTransactionReceiptResponse => GetTransactionReceiptResponse.decode(value),
   },
 } as const;
 
@@ -2434,8 +3263,23 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    * open are not replayed: a caller that must not miss one also polls GetOperationOutcome.
    */
   watchOutcomes: handleServerStreamingCall<WatchOutcomesRequest, WatchOutcomesResponse>;
-  /** The chain's latest block number, read from the worker's RPC endpoint (the gateway's /health probe). */
+  /**
+   * The chain's latest block (number, hash, timestamp), read from the worker's RPC endpoint (the gateway's
+   * /health probe). Idempotent. Errors: UNAVAILABLE/rpc_unavailable.
+   */
   getHead: handleUnaryCall<GetHeadRequest, GetHeadResponse>;
+  /**
+   * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
+   * with its own ABI (protocol reads, balances, allowances). Each call succeeds or fails on its own; one
+   * reverting call does not fail the others. Idempotent (reads only). Errors: INVALID_ARGUMENT/invalid_request
+   * (more than 256 calls, a block beyond the head), UNAVAILABLE/rpc_unavailable.
+   */
+  read: handleUnaryCall<ReadRequest, ReadResponse>;
+  /**
+   * A transaction's receipt with its logs and how many confirmations it has, or not_found while the chain has
+   * not mined it (payment verification reads ERC-20 Transfer logs from it). Idempotent.
+   */
+  getTransactionReceipt: handleUnaryCall<GetTransactionReceiptRequest, GetTransactionReceiptResponse>;
 }
 
 export interface ChainWorkerServiceClient extends Client {
@@ -2588,7 +3432,10 @@ export interface ChainWorkerServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchOutcomesResponse>;
-  /** The chain's latest block number, read from the worker's RPC endpoint (the gateway's /health probe). */
+  /**
+   * The chain's latest block (number, hash, timestamp), read from the worker's RPC endpoint (the gateway's
+   * /health probe). Idempotent. Errors: UNAVAILABLE/rpc_unavailable.
+   */
   getHead(
     request: GetHeadRequest,
     callback: (error: ServiceError | null, response: GetHeadResponse) => void,
@@ -2603,6 +3450,43 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetHeadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
+   * with its own ABI (protocol reads, balances, allowances). Each call succeeds or fails on its own; one
+   * reverting call does not fail the others. Idempotent (reads only). Errors: INVALID_ARGUMENT/invalid_request
+   * (more than 256 calls, a block beyond the head), UNAVAILABLE/rpc_unavailable.
+   */
+  read(request: ReadRequest, callback: (error: ServiceError | null, response: ReadResponse) => void): ClientUnaryCall;
+  read(
+    request: ReadRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReadResponse) => void,
+  ): ClientUnaryCall;
+  read(
+    request: ReadRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A transaction's receipt with its logs and how many confirmations it has, or not_found while the chain has
+   * not mined it (payment verification reads ERC-20 Transfer logs from it). Idempotent.
+   */
+  getTransactionReceipt(
+    request: GetTransactionReceiptRequest,
+    callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
+  ): ClientUnaryCall;
+  getTransactionReceipt(
+    request: GetTransactionReceiptRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
+  ): ClientUnaryCall;
+  getTransactionReceipt(
+    request: GetTransactionReceiptRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,17 +1,17 @@
 /**
- * Micro benchmarks of the chain worker against a devnet: `npx vitest bench --run src/chain/bundler.bench.ts`.
+ * Micro benchmarks of the chain worker against a devnet: `npx vitest bench --run src/chain/bundler/bundler.bench.ts`.
  * Figures only, no assertions on time. Uses the run's devnet when test/globalSetup.ts started one, otherwise
  * starts its own in a temporary directory.
  */
 import { afterAll, bench, describe } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
-import { encodeWalletCallData, toWalletCalls } from './calls.ts';
-import { bundlesSince } from './bundler/bundler.ts';
-import { GAS } from './gas.ts';
-import { deriveOwnerAccount } from './ownerKey.ts';
-import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testSupport.ts';
-import { buildSignedOperation } from './userOperation.ts';
-import { createChainWorker } from './worker.ts';
+import { encodeWalletCallData, toWalletCalls } from '../calls.ts';
+import { bundlesSince } from './bundler.ts';
+import { GAS } from '../gas.ts';
+import { deriveOwnerAccount } from '../ownerKey.ts';
+import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
+import { buildSignedOperation } from '../userOperation.ts';
+import { createChainWorker } from '../worker/index.ts';
 
 const devnet = await benchChain('base');
 const { config, counter } = devnet;

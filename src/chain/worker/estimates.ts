@@ -1,0 +1,125 @@
+import { concat, type Address } from 'viem';
+import type { Call } from '../../api/v1alpha1/index.ts';
+import type { ChainConfig } from '../../config/chainConfig.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { toWalletCalls, type WalletCall } from '../calls.ts';
+import type { ChainClient } from '../client.ts';
+import type { FeeSnapshot } from '../fees.ts';
+import { GAS, preVerificationGasFor, totalOperationGas, type OperationGasLimits } from '../gas.ts';
+import { DUMMY_SIGNATURE, encodeSponsorshipWindow } from '../paymaster.ts';
+import { describeError } from '../revert.ts';
+import { simulateCalls, type CallsSimulation } from '../simulate.ts';
+import type { SimulationFailure, SimulationResult, WalletRef } from '../types.ts';
+import { encodeFactoryData, packUserOperation } from '../userOperation.ts';
+import type { ResolvedWallet, WalletResolver } from '../wallet.ts';
+
+/** Estimates kept; the oldest goes first. */
+const MAX_ESTIMATES = 10_000;
+
+export interface OperationEstimatesDeps {
+  client: ChainClient;
+  config: ChainConfig;
+  wallets: WalletResolver;
+  fees: () => Promise<FeeSnapshot>;
+  /** A simulation's call-gas estimate is reused by prepare for this long. */
+  reuseMs: number;
+}
+
+export interface OperationEstimates {
+  /** The calls as the wallet would run them, with the gas and cost of the whole operation (the `simulate` answer). */
+  simulate(ref: WalletRef, calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>>;
+  /**
+   * The simulation an operation is signed with: the one `simulate` made of the same calls moments ago (an
+   * execute simulates, then prepares: one estimate instead of two), else a fresh one.
+   */
+  forSigning(wallet: ResolvedWallet, calls: readonly WalletCall[]): Promise<Result<CallsSimulation, SimulationFailure>>;
+  /** Gas limits of the operation that would carry `sim`: fixed validation limits, PVG from its packed size. */
+  gasLimits(p: { wallet: ResolvedWallet; sim: CallsSimulation; deploying: boolean; nonce: bigint; maxFeePerGas: bigint }): OperationGasLimits;
+}
+
+/** Call-gas estimates (eth_call + eth_estimateGas from the EntryPoint, see simulate.ts) and the gas limits built on them. */
+export function createOperationEstimates(deps: OperationEstimatesDeps): OperationEstimates {
+  const { client, config, wallets } = deps;
+  const recent = new Map<string, { at: number; sim: CallsSimulation }>();
+  const keyOf = (sender: Address, calls: readonly WalletCall[]) => `${sender}|${calls.map((c) => `${c.target}:${c.value}:${c.data}`).join('|')}`;
+
+  async function estimate(wallet: ResolvedWallet, calls: readonly WalletCall[]): Promise<Result<CallsSimulation, SimulationFailure>> {
+    const r = await simulateCalls(client, {
+      entryPoint: config.entryPoint,
+      sender: wallet.address,
+      deployed: wallet.deployed,
+      implementationCode: () => wallets.implementationCode(),
+      calls,
+    });
+    if (r.ok) {
+      recent.set(keyOf(wallet.address, calls), { at: Date.now(), sim: r.value });
+      if (recent.size > MAX_ESTIMATES) recent.delete(recent.keys().next().value as string);
+    }
+    return r;
+  }
+
+  function gasLimits(p: { wallet: ResolvedWallet; sim: CallsSimulation; deploying: boolean; nonce: bigint; maxFeePerGas: bigint }): OperationGasLimits {
+    const gas: OperationGasLimits = {
+      callGasLimit: p.sim.callGasLimit,
+      verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
+      preVerificationGas: 0n,
+      paymasterVerificationGasLimit: GAS.paymasterVerification,
+      paymasterPostOpGasLimit: GAS.paymasterPostOp,
+    };
+    const packed = packUserOperation({
+      sender: p.wallet.address,
+      nonce: p.nonce,
+      ...(p.deploying && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(p.wallet.owner.address, p.wallet.salt) }),
+      callData: p.sim.callData,
+      ...gas,
+      preVerificationGas: 1_000_000n,
+      maxFeePerGas: p.maxFeePerGas,
+      maxPriorityFeePerGas: p.maxFeePerGas,
+      paymaster: config.paymaster,
+      paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
+      signature: DUMMY_SIGNATURE,
+    });
+    gas.preVerificationGas = preVerificationGasFor(packed);
+    return gas;
+  }
+
+  return {
+    async simulate(ref, calls) {
+      const walletCalls = toWalletCalls(calls);
+      let wallet: ResolvedWallet;
+      let feeSnapshot: FeeSnapshot;
+      try {
+        [wallet, feeSnapshot] = await Promise.all([wallets.resolve(ref), deps.fees()]);
+      } catch (e) {
+        return err({ code: 'rpc_unavailable', message: `the chain did not answer: ${describeError(e)}` });
+      }
+      const r = await estimate(wallet, walletCalls);
+      if (!r.ok) return r;
+      const gas = gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, maxFeePerGas: feeSnapshot.maxFeePerGas });
+      const estimatedGas = totalOperationGas(gas);
+      const estimatedCostWei = estimatedGas * feeSnapshot.maxFeePerGas;
+      return ok({
+        wallet: { address: wallet.address, deployed: wallet.deployed },
+        estimatedGas,
+        callGas: r.value.walletGas,
+        maxFeePerGas: feeSnapshot.maxFeePerGas,
+        estimatedCostWei,
+        estimatedCostUsd: weiToUsd(estimatedCostWei, config.nativeUsdPrice),
+      });
+    },
+
+    async forSigning(wallet, calls) {
+      const cached = recent.get(keyOf(wallet.address, calls));
+      if (cached && Date.now() - cached.at <= deps.reuseMs) return ok(cached.sim);
+      return estimate(wallet, calls);
+    },
+
+    gasLimits,
+  };
+}
+
+/** Wei → USD at a configured price, rounded to micro-dollars. */
+export function weiToUsd(wei: bigint, usdPerNative: number): number {
+  const microUsd = (wei * BigInt(Math.round(usdPerNative * 1e6))) / 10n ** 18n;
+  return Number(microUsd) / 1e6;
+}

@@ -1,0 +1,240 @@
+import { getAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainConfig } from '../../config/chainConfig.ts';
+import { createMemoryLockManager } from '../../locks/memory.ts';
+import type { LockManager } from '../../locks/types.ts';
+import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
+import { lookupOperationOnChain, type LogScanOptions } from '../bundler/outcomeLookup.ts';
+import { createChainClient, type ChainClient } from '../client.ts';
+import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
+import { createFeeReader } from '../fees.ts';
+import { silentLogger, type Logger } from '../../lib/logger.ts';
+import { NonceAllocator } from '../nonceAllocator.ts';
+import { parseSponsorshipWindow } from '../paymaster.ts';
+import { describeError } from '../revert.ts';
+import type { ChainWorker, OperationOutcome } from '../types.ts';
+import { fromSignedUserOperation, verifySubmittedOperation } from '../userOperation.ts';
+import { createWalletResolver } from '../wallet.ts';
+import { createOperationEstimates } from './estimates.ts';
+import { createOperationPreparer } from './prepare.ts';
+import { PreparedOperations } from './preparedCache.ts';
+import { createChainReads } from './reads.ts';
+
+export interface ChainWorkerDeps {
+  /** Root of every owner key (see ownerKey.ts). A string is used as UTF-8 bytes. At least 16 bytes. */
+  serviceSecret: Uint8Array | string;
+  /** Per-wallet nonce lock; in-process by default. */
+  locks?: LockManager;
+  log?: Logger;
+  /** How far back getOperationOutcome looks for an operation it does not hold. */
+  logScan?: LogScanOptions;
+  /** Outcomes kept in memory (default 10 000). */
+  recentOutcomes?: number;
+  /** Fees are re-read from the latest block at most this often (default 1000 ms). */
+  feeMaxAgeMs?: number;
+  /** A simulation's call-gas estimate is reused by prepareOperation for this long (default 5000 ms). */
+  estimateReuseMs?: number;
+  /** Receipt wait of one bundle transaction (default 120 s). */
+  receiptTimeoutMs?: number;
+  /**
+   * Refuse prepareOperation (code not_restored) until restoreInFlight has been called once. A worker in its
+   * own process (cluster) sets this: after a restart it no longer knows the signed operations the controller
+   * holds, and would reuse their nonces. In one process the controller restores before anything runs.
+   */
+  requireRestore?: boolean;
+  /** Told of every bundle sent (metrics). */
+  bundleObserver?: BundleObserver;
+}
+
+/** The in-process chain worker, with the bundler's figures for benchmarks and diagnostics. */
+export interface LocalChainWorker extends ChainWorker {
+  readonly client: ChainClient;
+  bundlerStats(): Readonly<BundlerStats>;
+}
+
+/**
+ * The chain worker of one chain: resolves wallets, simulates calls, builds and signs sponsored v0.7
+ * UserOperations with sequential nonces, and bundles them itself (see bundler/bundler.ts).
+ *
+ * @example
+ * const worker = await createChainWorker(config, { serviceSecret: process.env.SERVICE_SECRET! });
+ * const sim = await worker.simulate({ apiClient: 'acme', agentId: 'bot-1' }, calls);
+ * const op = await worker.prepareOperation(ref, calls, { requestId }); // persist it, then:
+ * await worker.submitOperation(op);
+ */
+export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWorkerDeps): Promise<LocalChainWorker> {
+  const config = normalizeAddresses(inputConfig);
+  const log = deps.log ?? silentLogger;
+  const locks = deps.locks ?? createMemoryLockManager();
+  const client = createChainClient(config);
+  const wallets = createWalletResolver(client, config, deps.serviceSecret);
+  const fees = createFeeReader(client, deps.feeMaxAgeMs ?? 1_000);
+  const nonces = new NonceAllocator();
+  const prepared = new PreparedOperations();
+  const estimates = createOperationEstimates({ client, config, wallets, fees, reuseMs: deps.estimateReuseMs ?? 5_000 });
+  const prepare = createOperationPreparer({
+    config,
+    client,
+    locks,
+    wallets,
+    fees,
+    nonces,
+    estimates,
+    prepared,
+    paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
+    log,
+  });
+  const reads = createChainReads(client);
+  let restored = deps.requireRestore !== true;
+
+  // Fail fast on a wrong RPC URL or chain id rather than on the first request.
+  const actualChainId = await client.getChainId().catch((e: unknown) => {
+    throw new ChainError('rpc_unavailable', `${config.name}: ${rpcOrigin(config.rpcUrl)} did not answer: ${describeError(e)}`, { cause: e });
+  });
+  if (actualChainId !== config.chainId) {
+    throw new ChainError('invalid_operation', `${config.name}: ${rpcOrigin(config.rpcUrl)} serves chain ${actualChainId}, configured ${config.chainId}`);
+  }
+
+  const bundler = new Bundler({
+    client,
+    chain: config.name,
+    chainId: config.chainId,
+    entryPoint: config.entryPoint,
+    beneficiary: config.beneficiary,
+    executorKeys: config.executorKeys,
+    maxOpsPerBundle: config.bundler.maxOpsPerBundle,
+    maxWaitMs: config.bundler.maxWaitMs,
+    maxBusyWaitMs: config.bundler.maxBusyWaitMs,
+    syncSend: config.bundler.syncSend,
+    receiptPollMs: config.bundler.receiptPollMs,
+    locks,
+    log,
+    onDropped: (e) => nonces.release(e.sender, e.nonce, e.hash),
+    onIncluded: (e) => nonces.included(e.sender, e.nonce),
+    ...(deps.logScan && { logScan: deps.logScan }),
+    ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
+    ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
+    ...(deps.bundleObserver && { observer: deps.bundleObserver }),
+  });
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new ChainError('closed', `${config.name} chain worker is closed`);
+  };
+
+  const worker: LocalChainWorker = {
+    chain: config.name,
+    client,
+
+    async resolveWallet(ref) {
+      assertOpen();
+      const w = await wallets.resolve(ref).catch(rethrowAsRpcUnavailable);
+      return { address: w.address, deployed: w.deployed };
+    },
+
+    async getBalances(ref) {
+      assertOpen();
+      return wallets.balances(ref).catch(rethrowAsRpcUnavailable);
+    },
+
+    async simulate(ref, calls) {
+      assertOpen();
+      return estimates.simulate(ref, calls);
+    },
+
+    async prepareOperation(ref, calls, opts) {
+      assertOpen();
+      if (!restored) throw new ChainError('not_restored', `${config.name} chain worker has not been told the operations in flight yet`);
+      return prepare(ref, calls, opts);
+    },
+
+    async submitOperation(op) {
+      assertOpen();
+      const parsed = prepared.signedHere(op)
+        ? fromSignedUserOperation(op)
+        : verifySubmittedOperation(op, { entryPoint: config.entryPoint, chainId: config.chainId });
+      const result = bundler.submit(op, parsed);
+      prepared.forget(op.hash);
+      if (result === 'accepted') {
+        const window = parseSponsorshipWindow(parsed.paymasterData);
+        nonces.reserve(parsed.sender, parsed.nonce, op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
+      }
+    },
+
+    async getOperationOutcome(op): Promise<OperationOutcome> {
+      assertOpen();
+      const known = bundler.outcomeOf(op.hash as Hex);
+      if (known) return known;
+      const outcome = await lookupOperationOnChain(client, {
+        entryPoint: config.entryPoint,
+        hash: op.hash as Hex,
+        sender: op.sender as Address,
+        nonce: BigInt(op.nonce),
+        ...(deps.logScan && { scan: deps.logScan }),
+      }).catch(rethrowAsRpcUnavailable);
+      bundler.remember(op.hash as Hex, outcome);
+      return outcome;
+    },
+
+    async restoreInFlight(ops) {
+      for (const op of ops) {
+        const window = parseSponsorshipWindow(op.paymasterData as Hex | undefined);
+        nonces.reserve(op.sender as Address, BigInt(op.nonce), op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
+      }
+      restored = true;
+    },
+
+    onOutcome(listener) {
+      return bundler.onOutcome(listener);
+    },
+
+    async getHead() {
+      assertOpen();
+      return reads.getHead();
+    },
+
+    async read(calls, opts) {
+      assertOpen();
+      return reads.read(calls, opts);
+    },
+
+    async getTransactionReceipt(hash) {
+      assertOpen();
+      return reads.getTransactionReceipt(hash);
+    },
+
+    bundlerStats() {
+      return bundler.stats;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await bundler.close();
+    },
+  };
+  return worker;
+}
+
+/** Checksums every address of the configuration (viem refuses a mixed-case address with a wrong checksum). */
+function normalizeAddresses(c: ChainConfig): ChainConfig {
+  const a = (x: Address) => getAddress(x.toLowerCase());
+  return {
+    ...c,
+    entryPoint: a(c.entryPoint),
+    simpleAccountFactory: a(c.simpleAccountFactory),
+    paymaster: a(c.paymaster),
+    beneficiary: a(c.beneficiary),
+    treasury: a(c.treasury),
+    tokens: c.tokens.map((t) => ({ ...t, address: a(t.address) })),
+  };
+}
+
+/** An RPC URL for messages: scheme and host only (providers put API keys in the path, query or userinfo). */
+export function rpcOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(unparsable RPC URL)';
+  }
+}

@@ -1,0 +1,101 @@
+import type { Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import type { ChainConfig } from '../../config/chainConfig.ts';
+import { isLockError, type LockManager } from '../../locks/types.ts';
+import { toWalletCalls } from '../calls.ts';
+import type { ChainClient } from '../client.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
+import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
+import type { FeeSnapshot } from '../fees.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { NonceAllocator } from '../nonceAllocator.ts';
+import type { PrepareOptions, WalletRef } from '../types.ts';
+import { buildSignedOperation } from '../userOperation.ts';
+import type { WalletResolver } from '../wallet.ts';
+import type { OperationEstimates } from './estimates.ts';
+import { PreparedOperations } from './preparedCache.ts';
+
+/** Renewed while held (see LockManager); bounds how long a crashed worker blocks a wallet's next nonce. */
+const NONCE_LOCK_TTL_MS = 10_000;
+
+export interface OperationPreparerDeps {
+  config: ChainConfig;
+  client: ChainClient;
+  locks: LockManager;
+  wallets: WalletResolver;
+  fees: () => Promise<FeeSnapshot>;
+  nonces: NonceAllocator;
+  estimates: OperationEstimates;
+  prepared: PreparedOperations;
+  paymasterSigner: PrivateKeyAccount;
+  log: Logger;
+}
+
+export type PrepareOperation = (ref: WalletRef, calls: readonly Call[], opts: PrepareOptions) => Promise<SignedUserOperation>;
+
+/**
+ * `prepareOperation`: the calls' estimate (reused from a simulation moments ago), then, under the wallet's
+ * nonce lock, the next nonce not held by an operation in flight, the paymaster's sponsorship and the owner's
+ * signature. Nothing is sent. A repeated prepare of the same request gets the same operation (PreparedOperations).
+ */
+export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOperation {
+  const { config, client, locks, wallets, nonces, estimates, prepared, log } = deps;
+
+  // No lock service, no nonce: to the caller this worker cannot serve now, as when its chain does not
+  // answer (nothing was signed; admission retries, then fails with chain_unavailable).
+  const lockUnavailable = (e: unknown): never => {
+    if (isLockError(e, 'Unavailable')) throw new ChainError('rpc_unavailable', `${config.name}: ${e.message}`, { cause: e });
+    throw e;
+  };
+
+  return async function prepareOperation(ref, calls, opts) {
+    const preparedKey = PreparedOperations.keyOf(ref, calls, opts);
+    const earlier = prepared.reusable(preparedKey, Math.floor(Date.now() / 1000));
+    if (earlier) return earlier;
+    const walletCalls = toWalletCalls(calls);
+    const [wallet, feeSnapshot] = await Promise.all([wallets.resolve(ref), deps.fees()]).catch(rethrowAsRpcUnavailable);
+    const r = await estimates.forSigning(wallet, walletCalls);
+    if (!r.ok) {
+      throw new ChainError(r.error.code, r.error.message, {
+        details: { requestId: opts.requestId, revertReason: r.error.revertReason, revertData: r.error.revertData },
+      });
+    }
+    const sim = r.value;
+    // The EntryPoint compares validUntil with block.timestamp: count from the chain's clock when it runs ahead.
+    const now = Math.max(Math.floor(Date.now() / 1000), Number(feeSnapshot.blockTimestamp));
+    const expiry = now + config.bundler.sponsorshipTtlSeconds;
+
+    return locks
+      .withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
+        const chainNonce = await readEntryPointNonce(client, config.entryPoint, wallet.address).catch(rethrowAsRpcUnavailable);
+        const { nonce, validUntil } = nonces.allocate(wallet.address, chainNonce, expiry);
+        try {
+          // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
+          const deploying = nonce === 0n && !(await wallets.resolve(ref)).deployed;
+          const gas = estimates.gasLimits({ wallet, sim, deploying, nonce, maxFeePerGas: feeSnapshot.maxFeePerGas });
+          const op = await buildSignedOperation({
+            chainId: config.chainId,
+            entryPoint: config.entryPoint,
+            sender: wallet.address,
+            nonce,
+            ...(deploying && { deployment: { factory: config.simpleAccountFactory, owner: wallet.owner.address, salt: wallet.salt } }),
+            callData: sim.callData,
+            gas,
+            maxFeePerGas: feeSnapshot.maxFeePerGas,
+            maxPriorityFeePerGas: feeSnapshot.maxPriorityFeePerGas,
+            sponsorship: { paymaster: config.paymaster, signer: deps.paymasterSigner, window: { validUntil, validAfter: 0 } },
+            owner: wallet.owner,
+          });
+          nonces.reserve(wallet.address, nonce, op.hash as Hex, validUntil);
+          prepared.remember(preparedKey, op, validUntil);
+          log.debug({ requestId: opts.requestId, sender: wallet.address, nonce: nonce.toString(), hash: op.hash }, 'operation signed');
+          return op;
+        } catch (e) {
+          nonces.release(wallet.address, nonce);
+          throw e;
+        }
+      })
+      .catch(lockUnavailable);
+  };
+}

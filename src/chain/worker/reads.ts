@@ -1,0 +1,108 @@
+import { formatTransactionReceipt, getAddress, numberToHex, RpcRequestError, type Hex, type RpcTransactionReceipt } from 'viem';
+import type { ChainClient } from '../client.ts';
+import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
+import { decodeRevert, extractRevertData, isExecutionRevert } from '../revert.ts';
+import type { ChainHead, ReadCall, ReadCallResult, ReadOptions, ReadResult, TransactionReceiptInfo } from '../types.ts';
+
+/** Most calls one read takes: a larger read is refused (`invalid_request`), not split silently. */
+export const MAX_READ_CALLS = 256;
+
+export interface ChainReads {
+  getHead(): Promise<ChainHead>;
+  read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
+  getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
+}
+
+/**
+ * The worker's generic reads: the head, batched eth_calls at one block, receipts with logs. Callers encode and
+ * decode with their own ABIs, so protocol reads and payment checks need no new worker method. Requests made
+ * together go out as one JSON-RPC batch (the client's transport, rpcTransport.ts).
+ */
+export function createChainReads(client: ChainClient): ChainReads {
+  const blockNumber = (): Promise<bigint> => client.request({ method: 'eth_blockNumber' }, { dedupe: false }).then(BigInt);
+
+  return {
+    async getHead() {
+      const block = await client.getBlock({ blockTag: 'latest' }).catch(rethrowAsRpcUnavailable);
+      return { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
+    },
+
+    async read(calls, opts = {}) {
+      if (calls.length > MAX_READ_CALLS) {
+        throw new ChainError('invalid_request', `a read takes at most ${MAX_READ_CALLS} calls, got ${calls.length}`, {
+          details: { maxCalls: MAX_READ_CALLS, calls: calls.length },
+        });
+      }
+      const asked = opts.block ?? 'latest';
+      if (typeof asked === 'bigint' && asked < 0n) throw new ChainError('invalid_request', `block ${asked} is negative`);
+      // 'latest' is pinned to a number first: a batch at the 'latest' tag may straddle a block the node mines meanwhile.
+      const block = asked === 'latest' ? await blockNumber().catch(rethrowAsRpcUnavailable) : asked;
+      const tag = numberToHex(block);
+      // With a pinned block the head travels in the same batch, to tell "beyond the head" from a failing call.
+      const [head, ...answers] = await Promise.allSettled([
+        asked === 'latest' ? Promise.resolve(block) : blockNumber(),
+        ...calls.map((c) => client.request({ method: 'eth_call', params: [{ to: c.to, data: c.data }, tag] }, { dedupe: false })),
+      ]);
+      if (head!.status === 'rejected') rethrowAsRpcUnavailable(head!.reason);
+      if (block > head!.value) {
+        throw new ChainError('invalid_request', `block ${block} is beyond the chain's head ${head!.value}`, { details: { block: block.toString() } });
+      }
+      const results = answers.map((a): ReadCallResult => {
+        if (a.status === 'fulfilled') return { success: true, returnData: a.value as Hex };
+        const failure = callFailure(a.reason);
+        if (!failure) rethrowAsRpcUnavailable(a.reason);
+        return { success: false, ...failure };
+      });
+      return { blockNumber: block, results };
+    },
+
+    async getTransactionReceipt(hash) {
+      // Receipt and head in one batch; the head is what the confirmations count from.
+      const [raw, head] = await Promise.all([
+        client.request({ method: 'eth_getTransactionReceipt', params: [hash] }, { dedupe: false }) as Promise<RpcTransactionReceipt | null>,
+        blockNumber(),
+      ]).catch(rethrowAsRpcUnavailable);
+      if (!raw) return undefined;
+      const r = formatTransactionReceipt(raw);
+      // The head may have been read a moment before the receipt's block was: the block itself counts once.
+      const confirmations = (head > r.blockNumber ? head : r.blockNumber) - r.blockNumber + 1n;
+      return {
+        transactionHash: r.transactionHash,
+        status: r.status,
+        blockNumber: r.blockNumber,
+        blockHash: r.blockHash,
+        from: getAddress(r.from),
+        ...(r.to && { to: getAddress(r.to) }),
+        logs: r.logs.map((l) => ({ address: getAddress(l.address), topics: [...l.topics], data: l.data, logIndex: l.logIndex })),
+        confirmations,
+      };
+    },
+  };
+}
+
+/**
+ * The failure of one eth_call the node ran: a revert (JSON-RPC code 3 with its data) or a halt (invalid
+ * opcode, out of gas: anvil and reth answer "EVM error …", geth the halt's name). Undefined for anything
+ * else (a node that failed to answer), which fails the whole read as rpc_unavailable.
+ */
+function callFailure(e: unknown): { revertData: Hex; reason: string } | undefined {
+  if (isExecutionRevert(e)) {
+    const revertData = extractRevertData(e) ?? '0x';
+    return { revertData, reason: decodeRevert(revertData).reason };
+  }
+  const halt = nodeMessage(e);
+  if (halt !== undefined && EVM_HALT.test(halt)) return { revertData: '0x', reason: halt };
+  return undefined;
+}
+
+const EVM_HALT = /EVM error|out of gas|invalid opcode|stack (?:underflow|overflow)|invalid jump|write protection|max code size/i;
+
+/** The message the node answered with, from the RpcRequestError somewhere in viem's cause chain. */
+function nodeMessage(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 12; depth++) {
+    if (e instanceof RpcRequestError) return e.details || e.shortMessage;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
