@@ -130,7 +130,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
       version: '9.9.9-test',
       uptime_seconds: expect.any(Number),
       time: expect.any(String),
-      store: { synced: true },
+      store: { synced: true, writable: true },
       chains: [],
     });
   });
@@ -177,7 +177,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
     });
     expect(doc.components.schemas.ErrorBody).toMatchObject({ type: 'object', required: ['error', 'message'] });
     expect(Object.keys(doc.components.schemas)).toEqual(['ErrorBody']);
-    expect(Object.keys(doc.paths['/health'].get.responses).sort()).toEqual(['200', '429', '500']);
+    expect(Object.keys(doc.paths['/health'].get.responses).sort()).toEqual(['200', '429', '500', '503']);
     expect(Object.keys(doc.paths['/status/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '404', '414', '429', '500', '503']);
     expect(doc.paths['/feed/recent'].get.parameters).toContainEqual(
       expect.objectContaining({ name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),

@@ -55,9 +55,8 @@ describe('ops server', () => {
 
   it('treats a readiness check slower than readyTimeoutMs as not ready', async () => {
     const { get } = await start({ ready: () => new Promise<boolean>((r) => setTimeout(() => r(true), 1_000)), readyTimeoutMs: 50 });
-    const t0 = performance.now();
+    // The check answers `ready` after 1 s: a 503 means the probe gave up at its timeout instead of waiting.
     expect((await get('/readyz')).status).toBe(503);
-    expect(performance.now() - t0).toBeLessThan(900);
   });
 
   it('is live by default, 404s other paths, 405s other methods with Allow, and answers HEAD without a body', async () => {
@@ -81,9 +80,8 @@ describe('ops server', () => {
         .end();
     });
     await new Promise((r) => setTimeout(r, 50)); // the request has arrived and waits on the check
-    const t0 = performance.now();
     await server.close();
-    expect(performance.now() - t0).toBeLessThan(1_000);
+    // The check would answer after 5 s: "cut" means close() did not wait for it.
     expect(await inFlight).toMatch(/^cut: /);
   });
 

@@ -142,11 +142,11 @@ describe('createRedisRateLimiter (real redis-server)', () => {
     const closed = new Promise((r) => redis.once('close', r));
     await server.stop();
     await closed;
-    const t0 = performance.now();
+    // Answered locally while Redis is down (it comes back only below): a call queued behind the reconnect
+    // would never resolve here.
     expect((await degraded.consume(key, limit)).allowed).toBe(true);
     expect((await degraded.consume(key, limit)).allowed).toBe(true);
     expect((await degraded.consume(key, limit)).allowed).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(100); // answered locally, not queued behind the reconnect
     await expect(strict.consume(key, limit)).rejects.toThrow();
 
     server = await startRedis({ port });

@@ -10,6 +10,12 @@ import { newServiceSecret, tempDir } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';
 
 const run = promisify(execFile);
+/**
+ * Each CLI call is a Node process that loads the TypeScript sources through tsx: seconds on a loaded machine.
+ * The tests below make several, one after another, so they get a budget far above the default 60 s; a hang
+ * still fails them.
+ */
+const CLI_TEST_TIMEOUT_MS = 240_000;
 const cli = async (...args: string[]) => (await run(process.execPath, ['bin/agent-wallet.js', ...args])).stdout;
 const cliFails = async (...args: string[]) => {
   try {
@@ -20,7 +26,7 @@ const cliFails = async (...args: string[]) => {
   throw new Error(`agent-wallet ${args.join(' ')} succeeded`);
 };
 
-describe('agent-wallet keys', () => {
+describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('creates, lists, rotates and revokes keys in a data dir no service owns', async () => {
     const dir = tempDir('aw-keys-');
     const { api_key } = JSON.parse(await cli('keys', 'create', '--mode', 'auto', '--name', 'ops bot', '--json', '--data-dir', dir));
@@ -61,7 +67,7 @@ describe('agent-wallet keys', () => {
   });
 });
 
-describe('agent-wallet dev (npm start)', () => {
+describe('agent-wallet dev (npm start)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('starts the devnet and the service, prints a key and a curl line that works through to confirmed', async () => {
     const dir = tempDir('aw-dev-');
     const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--port', '0', '--data-dir', dir, '--quiet'], {
@@ -98,7 +104,7 @@ describe('agent-wallet dev (npm start)', () => {
   });
 });
 
-describe('agent-wallet cluster roles: bad configuration', () => {
+describe('agent-wallet cluster roles: bad configuration', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('refuses a bad chain, a missing or invalid config, and missing secrets with exit 2 and a reason', async () => {
     const dir = tempDir('aw-role-');
     const noChain = await cliFails('chain-worker', '--chain', 'solana', '--config', `${dir}/none.yaml`);

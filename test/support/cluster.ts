@@ -168,6 +168,11 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
         const l = await coordination.readNamespacedLease({ name: LEASE, namespace }).catch(() => undefined);
         return l?.spec?.holderIdentity || undefined;
       },
+      /** The controllers' Lease as the API server has it now: holder ('' once released) and transitions. */
+      async lease(): Promise<{ holder: string; transitions: number }> {
+        const l = await coordination.readNamespacedLease({ name: LEASE, namespace });
+        return { holder: l.spec?.holderIdentity ?? '', transitions: l.spec?.leaseTransitions ?? 0 };
+      },
       /** Restarts a chain worker process (same port and keys). */
       async restartWorker(chain: ChainName, how: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') {
         const old = processes.find((p) => p.name === `chain-worker-${chain}` && p.child.exitCode === null && p.child.signalCode === null);

@@ -241,12 +241,10 @@ describe('chain worker over gRPC (devnet)', () => {
     const slow = await serveHandlers({ ...base, getHead: delayed(base.getHead, head, 400), prepareOperation: delayed(base.prepareOperation, prepare, 400) });
     const client = connectChainWorker('arbitrum', `127.0.0.1:${slow.port}`, { ...FAST, deadlinesMs: { getHead: 100, prepareOperation: 100 } });
     try {
-      const started = performance.now();
       const e = await client.getHead().catch((x: unknown) => x);
       expect(isChainError(e, 'rpc_unavailable')).toBe(true);
       expect((e as ChainError).details).toEqual({ grpcStatus: 'DEADLINE_EXCEEDED' });
       expect(head.calls).toBe(3);
-      expect(performance.now() - started).toBeLessThan(1_000);
 
       const p = await client.prepareOperation({ apiClient: 'acme', agentId: uniqueId('slow') }, [incrementCall(env.counter)], { requestId: 's' });
       throw new Error(`expected a deadline, got ${p.hash}`);
@@ -387,11 +385,9 @@ describe('chain worker over gRPC (devnet)', () => {
       await client.watchReady();
       const inFlight = client.resolveWallet(ref);
       await sleep(50); // the call has reached the worker
-      const started = performance.now();
-      await graceful.close(5_000);
-      const took = performance.now() - started;
-      expect(took).toBeGreaterThan(150); // waited for the call…
-      expect(took).toBeLessThan(2_000); // …but not for the stream or the whole grace period
+      // A grace period longer than the test's timeout: had close() waited for the open outcome stream, the test
+      // would time out. It resolves, and the call in progress got its answer.
+      await graceful.close(120_000);
       expect(await inFlight).toEqual(await worker.resolveWallet(ref));
     } finally {
       outcomes.unsubscribe();
@@ -404,9 +400,8 @@ describe('chain worker over gRPC (devnet)', () => {
     try {
       const inFlight = client2.resolveWallet(ref).catch((e: unknown) => e);
       await sleep(50);
-      const started = performance.now();
       await impatient.close(200);
-      expect(performance.now() - started).toBeLessThan(1_000);
+      // The call takes 3 s: cut at the 200 ms grace period, not answered.
       expect(isChainError(await inFlight, 'rpc_unavailable')).toBe(true);
     } finally {
       await client2.close();

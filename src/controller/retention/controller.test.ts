@@ -59,15 +59,14 @@ describe('retention controller (embedded store, file archive)', () => {
   });
 
   it('archives a finished request once its retention has passed, then deletes it; the archive holds it whole', async () => {
-    const stored = await request('req-done', confirmedAt(new Date()));
+    const completed = new Date();
+    const stored = await request('req-done', confirmedAt(completed));
     retention = await startRetentionController({ store, archive, retentionSeconds: 0.4 });
-    const t0 = Date.now();
     await sleep(200);
     expect(await exists('req-done')).toBe(true); // not due yet
     await waitFor(async () => !(await exists('req-done')));
-    const elapsed = Date.now() - t0;
-    expect(elapsed).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(1_500);
+    // Deleted once due, never before: a lower bound holds however loaded the machine is.
+    expect(Date.now()).toBeGreaterThanOrEqual(completed.getTime() + 400);
     expect(await archive.get('req-done')).toEqual(stored);
     expect(retention.stats()).toEqual({ archived: 1, conflicts: 0 });
     // Requeued for the moment it was due: a handful of reconciles, not a poll loop.
