@@ -63,11 +63,19 @@ export type OperationOutcome =
   | { state: 'pending' }
   /** Neither the bundler nor the chain knows it (e.g. after a restart): re-submit the same operation. */
   | { state: 'unknown' }
+  /**
+   * In a block. Final once `confirmations` reaches `requiredConfirmations` (the chain's configured depth);
+   * until then a reorg can still remove it, and asking again re-checks it against the chain.
+   */
   | {
       state: 'included';
       success: boolean;
       txHash: Hex;
       blockNumber: string;
+      blockHash: Hex;
+      /** Blocks from the inclusion to the head, the inclusion's own counted (1 = in the latest block; 0 = not visible yet). */
+      confirmations: number;
+      requiredConfirmations: number;
       actualGasUsed: string;
       actualGasCostWei: string;
       revertReason?: string;

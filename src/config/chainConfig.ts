@@ -36,6 +36,11 @@ export const ChainConfigSchema = z.object({
   beneficiary: Address,
   treasury: Address,
   tokens: z.array(TokenConfigSchema),
+  /**
+   * Confirmations an inclusion needs before its request is `confirmed` (its block counts as one): until then a
+   * reorg can still remove it, and the controller keeps watching. 1 on the devnet, which never reorgs by itself.
+   */
+  confirmations: z.number().int().min(1).max(1_000).default(1),
   /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
   nativeUsdPrice: z.number().positive().default(3000),
   bundler: z

@@ -19,6 +19,8 @@ export interface ServiceControllerDeps {
   retentionSeconds: number;
   /** How long admission retries a chain that does not answer (default 10 s). */
   admissionRetryMs?: number | undefined;
+  /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
+  inclusionPollMs?: number | undefined;
   metrics?: Metrics | undefined;
   logger: Logger;
 }
@@ -40,6 +42,7 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           payments: deps.payments,
           informer,
           admissionRetryMs: deps.admissionRetryMs,
+          inclusionPollMs: deps.inclusionPollMs,
           metrics: deps.metrics,
           logger: childLogger(deps.logger, { controller: 'execution' }),
         }),

@@ -30,6 +30,8 @@ export interface EmbeddedServiceOptions {
   decisionTimeoutMs?: number;
   /** How long admission retries a chain that does not answer (default 10 s). */
   admissionRetryMs?: number;
+  /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
+  inclusionPollMs?: number;
   /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
   retentionSeconds?: number;
   /**
@@ -95,6 +97,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         archive,
         retentionSeconds: opts.retentionSeconds ?? 3_600,
         admissionRetryMs: opts.admissionRetryMs,
+        inclusionPollMs: opts.inclusionPollMs,
         metrics,
         logger: log.child({ role: 'controller' }),
       }),

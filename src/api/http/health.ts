@@ -20,6 +20,12 @@ export const HealthSchema = z.object({
       reachable: z.boolean().nullable(),
       block_number: z.string().nullable(),
       latency_ms: z.number().nullable(),
+      history: z.enum(['consistent', 'mismatch', 'unknown']).meta({
+        description:
+          'Whether the chain still holds the newest transaction the store recorded as confirmed on it: mismatch when the ' +
+          'chain lost history (a devnet reset, a reorg deeper than the confirmation depth); unknown before any inclusion',
+      }),
+      history_detail: z.string().nullable().meta({ description: 'What does not match, when history is mismatch' }),
     }),
   ),
 });

@@ -115,6 +115,8 @@ export const ExecutionRequestStatusSchema = z.object({
   submitAttempts: z.number().int().optional(),
   txHash: Hash.optional(),
   blockNumber: z.string().optional(),
+  /** The block that included txHash: a reorg that removes the inclusion changes the block at blockNumber. */
+  blockHash: Hash.optional(),
   gasUsed: z.string().optional(),
   actualGasCostWei: z.string().optional(),
   /** What the caller paid in USD (0 under sponsorship); spec §2.3 `cost_usd`. */

@@ -233,6 +233,17 @@ export class Bundler {
     return this.#outcomes.get(hash) ?? (this.#pool.get(hash) ? { state: 'pending' } : undefined);
   }
 
+  /**
+   * Forgets a final outcome the chain no longer bears out (its inclusion was reorganised away), and the nonces
+   * learned from inclusions with it: the bundle transaction that carried it is gone too, so executors' and
+   * wallets' nonces are read from the chain again before they are relied on.
+   */
+  forget(hash: Hex): void {
+    this.#outcomes.forget(hash);
+    this.#executors.resyncNonces();
+    for (const st of this.#senders.values()) if (!st.busy) st.expected = undefined;
+  }
+
   /** Remembers an outcome learned from the chain (getOperationOutcome of an operation it did not hold). */
   remember(hash: Hex, outcome: OperationOutcome): void {
     if (outcome.state === 'included' || outcome.state === 'dropped') this.#outcomes.remember(hash, outcome);
@@ -581,7 +592,7 @@ export class Bundler {
       { txHash: receipt.transactionHash, ops: entries.length, gasUsed: receipt.gasUsed.toString(), executor: executor.account.address },
       'bundle included',
     );
-    const outcomes = outcomesFromLogs(receipt.logs, this.#o.entryPoint);
+    const outcomes = outcomesFromLogs(receipt.logs, this.#o.entryPoint, receipt);
     for (const e of entries) {
       const outcome = outcomes.get(e.hash.toLowerCase());
       const st = this.#state(e.sender);

@@ -54,6 +54,15 @@ export class ExecutorPool {
     e.busy = false;
   }
 
+  /**
+   * Forgets every executor's nonce: each reads it from the chain before its next send. After a reorg removed
+   * bundle transactions the chain's nonces are behind ours, and a send at our nonce would wait in the node's
+   * queue behind a gap that never fills.
+   */
+  resyncNonces(): void {
+    for (const e of this.executors) e.nonce = undefined;
+  }
+
   get idle(): number {
     return this.executors.filter((e) => !e.busy).length;
   }

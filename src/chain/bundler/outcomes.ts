@@ -48,6 +48,10 @@ export class RecentOutcomes {
     while (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as string);
   }
 
+  forget(hash: Hex): void {
+    this.#map.delete(hash.toLowerCase());
+  }
+
   subscribe(listener: OutcomeListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -18,7 +18,15 @@ const eventsAbi = entryPoint07Abi.filter(
 /** Topics of those events, computed once: viem's parser hashes every ABI event's signature for every log. */
 const EVENT_TOPICS = new Set(eventsAbi.map((e) => toEventSelector(e).toLowerCase()));
 
-export function outcomesFromLogs(logs: readonly Log[], entryPoint: Address): Map<string, IncludedOutcome> {
+/**
+ * `receipt`, when the logs come from one transaction's receipt: its hashes are used rather than the logs' (the
+ * logs of anvil's synchronous-send receipt carry the pending block's, not the mined one's).
+ */
+export function outcomesFromLogs(
+  logs: readonly Log[],
+  entryPoint: Address,
+  receipt?: { transactionHash: Hex; blockHash: Hex },
+): Map<string, IncludedOutcome> {
   const ours = logs.filter((l) => isAddressEqual(l.address, entryPoint) && EVENT_TOPICS.has(l.topics[0]?.toLowerCase() ?? ''));
   const events = parseEventLogs({
     abi: eventsAbi,
@@ -41,8 +49,12 @@ export function outcomesFromLogs(logs: readonly Log[], entryPoint: Address): Map
     const outcome: IncludedOutcome = {
       state: 'included',
       success: e.args.success,
-      txHash: e.transactionHash!,
+      txHash: receipt?.transactionHash ?? e.transactionHash!,
       blockNumber: e.blockNumber!.toString(),
+      blockHash: receipt?.blockHash ?? e.blockHash!,
+      // Seen in a receipt or in logs: at least its own block. The worker counts the real depth from the head.
+      confirmations: 1,
+      requiredConfirmations: 1,
       actualGasUsed: e.args.actualGasUsed.toString(),
       actualGasCostWei: e.args.actualGasCost.toString(),
     };

@@ -204,6 +204,9 @@ const IncludedSchema = z.object({
   success: z.boolean(),
   txHash: HashSchema,
   blockNumber: UintSchema,
+  blockHash: HashSchema,
+  confirmations: z.number().int().min(0),
+  requiredConfirmations: z.number().int().min(1),
   actualGasUsed: UintSchema,
   actualGasCostWei: UintSchema,
   revertReason: z.string().optional(),
@@ -227,6 +230,9 @@ export function encodeOutcome(o: OperationOutcome): pb.OperationOutcome {
             success: o.success,
             txHash: o.txHash,
             blockNumber: o.blockNumber,
+            blockHash: o.blockHash,
+            confirmations: o.confirmations,
+            requiredConfirmations: o.requiredConfirmations,
             actualGasUsed: o.actualGasUsed,
             actualGasCostWei: o.actualGasCostWei,
             revertReason: o.revertReason,
@@ -247,7 +253,7 @@ export function decodeOutcome(m: pb.OperationOutcome | undefined): OperationOutc
       return { state: 'dropped', ...parse(DroppedSchema, m.state.value, 'outcome') };
     case 'included': {
       const i = parse(IncludedSchema, m.state.value, 'outcome');
-      return compact({ state: 'included' as const, ...i, txHash: i.txHash as Hex, revertData: i.revertData as Hex | undefined });
+      return compact({ state: 'included' as const, ...i, txHash: i.txHash as Hex, blockHash: i.blockHash as Hex, revertData: i.revertData as Hex | undefined });
     }
     case undefined:
       throw new WireFormatError('invalid_message', 'malformed outcome: no state');

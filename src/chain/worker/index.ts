@@ -4,7 +4,7 @@ import type { ChainConfig } from '../../config/chainConfig.ts';
 import { createMemoryLockManager } from '../../locks/memory.ts';
 import type { LockManager } from '../../locks/types.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
-import { lookupOperationOnChain, type LogScanOptions } from '../bundler/outcomeLookup.ts';
+import type { LogScanOptions } from '../bundler/outcomeLookup.ts';
 import { createChainClient, type ChainClient } from '../client.ts';
 import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
 import { createFeeReader } from '../fees.ts';
@@ -18,6 +18,7 @@ import { createWalletResolver } from '../wallet.ts';
 import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
 import { PreparedOperations } from './preparedCache.ts';
+import { createOperationOutcomes } from './outcomes.ts';
 import { createChainReads } from './reads.ts';
 
 export interface ChainWorkerDeps {
@@ -116,6 +117,15 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
     ...(deps.bundleObserver && { observer: deps.bundleObserver }),
   });
+  const outcomes = createOperationOutcomes({
+    client,
+    bundler,
+    reads,
+    entryPoint: config.entryPoint,
+    requiredConfirmations: config.confirmations,
+    logScan: deps.logScan,
+    log,
+  });
   let closed = false;
   const assertOpen = () => {
     if (closed) throw new ChainError('closed', `${config.name} chain worker is closed`);
@@ -162,17 +172,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
     async getOperationOutcome(op): Promise<OperationOutcome> {
       assertOpen();
-      const known = bundler.outcomeOf(op.hash as Hex);
-      if (known) return known;
-      const outcome = await lookupOperationOnChain(client, {
-        entryPoint: config.entryPoint,
-        hash: op.hash as Hex,
-        sender: op.sender as Address,
-        nonce: BigInt(op.nonce),
-        ...(deps.logScan && { scan: deps.logScan }),
-      }).catch(rethrowAsRpcUnavailable);
-      bundler.remember(op.hash as Hex, outcome);
-      return outcome;
+      return outcomes.outcomeOf(op).catch(rethrowAsRpcUnavailable);
     },
 
     async restoreInFlight(ops) {
@@ -184,7 +184,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     },
 
     onOutcome(listener) {
-      return bundler.onOutcome(listener);
+      return bundler.onOutcome((hash, outcome) => listener(hash, outcomes.withDepth(outcome)));
     },
 
     async getHead() {

@@ -1,6 +1,6 @@
 import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
-import type { ChainWorker } from '../../chain/types.ts';
+import type { ChainWorker, OperationOutcome } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
@@ -20,6 +20,8 @@ export interface ExecutionControllerOptions {
   concurrency?: number;
   /** See ExecutionReconcilerDeps.admissionRetryMs. */
   admissionRetryMs?: number;
+  /** See ExecutionReconcilerDeps.inclusionPollMs. */
+  inclusionPollMs?: number;
   /**
    * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
    * started by its owner. Default: an informer of our own, stopped by stop().
@@ -70,11 +72,21 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
   const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
+  // Outcomes the workers pushed, until the request's reconcile takes them: it need not ask again over gRPC.
+  const pushed = new Map<string, OperationOutcome>();
   const reconciler = createExecutionReconciler({
     store: opts.store,
     workers,
     payments: opts.payments,
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
+    ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
+    cached: (ns, name) => informer.get(name, ns),
+    takePushedOutcome: (hash) => {
+      const key = hash.toLowerCase();
+      const outcome = pushed.get(key);
+      pushed.delete(key);
+      return outcome;
+    },
     earlierUnsigned: (req) => {
       const mine = acceptedKey(req);
       return informer.countByIndex('unsignedByWallet', walletKey(req), (r) => acceptedKey(r) < mine);
@@ -101,8 +113,10 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   }
 
   const unsubscribe = [...opts.workers.values()].map((w) =>
-    w.onOutcome((hash) => {
-      for (const r of informer.byIndex('opHash', hash.toLowerCase())) controller.enqueue(r.metadata);
+    w.onOutcome((hash, outcome) => {
+      const requests = informer.byIndex('opHash', hash.toLowerCase());
+      if (requests.length > 0) pushed.set(hash.toLowerCase(), outcome); // only ours: the map cannot grow with others'
+      for (const r of requests) controller.enqueue(r.metadata);
     }),
   );
   for (const [chain, w] of opts.workers) {

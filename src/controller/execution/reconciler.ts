@@ -1,28 +1,31 @@
-import type { ExecutionRequest, ExecutionRequestStatus, Failure, SignedUserOperation } from '../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, ExecutionRequestStatus, Failure } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
 import { ChainError, isChainError } from '../../chain/errors.ts';
 import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import type { PaymentPolicies } from '../../payments/policy.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
-import type { ReconcileResult } from '../../runtime/index.ts';
-
 
 export interface ExecutionReconcilerDeps {
   store: ResourceStore;
   workers: ReadonlyMap<ChainName, ChainWorker>;
   payments: PaymentPolicies;
+  /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
+  cached(namespace: string, name: string): ExecutionRequest | undefined;
   /**
    * Requests of the same wallet that were accepted earlier and are not yet signed. Operations of one wallet
-   * are signed in acceptance order (names are time-sortable), so nonces follow the order agents sent them.
+   * are signed in acceptance order, so nonces follow the order agents sent them.
    */
   earlierUnsigned(request: ExecutionRequest): number;
-  /** Called when an operation is persisted, so pushed outcomes can be routed back to the request. */
-  trackOperation?(opHash: string, request: ExecutionRequest): void;
+  /** The outcome the chain worker pushed for an operation since the last look (taken: asked once). */
+  takePushedOutcome(opHash: string): OperationOutcome | undefined;
   now?: () => Date;
-  /** How long a Broadcasting request waits for a pushed outcome before polling the worker again. */
+  /** How long a Broadcasting request waits for a pushed outcome before asking the worker again. */
   outcomePollMs?: number;
+  /** How often an inclusion short of the chain's confirmation depth is checked again (default 2 s). */
+  inclusionPollMs?: number;
   /**
    * How long admission keeps retrying a chain that does not answer before the request fails with
    * `chain_unavailable`. Nothing is signed before admission succeeds, so failing is safe, and the agent gets
@@ -31,12 +34,6 @@ export interface ExecutionReconcilerDeps {
   admissionRetryMs?: number;
 }
 
-/**
- * The execution reconciler: reads one ExecutionRequest, takes the one next step of spec §3 and writes status.
- *   (new/Pending) ─simulate, pay, sign─▶ Queued(op) ─submit─▶ Broadcasting ─outcome─▶ Confirmed|Reverted|Failed
- * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
- * operation, and the EntryPoint nonce makes a second execution impossible.
- */
 /** Pace of retries while a chain or its worker does not answer. */
 const UNAVAILABLE_RETRY_MS = 1_000;
 const retryWhenUnavailable = (e: unknown): ReconcileResult => {
@@ -44,19 +41,28 @@ const retryWhenUnavailable = (e: unknown): ReconcileResult => {
   throw e;
 };
 
+/**
+ * The execution reconciler: reads one ExecutionRequest, takes the one next step of spec §3 and writes status.
+ *   (new/Pending) ─simulate, pay, sign─▶ Queued(op) ─submit─▶ Broadcasting ─outcome, at depth─▶ Confirmed|Reverted|Failed
+ *
+ * It reads the informer's cache, not the store: every write carries the resourceVersion it read, so a stale
+ * cache can only cost a Conflict and a re-read, never a wrong write. The one step that cannot be undone by a
+ * failed write, signing (it spends a nonce), re-reads the store first.
+ *
+ * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
+ * operation, and the EntryPoint nonce makes a second execution impossible. An inclusion becomes `Confirmed`
+ * only at the chain's confirmation depth; until then each look re-checks it, and one a reorg removed sends the
+ * same operation again (or fails with nonce_used when another operation took its nonce).
+ */
 export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const now = deps.now ?? (() => new Date());
   const pollMs = deps.outcomePollMs ?? 15_000;
+  const inclusionPollMs = deps.inclusionPollMs ?? 2_000;
   const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
 
   async function reconcile(namespace: string, name: string): Promise<ReconcileResult> {
-    let req: ExecutionRequest;
-    try {
-      req = await deps.store.get('ExecutionRequest', name, namespace);
-    } catch (e) {
-      if (isStoreError(e, 'NotFound')) return { done: true };
-      throw e;
-    }
+    const req = deps.cached(namespace, name);
+    if (!req) return { done: true };
     const phase = req.status?.phase;
     if (isTerminal(phase)) return { done: true };
     const worker = deps.workers.get(req.spec.chain);
@@ -66,7 +72,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       case undefined:
       case 'Pending':
       case 'PaymentVerified':
-        return admit(req, worker).catch((e: unknown) => {
+        return admitAndSign(req, worker).catch((e: unknown) => {
           // A chain (or its worker) that does not answer: tried again every second, until admissionRetryMs
           // after acceptance. A fixed pace, not the queue's error backoff: failures come fast (connection
           // refused), and an exponential delay would grow past the deadline after a few of them.
@@ -80,7 +86,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           );
         });
       case 'PaymentRequired':
-        return { done: true }; // the payments controller moves it on when a proof arrives
+        return { done: true };
       // Signed and persisted: nothing to give up on while the worker is away; look again every second.
       case 'Queued':
         return submit(req, worker).catch(retryWhenUnavailable);
@@ -92,7 +98,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   }
 
   /** Simulate, settle payment and sign: one status write that moves a new request to Queued (or out). */
-  async function admit(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+  async function admitAndSign(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
     const t = now();
     const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
     const sim = await worker.simulate(ref, req.spec.calls);
@@ -130,8 +136,21 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
     // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
     if (deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
+
+    // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
+    // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
+    const current = await readStored(req);
+    if (!current) return { done: true };
+    if (
+      current.status?.phase !== req.status?.phase ||
+      current.status?.userOperation !== undefined ||
+      current.metadata.generation !== req.metadata.generation
+    ) {
+      return { requeueAfterMs: 0 };
+    }
+
     const op = await worker.prepareOperation(ref, req.spec.calls, { requestId: req.metadata.name });
-    const written = await write(req, (s) => ({
+    return write(current, (s) => ({
       ...s,
       ...estimates,
       estimatedCostUsd: decision.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
@@ -147,15 +166,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         Succeeded: ['Unknown', 'Queued', ''],
       }),
     }));
-    deps.trackOperation?.(op.hash, req);
-    return written;
   }
 
   /** Hand the persisted operation to the bundler; a retry re-sends the very same operation. */
   async function submit(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
     const op = req.status?.userOperation;
-    if (!op) return admit(req, worker); // queued by a payment step but not signed yet
-    deps.trackOperation?.(op.hash, req);
+    if (!op) return admitAndSign(req, worker); // queued by a payment step but not signed yet
     await worker.submitOperation(op);
     const t = now();
     return write(req, (s) => ({
@@ -169,36 +185,71 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }));
   }
 
+  /** The operation's outcome: the one the worker pushed, else asked for (after a restart, or at a poll). */
   async function track(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
-    const op = req.status?.userOperation as SignedUserOperation; // Broadcasting always has one
-    deps.trackOperation?.(op.hash, req);
-    const outcome = await worker.getOperationOutcome(op);
-    return applyOutcome(req, worker, outcome);
-  }
-
-  async function applyOutcome(
-    req: ExecutionRequest,
-    worker: ChainWorker,
-    outcome: OperationOutcome,
-  ): Promise<ReconcileResult> {
+    const op = req.status!.userOperation!; // Broadcasting always has one
+    const outcome = deps.takePushedOutcome(op.hash) ?? (await worker.getOperationOutcome(op));
     const t = now();
+    const s0 = req.status!;
     switch (outcome.state) {
       case 'pending':
         return { requeueAfterMs: pollMs };
       case 'unknown': {
-        // Not in the bundler and not on chain (the worker restarted): send the same signed operation again.
-        await worker.submitOperation(req.status!.userOperation!);
-        return write(req, (s) => ({ ...s, submitAttempts: (s.submitAttempts ?? 0) + 1 }), { requeueAfterMs: pollMs });
+        // Neither the bundler nor the chain has it: the worker restarted, or a reorg removed its inclusion.
+        // Either way nothing used its nonce: send the same signed operation again.
+        await worker.submitOperation(op);
+        const reorged = s0.txHash !== undefined;
+        return write(
+          req,
+          (s) => ({
+            ...s,
+            submitAttempts: (s.submitAttempts ?? 0) + 1,
+            ...(reorged && {
+              txHash: undefined,
+              blockNumber: undefined,
+              blockHash: undefined,
+              conditions: conditions(s, t, {
+                Submitted: ['True', 'Reorganized', `its inclusion in block ${s.blockNumber} was reorganised away; sent again`],
+              }),
+            }),
+          }),
+          { requeueAfterMs: pollMs },
+        );
       }
       case 'dropped':
-        return fail(req, { code: outcome.code, message: outcome.message });
+        if (s0.txHash === undefined) return fail(req, { code: outcome.code, message: outcome.message });
+        // Its inclusion is gone and can never come back: the status must not keep pointing at it.
+        return fail(
+          req,
+          { code: outcome.code, message: `its inclusion in block ${s0.blockNumber} was reorganised away, then: ${outcome.message}` },
+          {},
+          { txHash: undefined, blockNumber: undefined, blockHash: undefined },
+        );
       case 'included': {
+        if (outcome.confirmations < outcome.requiredConfirmations) {
+          // In a block, not yet final. Record where (GET /status shows the tx hash) once per inclusion, then look
+          // again: each look checks the block still holds it.
+          const progress = `${outcome.confirmations} of ${outcome.requiredConfirmations} confirmations`;
+          if (s0.blockHash === outcome.blockHash) return { requeueAfterMs: inclusionPollMs };
+          return write(
+            req,
+            (s) => ({
+              ...s,
+              txHash: outcome.txHash,
+              blockNumber: outcome.blockNumber,
+              blockHash: outcome.blockHash,
+              conditions: conditions(s, t, { Submitted: ['True', 'Included', `in block ${outcome.blockNumber}; ${progress}`] }),
+            }),
+            { requeueAfterMs: inclusionPollMs },
+          );
+        }
         const success = outcome.success;
         return write(req, (s) => ({
           ...s,
           phase: success ? 'Confirmed' : 'Reverted',
           txHash: outcome.txHash,
           blockNumber: outcome.blockNumber,
+          blockHash: outcome.blockHash,
           gasUsed: outcome.actualGasUsed,
           actualGasCostWei: outcome.actualGasCostWei,
           completionTime: t.toISOString(),
@@ -212,7 +263,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           }),
           conditions: conditions(s, t, {
             Succeeded: success
-              ? ['True', 'Confirmed', `included in block ${outcome.blockNumber}`]
+              ? ['True', 'Confirmed', `included in block ${outcome.blockNumber}; ${outcome.confirmations} confirmations`]
               : ['False', 'Reverted', outcome.revertReason ?? 'the call reverted on chain'],
           }),
         }));
@@ -224,10 +275,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     req: ExecutionRequest,
     failure: Failure,
     extra: Record<string, [Status, string, string]> = {},
+    fields: Partial<ExecutionRequestStatus> = {},
   ): Promise<ReconcileResult> {
     const t = now();
     return write(req, (s) => ({
       ...s,
+      ...fields,
       phase: 'Failed',
       failure,
       startTime: s.startTime ?? t.toISOString(),
@@ -236,9 +289,19 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }));
   }
 
+  async function readStored(req: ExecutionRequest): Promise<ExecutionRequest | undefined> {
+    try {
+      return await deps.store.get('ExecutionRequest', req.metadata.name, req.metadata.namespace);
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) return undefined;
+      throw e;
+    }
+  }
+
   /**
-   * Writes the next status computed from the current one. On a conflict (someone else wrote since we read)
-   * we re-read and re-apply only if the phase has not moved meanwhile; otherwise the next reconcile decides.
+   * Writes the next status computed from the current one, with the resourceVersion it was read at. On a
+   * conflict (someone else wrote since) we re-read and re-apply only if the phase has not moved meanwhile;
+   * otherwise the next reconcile decides.
    */
   async function write(
     req: ExecutionRequest,
@@ -254,15 +317,15 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         return result;
       } catch (e) {
         if (!isStoreError(e, 'Conflict')) throw e;
-        const fresh = await deps.store.get('ExecutionRequest', req.metadata.name, req.metadata.namespace);
-        if (fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: 0 };
+        const fresh = await readStored(req);
+        if (!fresh || fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: 0 };
         current = fresh;
       }
     }
     throw new Error(`status of ${req.metadata.name} kept conflicting`);
   }
 
-  return { reconcile, applyOutcome };
+  return { reconcile };
 }
 
 type Status = 'True' | 'False' | 'Unknown';

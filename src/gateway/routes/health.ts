@@ -3,6 +3,8 @@ import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/cha
 import { workerFor, type GatewayContext } from '../context.ts';
 import { HealthSchema, type Health } from '../../api/http/index.ts';
 import { errorResponses, jsonResponse } from '../openapi.ts';
+import { createChainHistoryCheck } from '../chainHistory.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 type ChainHealth = Health['chains'][number];
 
@@ -10,24 +12,26 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** Public endpoint: chain probes are shared by all callers for this long, so /health cannot flood an RPC. */
 const PROBE_CACHE_MS = 2_000;
 
-function chainHealth(ctx: GatewayContext): (chain: ChainName) => Promise<ChainHealth> {
+function chainHealth(ctx: GatewayContext, log: Logger): (chain: ChainName) => Promise<ChainHealth> {
   const cache = new Map<ChainName, { at: number; value: Promise<ChainHealth> }>();
   const base = (chain: ChainName) => ({ chain, network: CHAIN_NETWORK_NAMES[chain], chain_id: CHAIN_IDS[chain] });
+  const history = createChainHistoryCheck(ctx.informer, log);
 
   const probe = async (chain: ChainName): Promise<ChainHealth> => {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
+    const worker = workerFor(ctx, chain);
     try {
-      const head = await Promise.race([
-        workerFor(ctx, chain).getHead(),
+      const [head, hist] = await Promise.race([
+        Promise.all([worker.getHead(), history(chain, worker)]),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`probe timed out after ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
         }),
       ]);
       const latency = Math.round(performance.now() - started);
-      return { ...base(chain), reachable: true, block_number: String(head.blockNumber), latency_ms: latency };
+      return { ...base(chain), reachable: true, block_number: String(head.blockNumber), latency_ms: latency, ...hist };
     } catch {
-      return { ...base(chain), reachable: false, block_number: null, latency_ms: null };
+      return { ...base(chain), reachable: false, block_number: null, latency_ms: null, history: 'unknown', history_detail: null };
     } finally {
       clearTimeout(timer);
     }
@@ -44,7 +48,7 @@ function chainHealth(ctx: GatewayContext): (chain: ChainName) => Promise<ChainHe
 
 export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const health = chainHealth(ctx);
+    const health = chainHealth(ctx, app.log);
     app.get(
       '/health',
       {
@@ -62,7 +66,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       async (_request, reply) => {
         const chains = await Promise.all([...ctx.workers.keys()].map(health));
         const store = ctx.store.health();
-        const ok = store.writable && ctx.informer.synced && chains.every((c) => c.reachable !== false);
+        const ok = store.writable && ctx.informer.synced && chains.every((c) => c.reachable !== false && c.history !== 'mismatch');
         // A store that cannot write is the one state in which the service cannot do its job at all: 503, so a
         // load balancer or monitor that only reads status codes sees it. Chains and sync lag are `degraded`.
         if (!store.writable) reply.code(503);

@@ -204,7 +204,14 @@ export interface OperationOutcome_Included {
   actualGasCostWei: string;
   /** When success is false: the decoded revert reason and raw revert data, if any. */
   revertReason?: string | undefined;
-  revertData?: string | undefined;
+  revertData?:
+    | string
+    | undefined;
+  /** Hash of the block that included it: a reorg that removes it changes the block at block_number. */
+  blockHash: string;
+  /** Blocks from the inclusion to the head, its own counted; final at required_confirmations (the chain's depth). */
+  confirmations: number;
+  requiredConfirmations: number;
 }
 
 export interface OperationOutcome_Dropped {
@@ -1332,6 +1339,9 @@ function createBaseOperationOutcome_Included(): OperationOutcome_Included {
     actualGasCostWei: "",
     revertReason: undefined,
     revertData: undefined,
+    blockHash: "",
+    confirmations: 0,
+    requiredConfirmations: 0,
   };
 }
 
@@ -1357,6 +1367,15 @@ export const OperationOutcome_Included: MessageFns<OperationOutcome_Included> = 
     }
     if (message.revertData !== undefined) {
       writer.uint32(58).string(message.revertData);
+    }
+    if (message.blockHash !== "") {
+      writer.uint32(66).string(message.blockHash);
+    }
+    if (message.confirmations !== 0) {
+      writer.uint32(72).uint32(message.confirmations);
+    }
+    if (message.requiredConfirmations !== 0) {
+      writer.uint32(80).uint32(message.requiredConfirmations);
     }
     return writer;
   },
@@ -1428,6 +1447,30 @@ export const OperationOutcome_Included: MessageFns<OperationOutcome_Included> = 
             }
 
             message.revertData = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.blockHash = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.confirmations = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.requiredConfirmations = reader.uint32();
             continue;
           }
         }
