@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type HTTPMethods } from 'fastify';
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
@@ -53,7 +53,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   const namespace = deps.namespace ?? DEFAULTS.namespace;
   const app = Fastify({
     logger: deps.logger ?? false,
-    disableRequestLogging: deps.requestLogLevel === 'debug',
+    logController: new LogController({ disableRequestLogging: deps.requestLogLevel === 'debug' }),
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     // A `__proto__` key (or `constructor.prototype`) anywhere in a JSON body is dropped while parsing, like
     // any other unknown field: the schemas ignore unknown fields, and answering 400 "not valid JSON" to valid
