@@ -5,22 +5,27 @@ import { refusal, X402_REASON, type X402Refusal } from './reasons.ts';
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-/** The fields that make a requirement: what moves, where, how much, and the EIP-712 domain signed over. */
+/**
+ * What the accepted requirement says otherwise than the offer: what moves, where, how much, and every `extra`
+ * the offer set (the EIP-712 domain signed over, the transfer method, the request it pays for), as x402's own
+ * resource server compares them. The client may add `extra` keys of its own.
+ */
 function differences(accepted: PaymentRequirements, offer: PaymentRequirements): string[] {
   const diffs: string[] = [];
   if (!sameAddress(accepted.asset, offer.asset)) diffs.push(`asset ${accepted.asset} (offered ${offer.asset})`);
   if (!sameAddress(accepted.payTo, offer.payTo)) diffs.push(`payTo ${accepted.payTo} (offered ${offer.payTo})`);
   if (accepted.amount !== offer.amount) diffs.push(`amount ${accepted.amount} (offered ${offer.amount})`);
-  for (const key of ['name', 'version'] as const) {
-    if (accepted.extra?.[key] !== offer.extra[key]) diffs.push(`extra.${key} ${String(accepted.extra?.[key])} (offered ${String(offer.extra[key])})`);
+  for (const [key, offered] of Object.entries(offer.extra)) {
+    if (accepted.extra?.[key] !== offered) diffs.push(`extra.${key} ${String(accepted.extra?.[key])} (offered ${String(offered)})`);
   }
   return diffs;
 }
 
 /**
  * The offered requirement the payment accepted, compared exactly on scheme, network, asset, payTo, amount and
- * EIP-712 domain (addresses case-insensitively). This is the service's check that the client pays what was
- * quoted; the facilitator then checks that the signed authorization says the same (`to`, `value`).
+ * `extra` (addresses case-insensitively). This is the service's check that the client pays what was quoted,
+ * for the request it was quoted for; the facilitator then checks that the signed authorization says the same
+ * (`to`, `value`), and the claim (authorizationClaimName) that no other request was served by it.
  */
 export function matchOffer(payment: X402Payment, offers: readonly PaymentRequirements[]): Result<PaymentRequirements, X402Refusal> {
   const { accepted } = payment;

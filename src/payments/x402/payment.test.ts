@@ -72,10 +72,11 @@ describe('PAYMENT-SIGNATURE', () => {
 });
 
 describe('matchOffer', () => {
-  test('finds the offer the payment accepted, addresses compared case-insensitively', () => {
-    const lower = { ...offers[1]!, asset: offers[1]!.asset.toLowerCase(), payTo: offers[1]!.payTo.toLowerCase() };
+  test('finds the offer the payment accepted, addresses compared case-insensitively, extra keys of the client ignored', () => {
+    const lower = { ...offers[1]!, asset: offers[1]!.asset.toLowerCase(), payTo: offers[1]!.payTo.toLowerCase(), extra: { ...offers[1]!.extra, note: 'mine' } };
     const matched = matchOffer(decoded(signed(lower)), offers);
     expect(matched).toEqual({ ok: true, value: offers[1] });
+    expect(matchOffer(decoded(signed(usdcOffer)), offers)).toEqual({ ok: true, value: usdcOffer });
   });
 
   test('refuses other terms, naming what differs; none of these is malformed', () => {
@@ -90,6 +91,8 @@ describe('matchOffer', () => {
     expect(refused({ ...usdcOffer, payTo: '0x0000000000000000000000000000000000000001' }).message).toContain('payTo 0x0000000000000000000000000000000000000001');
     expect(refused({ ...usdcOffer, asset: '0x0000000000000000000000000000000000000002' }).message).toContain('asset 0x0000000000000000000000000000000000000002');
     expect(refused({ ...usdcOffer, extra: { ...usdcOffer.extra, version: '1' } }).message).toContain('extra.version 1 (offered 2)');
+    expect(refused({ ...usdcOffer, extra: { ...usdcOffer.extra, request_id: 'req-2' } }).message).toContain('extra.request_id req-2 (offered req-1)');
+    expect(refused({ ...usdcOffer, extra: { name: 'USD Coin', version: '2' } }).message).toContain('extra.assetTransferMethod undefined (offered eip3009)');
     expect(refused({ ...usdcOffer, network: 'eip155:11155111' })).toEqual({ reason: 'invalid_network', message: expect.stringContaining('eip155:84532') });
     expect(refused({ ...usdcOffer, scheme: 'upto' }).reason).toBe('invalid_scheme');
   });
