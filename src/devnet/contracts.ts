@@ -15,6 +15,8 @@ import entryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPo
 import factoryArtifact from '@account-abstraction/contracts/artifacts/SimpleAccountFactory.json' with { type: 'json' };
 import paymasterArtifact from '@account-abstraction/contracts/artifacts/VerifyingPaymaster.json' with { type: 'json' };
 import stablecoinArtifact from './artifacts/TestStablecoin.json' with { type: 'json' };
+import plainTokenArtifact from './artifacts/TestERC20.json' with { type: 'json' };
+import erc1271WalletArtifact from './artifacts/TestERC1271Wallet.json' with { type: 'json' };
 import counterArtifact from './artifacts/Counter.json' with { type: 'json' };
 import gateArtifact from './artifacts/Gate.json' with { type: 'json' };
 import type { TokenSymbol } from '../config/chainConfig.ts';
@@ -36,6 +38,7 @@ export const CANONICAL = {
 } as const satisfies Record<string, Address>;
 
 // Typed ABIs for what the devnet and its tests call (the JSON artifacts are not `as const`).
+/** The ERC-20 part every devnet token has (USDT is only this; USDC and aUSD add eip3009TokenAbi). */
 export const testStablecoinAbi = parseAbi([
   'function name() view returns (string)',
   'function symbol() view returns (string)',
@@ -49,6 +52,25 @@ export const testStablecoinAbi = parseAbi([
   'function transferFrom(address from, address to, uint256 amount) returns (bool)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event Approval(address indexed owner, address indexed spender, uint256 value)',
+]);
+/** EIP-3009 and its EIP-712 domain, as contracts/TestStablecoin.sol and Circle's USDC v2.2 have them. */
+export const eip3009TokenAbi = parseAbi([
+  'function version() view returns (string)',
+  'function DOMAIN_SEPARATOR() view returns (bytes32)',
+  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  'function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
+]);
+export const erc1271WalletAbi = parseAbi([
+  'function owner() view returns (address)',
+  'function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)',
 ]);
 export const counterAbi = parseAbi([
   'function number() view returns (uint256)',
@@ -79,10 +101,18 @@ export const verifyingPaymasterAbi = parseAbi([
   'function addStake(uint32 unstakeDelaySec) payable',
 ]);
 
-export const TEST_TOKENS: readonly { symbol: TokenSymbol; name: string; decimals: number }[] = [
-  { symbol: 'USDC', name: 'USD Coin (agent-wallet test)', decimals: 6 },
-  { symbol: 'USDT', name: 'Tether USD (agent-wallet test)', decimals: 6 },
-  { symbol: 'aUSD', name: 'Agent USD (agent-wallet test)', decimals: 6 },
+/** The EIP-712 domain version of the devnet's EIP-3009 tokens (contracts/TestStablecoin.sol), "2" as USDC's. */
+export const TEST_STABLECOIN_EIP712_VERSION = '2';
+
+/**
+ * `eip3009`: deployed as a TestStablecoin (EIP-3009, payable through x402 `exact`), as USDC is on the real
+ * testnets; otherwise a plain TestERC20, as USDT is (x402 reaches it only through Permit2, which we do not use).
+ * The EIP-712 domain of an EIP-3009 token is `{ name, version: TEST_STABLECOIN_EIP712_VERSION }`.
+ */
+export const TEST_TOKENS: readonly { symbol: TokenSymbol; name: string; decimals: number; eip3009: boolean }[] = [
+  { symbol: 'USDC', name: 'USD Coin (agent-wallet test)', decimals: 6, eip3009: true },
+  { symbol: 'USDT', name: 'Tether USD (agent-wallet test)', decimals: 6, eip3009: false },
+  { symbol: 'aUSD', name: 'Agent USD (agent-wallet test)', decimals: 6, eip3009: true },
 ];
 
 /** A contract deployed through the CREATE2 deployer: its address follows from salt and init code alone. */
@@ -103,17 +133,28 @@ export const factoryDeployment = create2(
   FACTORY_SALT,
   concat([factoryArtifact.bytecode as Hex, encodeAbiParameters([{ type: 'address' }], [entryPointDeployment.address])]),
 );
-export const tokenDeployments: readonly (Create2Deployment & { symbol: TokenSymbol; decimals: number })[] = TEST_TOKENS.map((t) => ({
-  ...create2(
-    `TestStablecoin ${t.symbol}`,
-    DEVNET_SALT,
-    encodeDeployData({ abi: stablecoinArtifact.abi as Abi, bytecode: stablecoinArtifact.bytecode as Hex, args: [t.name, t.symbol, t.decimals] }),
-  ),
-  symbol: t.symbol,
-  decimals: t.decimals,
-}));
+export const tokenDeployments: readonly (Create2Deployment & { symbol: TokenSymbol; name: string; decimals: number; eip3009: boolean })[] =
+  TEST_TOKENS.map((t) => {
+    const artifact = t.eip3009 ? stablecoinArtifact : plainTokenArtifact;
+    return {
+      ...create2(
+        `${artifact.contractName} ${t.symbol}`,
+        DEVNET_SALT,
+        encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode as Hex, args: [t.name, t.symbol, t.decimals] }),
+      ),
+      symbol: t.symbol,
+      name: t.name,
+      decimals: t.decimals,
+      eip3009: t.eip3009,
+    };
+  });
 export const counterDeployment = create2('Counter', DEVNET_SALT, counterArtifact.bytecode as Hex);
 export const gateDeployment = create2('Gate', DEVNET_SALT, gateArtifact.bytecode as Hex);
+
+/** Deploy data of a TestERC1271Wallet (tests deploy it; the devnet does not). */
+export function erc1271WalletDeployData(owner: Address): Hex {
+  return encodeDeployData({ abi: erc1271WalletArtifact.abi as Abi, bytecode: erc1271WalletArtifact.bytecode as Hex, args: [owner] });
+}
 
 /** The VerifyingPaymaster is Ownable (owner = msg.sender), so it is a plain CREATE: the deployer's nonce 0. */
 export const PAYMASTER_DEPLOYER_NONCE = 0n;

@@ -1,0 +1,168 @@
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { Network, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, defineChain, erc20Abi, getAddress, http, publicActions, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createNonceManager, jsonRpc } from 'viem/nonce';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { readAuthorizationState } from './authorizationState.ts';
+import { authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
+import type { X402Payment } from './payment.ts';
+import { refusal, X402_REASON, type X402Refusal } from './reasons.ts';
+import { evmNetwork } from './requirements.ts';
+
+export interface X402FacilitatorOptions {
+  /** The chains payments may arrive on, each offered as `eip155:<chainId>`. */
+  chains: readonly { chainId: number; rpcUrl: string }[];
+  /**
+   * The EOA that submits `transferWithAuthorization` and pays its gas: it needs native coin on every chain. One
+   * process per key: its nonces are allocated in memory, so two processes settling with one key would collide.
+   */
+  settlerKey: Hex;
+  /** Receipt polling (viem's 4 s default would make every settle last seconds on a devnet). Default 250 ms. */
+  pollingIntervalMs?: number;
+  /** How long settle waits for the receipt before it answers `settlement_pending`. Default 60 s. */
+  confirmationTimeoutMs?: number;
+  /** Per RPC request. Default 15 s. */
+  rpcTimeoutMs?: number;
+}
+
+/** A payment the facilitator found valid and payable right now (signature, terms, window, balance, nonce). */
+export interface X402Verified {
+  payer: Address;
+  authorization: AuthorizationIdentity;
+}
+
+/** A settled payment: the authorization was spent by `transaction`, which moved `amountRaw` of `asset` to payTo. */
+export interface X402Settlement {
+  payer: Address;
+  transaction: Hash;
+  network: Network;
+  amountRaw: string;
+  asset: Address;
+  authorizationNonce: Hex;
+}
+
+/** The service's own x402 facilitator for the `exact` scheme (EIP-3009), in process: no facilitator service. */
+export interface X402Facilitator {
+  /** The settling EOA's address (fund it with native coin). */
+  readonly settler: Address;
+  /** Checks a matched payment without moving anything (x402 verify, including a simulation of the transfer). */
+  verify(payment: X402Payment, requirement: PaymentRequirements): Promise<Result<X402Verified, X402Refusal>>;
+  /**
+   * Submits the authorization and waits for its receipt. Claim the authorization (authorizationClaimName)
+   * before calling this: settle re-verifies, but only the token's nonce stops a second settle of the same
+   * signature, and a second request must not be served by the first one's payment.
+   */
+  settle(payment: X402Payment, requirement: PaymentRequirements): Promise<Result<X402Settlement, X402Refusal>>;
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+/**
+ * Builds the facilitator: @x402/core's x402Facilitator with @x402/evm's ExactEvmScheme registered for each
+ * chain, each settling through a viem wallet client of `settlerKey`. Counterfactual (ERC-6492) payers are
+ * refused: no smart-wallet factory is allowed to be deployed by a settle.
+ */
+export function createX402Facilitator(options: X402FacilitatorOptions): X402Facilitator {
+  // One nonce manager for the key: concurrent settles get consecutive nonces instead of the same pending one.
+  const account = privateKeyToAccount(options.settlerKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
+  const facilitator = new x402Facilitator();
+  const readers = new Map<Network, PublicClient>();
+
+  for (const { chainId, rpcUrl } of options.chains) {
+    const chain = defineChain({
+      id: chainId,
+      name: `eip155:${chainId}`,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    const client = createWalletClient({
+      account,
+      chain,
+      transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 15_000 }),
+      pollingInterval: options.pollingIntervalMs ?? 250,
+    }).extend(publicActions);
+    const signer = toFacilitatorEvmSigner(
+      { ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>), address: account.address },
+      { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
+    );
+    facilitator.register(evmNetwork(chainId), new ExactEvmScheme(signer));
+    readers.set(evmNetwork(chainId), client as unknown as PublicClient);
+  }
+
+  /**
+   * x402 explains a failed simulation with reads batched through Multicall3; where that contract is missing
+   * (an anvil devnet) every cause comes back as `…_transaction_simulation_failed`. The two causes a client can
+   * act on are read directly here.
+   */
+  async function explainSimulationFailure(payment: X402Payment, requirement: PaymentRequirements): Promise<X402Refusal | undefined> {
+    const client = readers.get(requirement.network)!;
+    const id = authorizationIdentity(payment, requirement);
+    try {
+      const [used, balance] = await Promise.all([
+        readAuthorizationState(client, id),
+        client.readContract({ address: id.asset, abi: erc20Abi, functionName: 'balanceOf', args: [id.from] }),
+      ]);
+      if (used) return refusal(X402_REASON.nonceAlreadyUsed, `authorization ${id.nonce} of ${id.from} was already used or canceled`);
+      if (balance < BigInt(payment.authorization.value)) {
+        return refusal(X402_REASON.insufficientBalance, `${id.from} holds ${balance} of ${id.asset}, less than ${payment.authorization.value}`);
+      }
+    } catch {
+      // Unexplained: the facilitator's own reason stands.
+    }
+    return undefined;
+  }
+
+  const unknownNetwork = (requirement: PaymentRequirements): X402Refusal | undefined =>
+    readers.has(requirement.network) ? undefined : refusal(X402_REASON.invalidNetwork, `no chain ${requirement.network} is configured for x402`);
+
+  return {
+    settler: account.address,
+
+    async verify(payment, requirement) {
+      const unknown = unknownNetwork(requirement);
+      if (unknown) return err(unknown);
+      let response: VerifyResponse;
+      try {
+        response = await facilitator.verify(payment.payload, requirement);
+      } catch (e) {
+        return err(refusal(X402_REASON.unexpectedVerifyError, messageOf(e)));
+      }
+      if (response.isValid) {
+        return ok({ payer: getAddress(payment.authorization.from), authorization: authorizationIdentity(payment, requirement) });
+      }
+      const reason = response.invalidReason ?? X402_REASON.simulationFailed;
+      if (reason === X402_REASON.simulationFailed) {
+        const explained = await explainSimulationFailure(payment, requirement);
+        if (explained) return err(explained);
+      }
+      return err(refusal(reason, response.invalidMessage ? messageOf(response.invalidMessage) : reason));
+    },
+
+    async settle(payment, requirement) {
+      const unknown = unknownNetwork(requirement);
+      if (unknown) return err(unknown);
+      let response: SettleResponse;
+      try {
+        response = await facilitator.settle(payment.payload, requirement);
+      } catch (e) {
+        return err(refusal(X402_REASON.unexpectedSettleError, messageOf(e)));
+      }
+      const transaction = /^0x[0-9a-fA-F]{64}$/.test(response.transaction) ? (response.transaction as Hash) : undefined;
+      if (!response.success || !transaction) {
+        const reason = response.errorReason ?? X402_REASON.transactionFailed;
+        return err(refusal(reason, response.errorMessage ? messageOf(response.errorMessage) : reason, transaction));
+      }
+      return ok({
+        payer: getAddress(payment.authorization.from),
+        transaction,
+        network: requirement.network,
+        amountRaw: payment.authorization.value,
+        asset: getAddress(requirement.asset),
+        authorizationNonce: payment.authorization.nonce,
+      });
+    },
+  };
+}
