@@ -57,21 +57,29 @@ export interface PageInput {
   outcome?: { ok: true; result: DripResult; txUrl?: string | undefined } | { ok: false; status: number; body: ErrorBody };
 }
 
-/** "1 hour", "6 minutes", "45 seconds": how long, for a person. */
+const UNITS: readonly [number, string][] = [
+  [86_400, 'day'],
+  [3_600, 'hour'],
+  [60, 'minute'],
+  [1, 'second'],
+];
+
+/** A duration in its largest whole unit, for a person: [1, 'hour'], [6, 'minute'], [45, 'second']. */
+function inUnits(seconds: number): [number, string] {
+  for (const [size, name] of UNITS) if (seconds >= size) return [Math.round(seconds / size), name];
+  return [1, 'second'];
+}
+
+/** "an hour", "6 minutes", "a second": how long to wait. */
 export function humanDuration(seconds: number): string {
-  const units: [number, string][] = [
-    [86_400, 'day'],
-    [3_600, 'hour'],
-    [60, 'minute'],
-  ];
-  for (const [size, name] of units) {
-    if (seconds >= size) {
-      const n = Math.round(seconds / size);
-      return n === 1 ? `${name === 'hour' ? 'an' : 'a'} ${name}` : `${n} ${name}s`;
-    }
-  }
-  const s = Math.max(1, Math.round(seconds));
-  return s === 1 ? 'a second' : `${s} seconds`;
+  const [n, unit] = inUnits(seconds);
+  return n === 1 ? `${unit === 'hour' ? 'an' : 'a'} ${unit}` : `${n} ${unit}s`;
+}
+
+/** "hour", "6 minutes": the period of "one more every …". */
+export function humanPeriod(seconds: number): string {
+  const [n, unit] = inUnits(seconds);
+  return n === 1 ? unit : `${n} ${unit}s`;
 }
 
 /** A decimal token amount with thousands separators: "1100.5" → "1,100.5". */
@@ -143,7 +151,7 @@ for its executions. The address is the <code>smart_wallet_address</code> that <c
 ${result}
 <form method="post" action="/">
 <label for="address">Smart wallet address</label>
-<input id="address" name="address" type="text" required pattern="0x[0-9a-fA-F]{40}" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="address-hint" value="${escapeHtml(form.address)}">
+<input id="address" name="address" type="text" required pattern="\\s*0x[0-9a-fA-F]{40}\\s*" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="address-hint" value="${escapeHtml(form.address)}">
 <p class="hint" id="address-hint">0x followed by 40 hexadecimal digits.</p>
 <label for="chain">Chain</label>
 <select id="chain" name="chain">
@@ -153,8 +161,8 @@ ${options}
 </form>
 <h2>Limits</h2>
 <ul>
-<li>Each address: ${perAddress.burst} ${perAddress.burst === 1 ? 'drip' : 'drips'} per chain, then one more every ${escapeHtml(humanDuration(perAddress.every_seconds))}.</li>
-<li>Each client address: ${perClient.burst} ${perClient.burst === 1 ? 'drip' : 'drips'} over all addresses and chains, then one more every ${escapeHtml(humanDuration(perClient.every_seconds))}.</li>
+<li>Each address: ${perAddress.burst} ${perAddress.burst === 1 ? 'drip' : 'drips'} per chain, then one more every ${escapeHtml(humanPeriod(perAddress.every_seconds))}.</li>
+<li>Each client address: ${perClient.burst} ${perClient.burst === 1 ? 'drip' : 'drips'} over all addresses and chains, then one more every ${escapeHtml(humanPeriod(perClient.every_seconds))}.</li>
 </ul>
 <h2>For agents</h2>
 <pre>curl -s -X POST ${escapeHtml(origin)}/api/drip -H 'content-type: application/json' \\
