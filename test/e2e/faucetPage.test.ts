@@ -109,7 +109,7 @@ describe('the faucet page in a headless browser (npm start)', () => {
     // The form keeps the address and the chain: one more click, and the balance moves again.
     expect(await page.getByLabel('Smart wallet address').inputValue()).toBe(address);
     await page.getByRole('button', { name: 'Send 100 aUSD' }).click();
-    await page.waitForFunction(() => document.querySelector('#result-balance')?.textContent === '200 aUSD');
+    await page.waitForFunction(`document.querySelector('#result-balance')?.textContent === '200 aUSD'`); // (a string: no DOM types here)
     expect(await aUSDRaw('browser-agent', 'base')).toBe('200000000');
     expect(problems).toEqual([]);
   });
