@@ -5,14 +5,14 @@ import { buildFaucetApp } from './app.ts';
 import { createFaucet } from './faucet.ts';
 import { createDripLimits } from './limits.ts';
 import { createTokenSender } from './sender.ts';
-import { aUSDBalance, devnetFaucetSettings, freshAddress } from './testing/support.ts';
+import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from './testing/support.ts';
 import type { FaucetSettings } from './config.ts';
 
 /** A faucet app on the shared devnet, answered in process (inject). */
-async function faucetApp(settings: FaucetSettings): Promise<FastifyInstance> {
+async function faucetApp(settings: FaucetSettings, trustProxy?: boolean | string): Promise<FastifyInstance> {
   const sender = createTokenSender(settings);
   const faucet = createFaucet({ settings, sender, limits: createDripLimits(createInMemoryRateLimiter(), settings.limits) });
-  const app = await buildFaucetApp({ faucet });
+  const app = await buildFaucetApp({ faucet, trustProxy });
   app.addHook('onClose', () => sender.close());
   return app;
 }
@@ -169,5 +169,35 @@ describe('faucet page', () => {
     expect(again.headers['retry-after']).toBe('7200');
     expect(again.body).toContain('Too many drips for now');
     expect(again.body).toContain('this address has had its drips of aUSD on ethereum for now; retry after 7200 s. Try again in 2 hours.');
+  });
+});
+
+describe('faucet behind a proxy', () => {
+  const oneDripPerClient = devnetFaucetSettings({ limits: { perAddress: GENEROUS_LIMITS.perAddress, perClient: { burst: 1, everySeconds: 600 } } });
+  const dripVia = (app: FastifyInstance, proxy: string, client: string) =>
+    app.inject({ method: 'POST', url: '/api/drip', remoteAddress: proxy, headers: { 'x-forwarded-for': client }, payload: { address: freshAddress(), chain: 'base' } });
+
+  it('with trustProxy naming the proxy, each client behind it has its own limit', async () => {
+    const app = await faucetApp(oneDripPerClient, '10.0.0.0/8');
+    try {
+      expect((await dripVia(app, '10.1.2.3', '198.51.100.1')).statusCode).toBe(200);
+      expect((await dripVia(app, '10.1.2.3', '198.51.100.2')).statusCode).toBe(200);
+      expect((await dripVia(app, '10.1.2.3', '198.51.100.1')).json()).toMatchObject({ error: 'rate_limited', limit: 'client' });
+      // A client outside the trusted range cannot pick its address with the header.
+      expect((await dripVia(app, '192.0.2.9', '198.51.100.3')).statusCode).toBe(200);
+      expect((await dripVia(app, '192.0.2.9', '198.51.100.4')).json()).toMatchObject({ error: 'rate_limited', limit: 'client' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('without it, X-Forwarded-For is ignored: a client cannot escape its limit by forging it', async () => {
+    const app = await faucetApp(oneDripPerClient);
+    try {
+      expect((await dripVia(app, '192.0.2.10', '198.51.100.5')).statusCode).toBe(200);
+      expect((await dripVia(app, '192.0.2.10', '198.51.100.6')).json()).toMatchObject({ error: 'rate_limited', limit: 'client' });
+    } finally {
+      await app.close();
+    }
   });
 });

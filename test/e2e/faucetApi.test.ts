@@ -10,6 +10,7 @@ import { DEVNET_FAUCET_ACCOUNT, startFaucet, type FaucetSettings, type RunningFa
 import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../../src/faucet/testing/support.ts';
 import { tempDir, testDevnet } from '../support/env.ts';
 import { freePort } from '../support/net.ts';
+import { startRedis } from '../support/redis.ts';
 
 const devnet = testDevnet();
 const faucetAccount = devnet.manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT]!.address;
@@ -148,6 +149,36 @@ describe('faucet on the devnet', () => {
   });
 });
 
+/** Runs `agent-wallet faucet <args>` until it prints its URL; `stop()` sends SIGTERM and resolves with the exit code. */
+async function spawnFaucet(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, ['bin/agent-wallet.js', 'faucet', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  try {
+    const [, url, from] = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the faucet did not print its URL in 30 s')), 30_000);
+      child.once('exit', (code) => reject(new Error(`the faucet exited with ${code}`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^aUSD faucet listening on (http:\/\/\S+) \(sends from (0x[0-9a-fA-F]{40})\)$/.exec(line);
+        if (!m) return;
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+    const drip = async (body: unknown) => {
+      const res = await fetch(`${url}/api/drip`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    return { url: url!, from: from!, drip, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
 describe('agent-wallet faucet (the role)', () => {
   const run = promisify(execFile);
   const fails = async (args: string[], env: NodeJS.ProcessEnv = process.env) => {
@@ -161,27 +192,65 @@ describe('agent-wallet faucet (the role)', () => {
 
   it('serves the devnet of --data-dir on --port, prints its URL and stops on SIGTERM', async () => {
     const dataDir = dirname(dirname(devnet.manifestPath)); // <data-dir>/devnet/manifest.json
-    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'faucet', '--port', '0', '--data-dir', dataDir, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const faucet = await spawnFaucet(['--port', '0', '--data-dir', dataDir, '--quiet']);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('the faucet did not print its URL in 30 s')), 30_000);
-        createInterface({ input: child.stdout! }).on('line', (line) => {
-          const m = /^aUSD faucet listening on (http:\/\/\S+) \(sends from (0x[0-9a-fA-F]{40})\)$/.exec(line);
-          if (!m) return;
-          clearTimeout(timer);
-          expect(m[2]).toBe(faucetAccount);
-          resolve(m[1]!);
-        });
-      });
+      expect(faucet.from).toBe(faucetAccount);
       const to = freshAddress();
-      const res = await fetch(`${url}/api/drip`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: to, chain: 'eth' }) });
-      expect(res.status).toBe(200);
+      expect((await faucet.drip({ address: to, chain: 'eth' })).status).toBe(200);
       expect(await aUSDBalance('ethereum', to)).toBe(100_000_000n);
     } finally {
-      child.kill('SIGTERM');
+      expect(await faucet.stop()).toBe(0);
     }
-    expect(await exited).toBe(0);
+  });
+
+  it('a deployment: the YAML file, the key from the environment, limits in Redis that outlive a restart', async () => {
+    const redis = await startRedis();
+    try {
+      const config = join(tempDir('aw-faucet-deploy-'), 'faucet.yaml');
+      const chains = ['base', 'arbitrum'] as const;
+      writeFileSync(
+        config,
+        [
+          'port: 0',
+          'host: 127.0.0.1',
+          'amount: "2.5"',
+          'limits: { perAddress: { burst: 1, everySeconds: 86400 } }',
+          'receiptPollMs: 20',
+          `redis: { url: "${redis.url}" }`,
+          'logLevel: warn',
+          'chains:',
+          ...chains.map((name) => `  - { name: ${name}, chainId: ${devnet.chain(name).chainId}, token: { address: "${aUSD(name)}" } }`),
+        ].join('\n'),
+      );
+      const env = {
+        ...process.env,
+        AGENT_WALLET_FAUCET_KEY: devnet.manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT]!.privateKey,
+        AGENT_WALLET_FAUCET_RPC_URL_BASE: devnet.chain('base').rpcUrl,
+        AGENT_WALLET_FAUCET_RPC_URL_ARBITRUM: devnet.chain('arbitrum').rpcUrl,
+      };
+      const to = freshAddress();
+      const first = await spawnFaucet(['--config', config], env);
+      try {
+        expect(first.from).toBe(faucetAccount);
+        expect((await first.drip({ address: to, chain: 'base' })).body).toMatchObject({ amount: '2.5', amount_raw: '2500000', balance_raw: '2500000' });
+        expect((await first.drip({ address: to, chain: 'ethereum' })).body).toMatchObject({ error: 'unsupported_chain' });
+      } finally {
+        expect(await first.stop()).toBe(0);
+      }
+      const second = await spawnFaucet(['--config', config], env);
+      try {
+        const again = await second.drip({ address: to, chain: 'base' });
+        expect(again.status).toBe(429);
+        expect(again.body).toMatchObject({ error: 'rate_limited', limit: 'address' });
+        expect(again.body.retry_after_seconds).toBeGreaterThan(86_000);
+        expect((await second.drip({ address: to, chain: 'arbitrum' })).status).toBe(200);
+      } finally {
+        expect(await second.stop()).toBe(0);
+      }
+      expect(await aUSDBalance('base', to)).toBe(2_500_000n);
+    } finally {
+      await redis.stop();
+    }
   });
 
   it('refuses a data dir without a devnet, and a deployment config without its key: exit 2 and the reason', async () => {
