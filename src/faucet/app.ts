@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { handleError, handleNotFound } from '../gateway/errors.ts';
 import type { Faucet } from './faucet.ts';
@@ -23,6 +23,8 @@ export interface FaucetAppOptions {
 export async function buildFaucetApp(opts: FaucetAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // No line per request: the sender logs each drip, the error handler each failure; `npm start` stays readable.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: opts.trustProxy ?? false,
     // Two short fields: anything bigger is not a drip.
     bodyLimit: 16 * 1024,
