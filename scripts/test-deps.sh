@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need besides npm packages, made present before `npm test` runs (npm's pretest hook):
-# - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may);
+# - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may), and Debian's
+#   chromium, the headless browser the faucet page's test drives (test/e2e/faucetPage.test.ts, via playwright-core:
+#   no browser download);
 # - kube-apiserver and kubectl built from their Go modules (test/cluster/kube-build/build.sh), and helm and
 #   kubeconform likewise (test/cluster/helm/tools.sh); cached in ~/.cache/agent-wallet, so only the first run
 #   pays the few minutes of the Go builds.
@@ -10,6 +12,7 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v etcd >/dev/null || missing+=(etcd-server)
+command -v chromium >/dev/null || missing+=(chromium)
 if ((${#missing[@]})); then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     echo "test-deps: installing ${missing[*]} (Debian packages)" >&2
@@ -20,7 +23,7 @@ if ((${#missing[@]})); then
     echo "test-deps: installing ${missing[*]} with sudo apt-get" >&2
     sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
   else
-    echo "test-deps: the cluster tests need ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+    echo "test-deps: the tests need ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
     exit 1
   fi
 fi
@@ -32,4 +35,4 @@ if ! command -v go >/dev/null; then
 fi
 bin="$(bash test/cluster/kube-build/build.sh)"
 tools="$(bash test/cluster/helm/tools.sh)"
-echo "test-deps: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), etcd $(etcd --version | sed -n 's/etcd Version: //p'), kube-apiserver in $bin, helm in $tools" >&2
+echo "test-deps: redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p'), etcd $(etcd --version | sed -n 's/etcd Version: //p'), $(chromium --version 2>/dev/null), kube-apiserver in $bin, helm in $tools" >&2

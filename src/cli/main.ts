@@ -5,9 +5,15 @@ import { CliError } from '../lib/args.ts';
 const USAGE = `agent-wallet <command> [options]
 
 Commands:
-  dev                     run every role in one process: devnet, store, controller, chain workers, gateway
+  dev                     run every role in one process: devnet, store, controller, chain workers, gateway,
+                          and the aUSD faucet on its own port
                           --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
+                          --faucet-port N (AGENT_WALLET_FAUCET_PORT, default 8090)
                           --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
+  faucet                  the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
+                          --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
+                          --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
+                          --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML, key in AGENT_WALLET_FAUCET_KEY
   gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
   controller              cluster role: the reconcilers; run 2 replicas, one leads (Lease)
   chain-worker --chain C  cluster role: one chain's worker and bundler, served over gRPC
@@ -30,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       return runDev(rest);
     case 'keys':
       return runKeys(rest);
+    case 'faucet':
+      return (await import('../roles/faucet.ts')).runFaucet(rest);
     // The cluster roles are imported on demand: `dev` and `keys` need none of the Kubernetes, gRPC or Redis clients.
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
@@ -49,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const LONG_RUNNING_ROLES = new Set(['gateway', 'controller', 'chain-worker']);
+const LONG_RUNNING_ROLES = new Set(['gateway', 'controller', 'chain-worker', 'faucet']);
 
 main(process.argv.slice(2)).then(
   (code) => {

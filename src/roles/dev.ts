@@ -3,24 +3,29 @@ import { join } from 'node:path';
 import { dataDirOption, parse, resolveDataDir, CliError } from '../lib/args.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
+import { faucetSettingsFromManifest, startFaucet, type RunningFaucet } from '../faucet/index.ts';
 import { ensureDevKey } from './devKey.ts';
 import { startEmbeddedService } from './embedded.ts';
+import { faucetPort } from './faucet.ts';
 
 /**
  * `agent-wallet dev` (what `npm start` runs): the devnet's three anvil chains, then every role of the
- * service in this process on the embedded store; prints the URL, a development key and a ready curl line.
+ * service in this process on the embedded store, and the aUSD faucet on its own port; prints both URLs, a
+ * development key and a ready curl line.
  */
 export async function runDev(argv: string[]): Promise<number> {
   const { values } = parse(argv, {
     ...dataDirOption,
     port: { type: 'string' },
     host: { type: 'string' },
+    'faucet-port': { type: 'string' },
     quiet: { type: 'boolean', default: false },
   });
   const dataDir = resolveDataDir(values['data-dir']);
   const port = Number(values.port ?? process.env.AGENT_WALLET_PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${values.port}`);
   const host = values.host ?? process.env.AGENT_WALLET_HOST ?? '127.0.0.1';
+  const faucetPortNumber = faucetPort(values['faucet-port']);
   const say = (line: string) => process.stdout.write(line + '\n');
   await mkdir(dataDir, { recursive: true });
 
@@ -49,10 +54,25 @@ export async function runDev(argv: string[]): Promise<number> {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${port} is in use: pass --port`);
     throw e;
   }
+  let faucet: RunningFaucet;
+  try {
+    faucet = await startFaucet({
+      settings: faucetSettingsFromManifest(devnet.manifest),
+      port: faucetPortNumber,
+      host,
+      logLevel: values.quiet === true ? 'warn' : 'info',
+    });
+  } catch (e) {
+    await service.stop();
+    await devnet.stop();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${faucetPortNumber} is in use: pass --faucet-port`);
+    throw e;
+  }
   const { apiKey } = await ensureDevKey(service.store, dataDir);
   const counter = devnet.manifest.chains.find((c) => c.name === 'ethereum')!.testContracts.counter;
   say('');
   say(`agent-wallet is listening on ${service.url}`);
+  say(`aUSD faucet is listening on ${faucet.url} (a page for people; POST ${faucet.url}/api/drip for agents)`);
   say(`development API key (sponsored): ${apiKey}`);
   say('');
   say('Try it: execute Counter.increment() on the local "ethereum" chain, then poll the status:');
@@ -61,6 +81,8 @@ export async function runDev(argv: string[]): Promise<number> {
       `    -d '{"agent_id":"my-agent","chain":"ethereum","target_contract":"${counter}","calldata":"0xd09de08a","value":"0"}'`,
   );
   say(`  curl -s ${service.url}/status/<request_id> -H 'X-API-Key: ${apiKey}'`);
+  say('Give a wallet test aUSD (its smart_wallet_address from GET /wallet):');
+  say(`  curl -s -X POST ${faucet.url}/api/drip -H 'content-type: application/json' -d '{"address":"<smart_wallet_address>","chain":"ethereum"}'`);
   say('');
   say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored --data-dir ${dataDir}`);
 
@@ -72,6 +94,7 @@ export async function runDev(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+  await faucet.stop();
   await service.stop();
   await devnet.stop();
   return 0;

@@ -70,7 +70,7 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 describe('agent-wallet dev (npm start)', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('starts the devnet and the service, prints a key and a curl line that works through to confirmed', async () => {
     const dir = tempDir('aw-dev-');
-    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--port', '0', '--data-dir', dir, '--quiet'], {
+    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--port', '0', '--faucet-port', '0', '--data-dir', dir, '--quiet'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {

@@ -1,0 +1,193 @@
+import { readFile } from 'node:fs/promises';
+import { parseUnits, type Address, type Hex } from 'viem';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ChainNameSchema, type ChainName } from '../config/chains.ts';
+import type { DevnetManifest } from '../devnet/manifest.ts';
+import type { RateLimit } from '../ratelimit/index.ts';
+
+/**
+ * The faucet's configuration, from either source:
+ * - the devnet (`agent-wallet faucet --data-dir D`, and `npm start`): `<D>/devnet/manifest.json` gives the RPC
+ *   URLs, the aUSD addresses and a funded account (faucetSettingsFromManifest);
+ * - a deployment: a YAML file (FaucetConfigSchema) plus secrets from the environment (loadFaucetConfig):
+ *
+ *   AGENT_WALLET_FAUCET_KEY              0x… private key of the account that holds the aUSD and the gas
+ *   AGENT_WALLET_FAUCET_RPC_URL_<CHAIN>  optional: that chain's RPC URL (e.g. _BASE) when it holds a provider's
+ *                                        API key and must not sit in the file (then the file may omit rpcUrl)
+ *   AGENT_WALLET_REDIS_PASSWORD          when the limits are kept in a Redis that has a password
+ */
+
+/** One drip limit as people think of it: `burst` drips at once after a quiet spell, then one every `everySeconds`. */
+export const DripLimitSchema = z.object({
+  burst: z.number().int().positive(),
+  everySeconds: z.number().positive(),
+});
+export type DripLimitConfig = z.infer<typeof DripLimitSchema>;
+
+export const DEFAULT_LIMITS = {
+  /** Per smart-wallet address and chain. */
+  perAddress: { burst: 3, everySeconds: 3_600 },
+  /** Per client address (IPv4 address, or IPv6 /64) over every address and chain it asks for. */
+  perClient: { burst: 10, everySeconds: 360 },
+} as const satisfies Record<string, DripLimitConfig>;
+
+/** Whole aUSD per drip, as a decimal string ("100", "2.5"). */
+export const DEFAULT_AMOUNT = '100';
+
+const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address') as unknown as z.ZodType<Address>;
+const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<Hex>;
+
+export const FaucetChainConfigSchema = z.object({
+  name: ChainNameSchema,
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url().optional(),
+  /** The aUSD contract on this chain (spec §2.7: 6 decimals on the hosted testnets). */
+  token: z.object({ address: HexAddress, decimals: z.number().int().min(0).max(36).default(6) }),
+  /** A block explorer: the page links each drip's transaction as `<explorerUrl>/tx/<hash>`. */
+  explorerUrl: z.string().url().optional(),
+});
+
+export const FaucetConfigSchema = z.object({
+  port: z.number().int().min(0).max(65535).default(8090),
+  host: z.string().default('0.0.0.0'),
+  /**
+   * Behind an ingress or load balancer the client address is in X-Forwarded-For: name the proxies' addresses
+   * or CIDRs ("10.0.0.0/8, 127.0.0.1"), or `true` to trust any. Leave it false when clients connect directly:
+   * they could forge the header and escape the per-client limit.
+   */
+  trustProxy: z.union([z.boolean(), z.string().min(1)]).default(false),
+  amount: z
+    .string()
+    .regex(/^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/, 'must be a decimal string, e.g. "100"')
+    .refine((v) => /[1-9]/.test(v), 'must be more than 0')
+    .default(DEFAULT_AMOUNT),
+  limits: z
+    .object({ perAddress: DripLimitSchema.default(DEFAULT_LIMITS.perAddress), perClient: DripLimitSchema.default(DEFAULT_LIMITS.perClient) })
+    .default(DEFAULT_LIMITS),
+  /** How long a drip waits for its transaction's receipt before it answers 503 receipt_timeout (with the hash). */
+  receiptTimeoutSeconds: z.number().positive().default(60),
+  receiptPollMs: z.number().int().positive().default(1_000),
+  /** Keep the limits in Redis: they then survive a restart of the faucet. */
+  redis: z.object({ url: z.string().min(1) }).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  chains: z.array(FaucetChainConfigSchema).min(1),
+});
+export type FaucetConfig = z.infer<typeof FaucetConfigSchema>;
+
+/** One chain as the faucet serves it. */
+export interface FaucetChain {
+  name: ChainName;
+  chainId: number;
+  rpcUrl: string;
+  token: { address: Address; decimals: number };
+  /** What one drip sends, in the token's smallest unit. */
+  amountRaw: bigint;
+  explorerUrl?: string;
+}
+
+/** What the faucet runs with, whichever source it came from. */
+export interface FaucetSettings {
+  /** In the order the page lists them. */
+  chains: FaucetChain[];
+  /** The sending account: it holds the aUSD it gives away, and native coin for gas. */
+  privateKey: Hex;
+  /** Whole aUSD per drip, as configured ("100"). */
+  amount: string;
+  limits: { perAddress: DripLimitConfig; perClient: DripLimitConfig };
+  receiptTimeoutMs: number;
+  receiptPollMs: number;
+}
+
+export class FaucetConfigError extends Error {
+  override readonly name = 'FaucetConfigError';
+}
+
+/** A token bucket (src/ratelimit) from a limit as configured. */
+export function rateLimitOf(limit: DripLimitConfig): RateLimit {
+  return { burst: limit.burst, requestsPerSecond: 1 / limit.everySeconds };
+}
+
+/** `amount` whole tokens in the smallest unit; more decimals than the token has is an error, not a rounding. */
+function amountRaw(amount: string, decimals: number, where: string): bigint {
+  const fraction = amount.split('.')[1] ?? '';
+  if (fraction.length > decimals) throw new FaucetConfigError(`amount ${amount} has more decimals than ${where}'s token (${decimals})`);
+  return parseUnits(amount, decimals);
+}
+
+/**
+ * The funded devnet account the faucet sends from: anvil index 12 (`funded[4]`), which no test transfers from
+ * (test/support/env.ts hands out funded[0] and funded[1]), so the faucet's nonces never race a test's.
+ */
+export const DEVNET_FAUCET_ACCOUNT = 4;
+
+/** The devnet's faucet: every chain of the manifest, its aUSD, a funded account; receipts polled quickly. */
+export function faucetSettingsFromManifest(
+  manifest: DevnetManifest,
+  overrides: Partial<Pick<FaucetSettings, 'amount' | 'limits' | 'receiptTimeoutMs'>> = {},
+): FaucetSettings {
+  const account = manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT];
+  if (!account) throw new FaucetConfigError(`the devnet manifest has no funded account ${DEVNET_FAUCET_ACCOUNT}`);
+  const amount = overrides.amount ?? DEFAULT_AMOUNT;
+  const chains = manifest.chains.map((c): FaucetChain => {
+    const token = c.tokens.find((t) => t.symbol === 'aUSD');
+    if (!token) throw new FaucetConfigError(`the devnet manifest has no aUSD on ${c.name}`);
+    return {
+      name: c.name,
+      chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
+      token: { address: token.address, decimals: token.decimals },
+      amountRaw: amountRaw(amount, token.decimals, c.name),
+    };
+  });
+  return {
+    chains,
+    privateKey: account.privateKey,
+    amount,
+    limits: overrides.limits ?? DEFAULT_LIMITS,
+    // anvil mines each transaction at once: a receipt missing after 10 s means the node is in trouble.
+    receiptTimeoutMs: overrides.receiptTimeoutMs ?? 10_000,
+    receiptPollMs: 20,
+  };
+}
+
+/** The settings of a deployment: the validated file plus the key (and any RPC URLs) from the environment. */
+export function faucetSettingsFromConfig(config: FaucetConfig, env: NodeJS.ProcessEnv = process.env): FaucetSettings {
+  const names = config.chains.map((c) => c.name);
+  if (new Set(names).size !== names.length) throw new FaucetConfigError('a chain is listed twice');
+  const key = PrivateKey.safeParse(env.AGENT_WALLET_FAUCET_KEY?.trim());
+  if (!key.success) throw new FaucetConfigError('AGENT_WALLET_FAUCET_KEY must hold the faucet account\'s 0x-prefixed 32-byte private key');
+  const chains = config.chains.map((c): FaucetChain => {
+    const rpcUrl = env[`AGENT_WALLET_FAUCET_RPC_URL_${c.name.toUpperCase()}`] || c.rpcUrl;
+    if (!rpcUrl) throw new FaucetConfigError(`chain ${c.name}: no RPC URL: set rpcUrl or AGENT_WALLET_FAUCET_RPC_URL_${c.name.toUpperCase()}`);
+    return {
+      name: c.name,
+      chainId: c.chainId,
+      rpcUrl,
+      token: c.token,
+      amountRaw: amountRaw(config.amount, c.token.decimals, c.name),
+      explorerUrl: c.explorerUrl?.replace(/\/+$/, ''),
+    };
+  });
+  return {
+    chains,
+    privateKey: key.data,
+    amount: config.amount,
+    limits: config.limits,
+    receiptTimeoutMs: config.receiptTimeoutSeconds * 1000,
+    receiptPollMs: config.receiptPollMs,
+  };
+}
+
+/** Reads and validates the YAML file; the errors name the file and the offending fields. */
+export async function loadFaucetConfig(path: string): Promise<FaucetConfig> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(path, 'utf8'));
+  } catch (e) {
+    throw new FaucetConfigError(`cannot read faucet config ${path}: ${(e as Error).message}`);
+  }
+  const parsed = FaucetConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new FaucetConfigError(`invalid faucet config ${path}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}

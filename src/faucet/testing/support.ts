@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { getAddress, type Address } from 'viem';
+import { testDevnet } from '../../../test/support/env.ts';
+import type { ChainName } from '../../config/chains.ts';
+import { testStablecoinAbi } from '../../devnet/contracts.ts';
+import { faucetSettingsFromManifest, type DripLimitConfig, type FaucetSettings } from '../config.ts';
+
+/** Limits no test meets unless it sets its own. */
+export const GENEROUS_LIMITS = { perAddress: { burst: 1_000, everySeconds: 1 }, perClient: { burst: 1_000, everySeconds: 1 } };
+
+/** The faucet of the run's shared devnet (test/globalSetup.ts), with generous limits unless given others. */
+export function devnetFaucetSettings(
+  overrides: { amount?: string; limits?: { perAddress: DripLimitConfig; perClient: DripLimitConfig }; receiptTimeoutMs?: number } = {},
+): FaucetSettings {
+  return faucetSettingsFromManifest(testDevnet().manifest, { limits: GENEROUS_LIMITS, ...overrides });
+}
+
+/** An address nobody has used: its balance starts at 0. */
+export const freshAddress = (): Address => getAddress(`0x${randomBytes(20).toString('hex')}`);
+
+/** An address's aUSD on a devnet chain, read from the chain itself. */
+export async function aUSDBalance(chain: ChainName, owner: Address): Promise<bigint> {
+  const devnet = testDevnet();
+  const token = devnet.chain(chain).tokens.find((t) => t.symbol === 'aUSD')!.address;
+  return devnet.publicClient(chain).readContract({ address: token, abi: testStablecoinAbi, functionName: 'balanceOf', args: [owner] });
+}
