@@ -1,5 +1,6 @@
 import { runDev } from '../roles/dev.ts';
 import { runKeys } from './keys.ts';
+import { runWebhooks } from './webhooks.ts';
 import { CliError } from '../lib/args.ts';
 
 const USAGE = `agent-wallet <command> [options]
@@ -8,6 +9,8 @@ Commands:
   dev                     run every role in one process: devnet, store, controller, chain workers, gateway
                           --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
                           --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
+                          --allow-loopback-webhooks (AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK=1): deliver
+                          webhooks to https://127.0.0.1/… or ::1 (a receiver on this machine; never in production)
   gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
   controller              cluster role: the reconcilers; run 2 replicas, one leads (Lease)
   chain-worker --chain C  cluster role: one chain's worker and bundler, served over gRPC
@@ -17,9 +20,14 @@ Commands:
   keys list [--json]
   keys revoke <id> [--json]
   keys rotate <id> [--json]
+  keys rotate-webhook-secret <id> [--overlap-seconds N (default 86400)] [--json]
                           operator key management; takes the same --data-dir as the service and works
                           while it runs (through the service's admin socket); with --kube [--namespace NS]
-                          [--kubeconfig F] it manages the ApiClients of a cluster instead
+                          [--kubeconfig F] it manages the ApiClients of a cluster instead. create and
+                          rotate-webhook-secret print the webhook signing secret once
+  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
+                  [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
+                          checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
   help                    this text
 `;
 
@@ -30,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return runDev(rest);
     case 'keys':
       return runKeys(rest);
+    case 'webhooks':
+      return runWebhooks(rest);
     // The cluster roles are imported on demand: `dev` and `keys` need none of the Kubernetes, gRPC or Redis clients.
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
