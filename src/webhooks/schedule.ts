@@ -9,9 +9,11 @@ export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 300, 1_800,
 /** A delay beyond this could not be a timer (Node's setTimeout holds up to 24.8 days). */
 export const MAX_RETRY_DELAY_SECONDS = 7 * 86_400;
 const JITTER = 0.1;
+/** The longest Retry-After honoured: a receiver asking for more is tried again after a day. */
+export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 
 export interface RetryOptions {
-  /** The receiver's Retry-After, in ms from now: never retried sooner, up to the schedule's longest delay. */
+  /** The receiver's Retry-After, in ms from now: never retried sooner (up to MAX_RETRY_AFTER_MS). */
   retryAfterMs?: number | undefined;
   /** In [0, 1): the jitter's draw (default Math.random; tests pass a fixed one). */
   random?: () => number;
@@ -29,8 +31,7 @@ export function retryDelayMs(attempts: number, scheduleSeconds: readonly number[
   const step = scheduleSeconds[attempts - 1];
   if (step === undefined) return undefined;
   const jittered = step * 1000 * (1 + JITTER * (opts.random ?? Math.random)());
-  const longest = Math.max(...scheduleSeconds) * 1000;
-  const retryAfter = Math.min(opts.retryAfterMs ?? 0, longest);
+  const retryAfter = Math.min(opts.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
   return Math.round(Math.max(jittered, retryAfter));
 }
 
