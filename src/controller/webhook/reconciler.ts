@@ -42,7 +42,7 @@ const NO_SECRET_MESSAGE =
  * again, with the same webhook-id, which is what receivers deduplicate by.
  */
 export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? (() => Date.now());
 
   async function reconcile({ namespace, name }: ObjectKey): Promise<ReconcileResult> {
     const cached = deps.cached(namespace, name);
