@@ -31,7 +31,8 @@ const CreateBody = z.object({
   burst: z.number().int().positive().optional(),
 });
 const KeyParams = z.object({ id: z.string().min(1).max(253) });
-const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86_400).optional() }).default({});
+/** Optional: no body means the default overlap (a day). */
+const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86_400).optional() }).nullish();
 
 /** What each key-management error means to the caller of the socket. */
 const KEY_ERROR_STATUS: Readonly<Record<KeyError['code'], number>> = { key_not_found: 404, key_revoked: 409 };
@@ -67,7 +68,7 @@ export async function serveAdminSocket(
   app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));
   app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(store, req.params.id, namespace));
   app.post('/keys/:id/rotate-webhook-secret', { schema: { params: KeyParams, body: RotateWebhookSecretBody } }, async (req) =>
-    rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body, namespace),
+    rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
   );
   const path = adminSocketPath(dataDir);
   await rm(path, { force: true }); // a socket file left by a killed owner
