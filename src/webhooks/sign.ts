@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { webhookSigningKey } from './secret.ts';
 
-/** The headers of one signed delivery attempt. */
-export interface WebhookSignatureHeaders {
+/** The headers of one signed delivery attempt (a type, not an interface: it is a header record too). */
+export type WebhookSignatureHeaders = {
   /** The message id: the same on every attempt of one event, so receivers deduplicate by it. */
   'webhook-id': string;
   /** Unix seconds of this attempt: receivers reject old ones (replays). */
@@ -11,7 +11,7 @@ export interface WebhookSignatureHeaders {
   'webhook-signature': string;
   /** Spec §6.2: `sha256=<hex HMAC-SHA256 of the body>`, one per active secret, space-separated. */
   'x-webhook-signature': string;
-}
+};
 
 export interface WebhookMessage {
   id: string;
