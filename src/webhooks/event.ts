@@ -34,6 +34,12 @@ export const WebhookEventSchema = z
   .meta({ title: 'agent-wallet webhook event', description: 'Body of a POST to callback_url' });
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
 
+/**
+ * The JSON Schema docs/webhooks.md publishes. Generated for the input side: it does not forbid fields it does
+ * not list, because new fields may appear within a version and receivers must accept them.
+ */
+export const webhookEventJsonSchema = (): Record<string, unknown> => z.toJSONSchema(WebhookEventSchema, { io: 'input' }) as Record<string, unknown>;
+
 /** The event a request in `phase` sends, if any (only terminal phases send one). */
 export const eventTypeOf = (phase: ExecutionPhase | undefined): WebhookEventType | undefined =>
   phase === undefined ? undefined : EVENT_OF_PHASE[phase];
