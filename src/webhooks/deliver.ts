@@ -97,8 +97,8 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
   const userAgent = opts.userAgent ?? `agent-wallet-webhooks/${VERSION}`;
 
   async function send(attempt: Attempt): Promise<AttemptResult> {
-    const url = new URL(attempt.url);
-    if (url.protocol !== 'https:') return { kind: 'failed', cause: 'blocked_address', message: 'only https:// callback URLs are sent to' };
+    const url = URL.canParse(attempt.url) ? new URL(attempt.url) : undefined;
+    if (url?.protocol !== 'https:') return { kind: 'failed', cause: 'blocked_address', message: 'only https:// callback URLs are sent to' };
     const started = Date.now();
     try {
       // An IP literal never reaches the lookup: it is checked here. A name is checked by the lookup, on the

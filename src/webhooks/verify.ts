@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AgentWalletError } from '../lib/errors.ts';
 import type { WebhookEvent } from './event.ts';
-import { WEBHOOK_SECRET_PREFIX, webhookSigningKey } from './secret.ts';
+import { webhookSigningKey } from './secret.ts';
 import { standardSignature } from './sign.ts';
 
 export type WebhookVerificationErrorCode =
@@ -89,5 +89,3 @@ export function verifyWebhook(
     throw new WebhookVerificationError('invalid_body', 'the signed body is not JSON', { cause: e });
   }
 }
-
-export { WEBHOOK_SECRET_PREFIX };
