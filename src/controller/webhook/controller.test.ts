@@ -185,6 +185,11 @@ describe('webhook controller', () => {
     const waiting = await h.until(r.metadata.name, (x) => x.status?.webhook?.lastFailure?.cause === 'no_secret', 'no_secret');
     expect(waiting.status!.webhook!.state).toBe('Retrying');
     expect(receiver.received).toHaveLength(0);
+    // Counted from the informer's cache, which may trail the store by a moment.
+    for (let i = 0; (await sampleValue('agentwallet_webhook_backlog', { state: 'retrying' })) !== 1; i++) {
+      if (i > 200) throw new Error('agentwallet_webhook_backlog{state="retrying"} never reached 1');
+      await realSleep(10);
+    }
     const { webhook_secret } = await rotateWebhookSecret(h.store, h.secrets, client.id);
     await h.until(r.metadata.name, delivered, 'Delivered', 10_000);
     expect(receiver.received).toHaveLength(1);
