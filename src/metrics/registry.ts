@@ -183,7 +183,7 @@ export class Metrics {
   });
   readonly webhookFailures = new Counter({
     name: 'agentwallet_webhook_failures_total',
-    help: 'Failed webhook attempts by cause: server_error, throttled, client_error, redirect, timeout, connection, tls, dns, blocked_address, no_secret, interrupted',
+    help: 'Failed webhook attempts by cause: server_error, throttled, client_error, redirect, timeout, connection, tls, dns, blocked_address, no_secret, secret_unavailable, interrupted',
     labelNames: ['cause'] as const,
     registers: [this.registry],
   });

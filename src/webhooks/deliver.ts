@@ -23,6 +23,7 @@ export const FAILURE_CAUSES = [
   'dns',
   'blocked_address',
   'no_secret',
+  'secret_unavailable',
   'interrupted',
 ] as const;
 export type FailureCause = (typeof FAILURE_CAUSES)[number];

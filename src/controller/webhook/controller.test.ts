@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhookReceiver.ts';
@@ -194,6 +196,18 @@ describe('webhook controller', () => {
     await h.until(r.metadata.name, delivered, 'Delivered', 10_000);
     expect(receiver.received).toHaveLength(1);
     expectSigned(receiver.received[0]!, webhook_secret);
+  });
+
+  it('a stored secret that cannot be used fails the attempt (secret_unavailable) and is retried, never sent unsigned', async () => {
+    const client = await h.client();
+    const ref = (await h.store.get('ApiClient', client.id)).spec.webhookSigning!.current.secretRef;
+    writeFileSync(join(h.secretsDir, ref), 'whsec_QQ=='); // a 1-byte key: refused, not used
+    await h.start({ retryScheduleSeconds: [0.01, 0.01] });
+    const r = await h.finished(client.id, `${receiver.origin}/x`);
+    const done = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Abandoned', 'Abandoned');
+    expect(done.status!.webhook).toMatchObject({ attempts: 3, lastFailure: { cause: 'secret_unavailable' } });
+    expect(done.status!.webhook!.lastFailure!.message).toMatch(/key bytes/);
+    expect(receiver.received).toHaveLength(0);
   });
 
   it('after a rotation both secrets sign during the overlap; with no overlap the new one alone', async () => {

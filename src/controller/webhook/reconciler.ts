@@ -98,10 +98,17 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
   }
 
   async function send(request: ExecutionRequest, id: string, body: string): Promise<AttemptResult> {
-    const secrets = await deps.secrets.secretsFor(request.spec.apiClient, request.metadata.namespace ?? 'default', now());
-    if (secrets.length === 0) return { kind: 'failed', cause: 'no_secret', message: NO_SECRET_MESSAGE };
-    const headers = signWebhook({ id, timestamp: Math.floor(now() / 1000), body }, secrets);
-    return deps.transport.send({ url: request.spec.callbackUrl!, body, headers: { ...headers }, signal: deps.signal });
+    let headers: Record<string, string>;
+    try {
+      const secrets = await deps.secrets.secretsFor(request.spec.apiClient, request.metadata.namespace ?? 'default', now());
+      if (secrets.length === 0) return { kind: 'failed', cause: 'no_secret', message: NO_SECRET_MESSAGE };
+      headers = signWebhook({ id, timestamp: Math.floor(now() / 1000), body }, secrets);
+    } catch (e) {
+      // The store or the secret store did not answer, or a stored secret is malformed: a failed attempt like
+      // any other, retried on the schedule (rather than an error that would claim attempt after attempt).
+      return { kind: 'failed', cause: 'secret_unavailable', message: `the signing secret could not be read: ${(e as Error)?.message ?? String(e)}`.slice(0, 300) };
+    }
+    return deps.transport.send({ url: request.spec.callbackUrl!, body, headers, signal: deps.signal });
   }
 
   /** Writes the attempt's result over our own claim; after a Conflict, only if the claim is still there. */

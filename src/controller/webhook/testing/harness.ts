@@ -42,6 +42,7 @@ export async function startWebhookHarness(defaults: HarnessOptions = {}) {
   const harness = {
     store,
     secrets,
+    secretsDir: join(dir, 'webhook-secrets'),
     metrics,
     informer,
     /** Starts (or restarts) the controller; stop() of the previous one first. */
