@@ -3,7 +3,8 @@
  * prints: execute → confirmed latency (one agent, sequential), sustained confirmed executions per second
  * (50 agents over three chains), and gas per operation in bundles. Targets and their discussion live in
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
- * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_CPU_PROFILE=<file> to
+ * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_WEBHOOK_N (default 50:
+ * sequential executes with a callback_url, for the webhook delivery latency), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
  *
@@ -22,12 +23,15 @@ import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
+import { measureWebhookLatency, printWebhookLatency } from './webhooks.ts';
+import { startWebhookReceiver } from '../test/support/webhookReceiver.ts';
 
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 8);
 const CEILING_OPS = Number(process.env.BENCH_CEILING_OPS ?? 1500);
+const WEBHOOK_N = Number(process.env.BENCH_WEBHOOK_N ?? 50);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 const devnet = await startDevnet({ dataDir, log: () => undefined });
@@ -40,18 +44,24 @@ const chains = devnet.chainConfigs().map((c) => ({
     ...(process.env.BENCH_MAX_BUSY_WAIT_MS && { maxBusyWaitMs: Number(process.env.BENCH_MAX_BUSY_WAIT_MS) }),
   },
 }));
+// A real HTTPS receiver on this machine (self-signed, trusted by the service): loopback needs the dev setting.
+const receiver = await startWebhookReceiver();
 const service = await startEmbeddedService({
   dataDir,
   chains,
   serviceSecret: randomBytes(32).toString('hex'),
   port: 0,
+  webhooks: { allowLoopback: true, ca: receiver.ca },
 });
-const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 });
+const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
 const counterOf = (chain: ChainName) => devnet.manifest.chains.find((c) => c.name === chain)!.testContracts.counter;
 const load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf });
 
 // 1. Latency, one agent, one request at a time (the first one also deploys the wallet).
 printLatency(await load.latency(LATENCY_N));
+
+// 1b. Webhook delivery latency (terminal state → receiver has it), beside its references from the same run.
+printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf, receiver }, WEBHOOK_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
@@ -106,6 +116,7 @@ console.log(`memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB
 
 load.close();
 await service.stop();
+await receiver.close();
 
 // 4. The chain's ceiling for the same operations, without the service (its executors are free now).
 const ceiling = await measureChainCeiling(

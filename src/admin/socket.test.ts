@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { tempDir } from '../../test/support/env.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { callAdminSocket, serveAdminSocket } from './socket.ts';
+import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 
 describe('admin socket', () => {
   let dir: string;
@@ -29,6 +30,32 @@ describe('admin socket', () => {
     await callAdminSocket(dir, 'POST', `/keys/${key.id}/revoke`);
     expect(await failure(callAdminSocket(dir, 'POST', `/keys/${key.id}/rotate`))).toBe('key_revoked');
     expect(await failure(callAdminSocket(dir, 'POST', '/keys/nope/rotate'))).toBe('key_not_found');
+  });
+
+  it('creates each key with a webhook secret in the data directory, and rotates it keeping the old one for the overlap', async () => {
+    const created = (await callAdminSocket(dir, 'POST', '/keys', { mode: 'sponsored' })) as { webhook_secret: string; key: { id: string } };
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    const client = await store.get('ApiClient', created.key.id);
+    const first = client.spec.webhookSigning!.current.secretRef;
+    const files = openFileWebhookSecrets(webhookSecretsDir(dir));
+    expect(await files.read(first)).toBe(created.webhook_secret);
+    expect(JSON.stringify(client)).not.toContain(created.webhook_secret.slice(6)); // a reference, never the secret
+
+    const rotated = (await callAdminSocket(dir, 'POST', `/keys/${created.key.id}/rotate-webhook-secret`, { overlapSeconds: 600 })) as {
+      webhook_secret: string;
+      key: { webhook_previous_secret_valid_until: string };
+    };
+    expect(rotated.webhook_secret).not.toBe(created.webhook_secret);
+    const after = (await store.get('ApiClient', created.key.id)).spec.webhookSigning!;
+    expect(after.previous).toMatchObject({ secretRef: first });
+    expect(Date.parse(after.previous!.validUntil) - Date.parse(after.current.createdAt)).toBe(600_000);
+    expect(await files.read(after.current.secretRef)).toBe(rotated.webhook_secret);
+    // The default body: a day of overlap.
+    await callAdminSocket(dir, 'POST', `/keys/${created.key.id}/rotate-webhook-secret`);
+    const third = (await store.get('ApiClient', created.key.id)).spec.webhookSigning!;
+    expect(Date.parse(third.previous!.validUntil) - Date.parse(third.current.createdAt)).toBe(86_400_000);
+    expect(await failure(callAdminSocket(dir, 'POST', '/keys/nope/rotate-webhook-secret'))).toBe('key_not_found');
+    expect(await failure(callAdminSocket(dir, 'POST', `/keys/${created.key.id}/rotate-webhook-secret`, { overlapSeconds: -1 }))).toBe('invalid_request');
   });
 
   it('answers invalid input 400 and hides the message of an unexpected failure', async () => {

@@ -13,7 +13,9 @@ import { DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
-import { createKey, KeyError, listKeys, revokeKey, rotateKey } from '../keys/manage.ts';
+import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret } from '../keys/manage.ts';
+import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
+import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 
 /**
  * The embedded store belongs to one process. So that an operator can manage keys while `dev` runs, the
@@ -29,6 +31,8 @@ const CreateBody = z.object({
   burst: z.number().int().positive().optional(),
 });
 const KeyParams = z.object({ id: z.string().min(1).max(253) });
+/** Optional: no body means the default overlap (a day). */
+const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86_400).optional() }).nullish();
 
 /** What each key-management error means to the caller of the socket. */
 const KEY_ERROR_STATUS: Readonly<Record<KeyError['code'], number>> = { key_not_found: 404, key_revoked: 409 };
@@ -50,17 +54,22 @@ function handleAdminError(log: Logger) {
 export async function serveAdminSocket(
   store: ResourceStore,
   dataDir: string,
-  opts: { namespace?: string; logger?: Logger } = {},
+  opts: { namespace?: string; logger?: Logger; webhookSecrets?: WebhookSecretStore } = {},
 ): Promise<FastifyInstance> {
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
+  // The service's own secret store: the one its webhook sender reads.
+  const webhookSecrets = opts.webhookSecrets ?? openFileWebhookSecrets(webhookSecretsDir(dataDir));
   const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleAdminError(opts.logger ?? stderrLogger));
   app.get('/keys', async () => listKeys(store, namespace));
-  app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace));
+  app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace, webhookSecrets));
   app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));
   app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(store, req.params.id, namespace));
+  app.post('/keys/:id/rotate-webhook-secret', { schema: { params: KeyParams, body: RotateWebhookSecretBody } }, async (req) =>
+    rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
+  );
   const path = adminSocketPath(dataDir);
   await rm(path, { force: true }); // a socket file left by a killed owner
   await app.listen({ path });

@@ -1,6 +1,8 @@
 import { DEFAULT_NAMESPACE, PAYMENT_MODES, type PaymentMode } from '../api/v1alpha1/index.ts';
 import { callAdminSocket } from '../admin/socket.ts';
-import { createKey, listKeys, revokeKey, rotateKey, type KeySummary } from '../keys/manage.ts';
+import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, type KeySummary } from '../keys/manage.ts';
+import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
+import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
@@ -19,6 +21,7 @@ export async function runKeys(argv: string[]): Promise<number> {
     kube: { type: 'boolean', default: false },
     namespace: { type: 'string' },
     kubeconfig: { type: 'string' },
+    'overlap-seconds': { type: 'string' },
   });
   const [action, id] = positionals;
   const json = values.json === true;
@@ -29,12 +32,15 @@ export async function runKeys(argv: string[]): Promise<number> {
   const storeDir = join(dataDir, 'store');
   const owned = !kube && (await storeOwner(storeDir));
 
-  const direct = async <T>(fn: (store: ResourceStore, namespace: string) => Promise<T>): Promise<T> => {
+  const direct = async <T>(fn: (store: ResourceStore, namespace: string, secrets: WebhookSecretStore) => Promise<T>): Promise<T> => {
     // Loaded only for --kube: the Kubernetes client is a large import the embedded CLI does not need.
-    const store = kube ? await openKubeStore(values.kubeconfig, namespace) : await openEmbeddedStore({ dir: storeDir });
+    const { store, secrets, close } = kube
+      ? await openKube(values.kubeconfig, namespace)
+      : { store: await openEmbeddedStore({ dir: storeDir }), secrets: openFileWebhookSecrets(webhookSecretsDir(dataDir)), close: () => undefined };
     try {
-      return await fn(store, kube ? namespace : DEFAULT_NAMESPACE);
+      return await fn(store, kube ? namespace : DEFAULT_NAMESPACE, secrets);
     } finally {
+      close();
       await store.close();
     }
   };
@@ -46,7 +52,7 @@ export async function runKeys(argv: string[]): Promise<number> {
       const opts = { mode, ...(values.name !== undefined && { name: values.name }) };
       const out = (owned
         ? await callAdminSocket(dataDir, 'POST', '/keys', opts)
-        : await direct((s, ns) => createKey(s, opts, ns))) as { api_key: string; key: KeySummary };
+        : await direct((s, ns, secrets) => createKey(s, opts, ns, secrets))) as { api_key: string; webhook_secret?: string; key: KeySummary };
       printKey(out, json, 'created');
       return 0;
     }
@@ -77,26 +83,55 @@ export async function runKeys(argv: string[]): Promise<number> {
       printKey(out, json, 'rotated');
       return 0;
     }
+    case 'rotate-webhook-secret': {
+      if (!id) throw new CliError('usage: keys rotate-webhook-secret <id> [--overlap-seconds N]');
+      const overlap = values['overlap-seconds'];
+      const overlapSeconds = overlap === undefined ? undefined : Number(overlap);
+      if (overlapSeconds !== undefined && !(Number.isInteger(overlapSeconds) && overlapSeconds >= 0 && overlapSeconds <= 30 * 86_400)) {
+        throw new CliError('--overlap-seconds must be a whole number of seconds from 0 to 2592000 (30 days)');
+      }
+      const body = overlapSeconds === undefined ? {} : { overlapSeconds };
+      const out = (owned
+        ? await callAdminSocket(dataDir, 'POST', `/keys/${encodeURIComponent(id)}/rotate-webhook-secret`, body)
+        : await direct((s, ns, secrets) => rotateWebhookSecret(s, secrets, id, body, ns))) as { webhook_secret: string; key: KeySummary };
+      if (json) {
+        process.stdout.write(JSON.stringify({ webhook_secret: out.webhook_secret, key: out.key }) + '\n');
+        return 0;
+      }
+      const until = out.key.webhook_previous_secret_valid_until;
+      process.stdout.write(
+        `new webhook signing secret for key ${out.key.id}\n\n  ${out.webhook_secret}\n\n` +
+          (until ? `The previous secret also signs every delivery until ${until}: move your receiver to the new one before then.\n` : '') +
+          'This is the only time the secret is shown.\n',
+      );
+      return 0;
+    }
     default:
-      throw new CliError('usage: keys create|list|revoke|rotate (see agent-wallet help)');
+      throw new CliError('usage: keys create|list|revoke|rotate|rotate-webhook-secret (see agent-wallet help)');
   }
 }
 
-function printKey(out: { api_key: string; key: KeySummary }, json: boolean, verb: string): void {
+function printKey(out: { api_key: string; webhook_secret?: string; key: KeySummary }, json: boolean, verb: string): void {
   if (json) {
-    process.stdout.write(JSON.stringify({ api_key: out.api_key }) + '\n');
+    process.stdout.write(JSON.stringify({ api_key: out.api_key, ...(out.webhook_secret !== undefined && { webhook_secret: out.webhook_secret }) }) + '\n');
     return;
   }
   process.stdout.write(
     `${verb} key ${out.key.id} (mode ${out.key.mode})\n\n  ${out.api_key}\n\n` +
-      'This is the only time the key is shown: store it in your agent\'s server-side configuration.\n',
+      (out.webhook_secret !== undefined
+        ? `Webhook signing secret (verifies the deliveries to callback_url; docs/webhooks.md):\n\n  ${out.webhook_secret}\n\n` +
+          'This is the only time the key and the secret are shown: store them in your agent\'s server-side configuration.\n'
+        : 'This is the only time the key is shown: store it in your agent\'s server-side configuration.\n'),
   );
 }
 
-async function openKubeStore(kubeconfig: string | undefined, namespace: string): Promise<ResourceStore> {
-  const [{ createKubeStore }, { loadKubeConfig }] = await Promise.all([
+async function openKube(kubeconfig: string | undefined, namespace: string) {
+  const [{ createKubeStore }, { loadKubeConfig }, { kubeWebhookSecrets }] = await Promise.all([
     import('../store/kube/index.ts'),
     import('../roles/cluster/runtime.ts'),
+    import('../webhooks/secrets/kube.ts'),
   ]);
-  return createKubeStore({ kubeConfig: loadKubeConfig(kubeconfig), namespace });
+  const kubeConfig = loadKubeConfig(kubeconfig);
+  const secrets = kubeWebhookSecrets({ kubeConfig, namespace });
+  return { store: createKubeStore({ kubeConfig, namespace }), secrets, close: () => secrets.close() };
 }

@@ -1,5 +1,6 @@
 import { runDev } from '../roles/dev.ts';
 import { runKeys } from './keys.ts';
+import { runWebhooks } from './webhooks.ts';
 import { CliError } from '../lib/args.ts';
 
 const USAGE = `agent-wallet <command> [options]
@@ -10,6 +11,8 @@ Commands:
                           --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
                           --faucet-port N (AGENT_WALLET_FAUCET_PORT, default 8090)
                           --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
+                          --allow-loopback-webhooks (AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK=1): deliver
+                          webhooks to https://127.0.0.1/… or ::1 (a receiver on this machine; never in production)
   faucet                  the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
                           --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
                           --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
@@ -23,9 +26,14 @@ Commands:
   keys list [--json]
   keys revoke <id> [--json]
   keys rotate <id> [--json]
+  keys rotate-webhook-secret <id> [--overlap-seconds N (default 86400)] [--json]
                           operator key management; takes the same --data-dir as the service and works
                           while it runs (through the service's admin socket); with --kube [--namespace NS]
-                          [--kubeconfig F] it manages the ApiClients of a cluster instead
+                          [--kubeconfig F] it manages the ApiClients of a cluster instead. create and
+                          rotate-webhook-secret print the webhook signing secret once
+  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
+                  [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
+                          checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
   help                    this text
 `;
 
@@ -38,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       return runKeys(rest);
     case 'faucet':
       return (await import('../roles/faucet.ts')).runFaucet(rest);
+    case 'webhooks':
+      return runWebhooks(rest);
     // The cluster roles are imported on demand: `dev` and `keys` need none of the Kubernetes, gRPC or Redis clients.
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);

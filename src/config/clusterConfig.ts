@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/names.ts';
 import { ChainConfigSchema, type ChainConfig } from './chainConfig.ts';
+import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../webhooks/settings.ts';
 import type { ChainName } from './chains.ts';
 
 /**
@@ -60,6 +61,8 @@ export const ClusterConfigSchema = z.object({
       admissionRetryMs: 10_000,
       retentionSeconds: 3_600,
     }),
+  /** Completion webhooks (the controller sends them; the gateway checks callback URLs): src/webhooks/settings.ts. */
+  webhooks: WebhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
   /** Every role serves /metrics, /livez and /readyz here. */
   ops: z.object({ port: z.number().int().min(0).max(65535).default(9090) }).default({ port: 9090 }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

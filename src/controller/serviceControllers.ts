@@ -8,6 +8,12 @@ import type { ResourceStore } from '../store/types.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import type { ManagedController } from './manager.ts';
 import { startRetentionController } from './retention/index.ts';
+import { startWebhookController, webhookIndexers } from './webhook/index.ts';
+import { createHttpsTransport } from '../webhooks/deliver.ts';
+import type { Resolver } from '../webhooks/egress.ts';
+import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
+import type { WebhookSettings } from '../webhooks/settings.ts';
+import { createSigningSecretSource } from '../webhooks/signingSecrets.ts';
 
 export interface ServiceControllerDeps {
   store: ResourceStore;
@@ -21,13 +27,26 @@ export interface ServiceControllerDeps {
   admissionRetryMs?: number | undefined;
   /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number | undefined;
+  /** The completion webhooks' sender. */
+  webhooks: WebhookSenderDeps;
   metrics?: Metrics | undefined;
   logger: Logger;
 }
 
+export interface WebhookSenderDeps {
+  /** Where the API clients' signing secrets are (files of the data dir, or Secrets). */
+  secrets: WebhookSecretStore;
+  settings: WebhookSettings;
+  /** Extra trusted CA certificates (PEM): a test receiver's self-signed one. */
+  ca?: string | Buffer | undefined;
+  /** The resolver seam (default: the system's); tests point names at chosen addresses. */
+  resolver?: Resolver | undefined;
+}
+
 /**
  * The service's controllers, in the order the manager starts them: execution first (it restores the chain
- * workers' in-flight operations before anything reconciles), then retention. A new controller is one entry.
+ * workers' in-flight operations before anything reconciles), then the webhook sender, then retention. A new
+ * controller is one entry.
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
   return [
@@ -46,6 +65,30 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           metrics: deps.metrics,
           logger: childLogger(deps.logger, { controller: 'execution' }),
         }),
+    },
+    {
+      name: 'webhook',
+      indexers: webhookIndexers(),
+      start: (informer) => {
+        const { settings } = deps.webhooks;
+        return startWebhookController({
+          store: deps.store,
+          informer,
+          secrets: createSigningSecretSource(deps.store, deps.webhooks.secrets),
+          // A transport per leadership term: stop() closes its connections.
+          transport: createHttpsTransport({
+            timeoutMs: settings.attemptTimeoutMs,
+            maxSocketsPerEndpoint: settings.maxConcurrencyPerEndpoint,
+            maxSockets: settings.maxConcurrency,
+            allowLoopback: settings.allowLoopback,
+            ca: deps.webhooks.ca,
+            ...(deps.webhooks.resolver && { resolver: deps.webhooks.resolver }),
+          }),
+          settings,
+          metrics: deps.metrics,
+          logger: childLogger(deps.logger, { controller: 'webhook' }),
+        });
+      },
     },
     {
       name: 'retention',

@@ -20,6 +20,7 @@ import { openapiRoutes, registerOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
 import { walletRoutes } from './routes/wallet.ts';
+import { createCallbackGuard } from '../webhooks/egress.ts';
 
 const DEFAULTS = {
   namespace: DEFAULT_NAMESPACE,
@@ -115,6 +116,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     startedAt: Date.now(),
     informer,
     waiter: createDecisionWaiter(informer),
+    callbackGuard: deps.callbackGuard ?? createCallbackGuard(),
   };
 
   // First: @fastify/swagger collects the routes registered after it.

@@ -9,6 +9,7 @@ import type { DecisionWaiter } from './decisionWaiter.ts';
 import { fieldError } from './errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
+import type { CallbackGuard } from '../webhooks/egress.ts';
 
 export interface GatewayDeps {
   store: ResourceStore;
@@ -41,6 +42,11 @@ export interface GatewayDeps {
   bodyLimitBytes?: number;
   /** Reported by GET /health. Default: the package version. */
   version?: string;
+  /**
+   * Refuses a callback_url whose host is or resolves to a private, loopback, link-local or metadata address
+   * (400 callback_url_not_allowed). Default: createCallbackGuard() with the system resolver, loopback refused.
+   */
+  callbackGuard?: CallbackGuard;
 }
 
 /** What the route plugins share: the resolved deps plus the gateway's own long-lived parts. */
@@ -58,6 +64,7 @@ export interface GatewayContext {
   startedAt: number;
   informer: ExecutionInformer;
   waiter: DecisionWaiter;
+  callbackGuard: CallbackGuard;
 }
 
 export function workerFor(ctx: GatewayContext, chain: ChainName): ChainWorker {

@@ -5,6 +5,9 @@ export {
   type LeaderRole,
   type MetricsOptions,
   type WebhookDeliveryResult,
+  type WebhookAttemptResult,
+  type WebhookBacklogState,
+  WEBHOOK_BACKLOG_STATES,
 } from './registry.ts';
 export { controllerMetrics } from './controller.ts';
 export { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, type ExecutionInformerMetricsOptions } from './execution.ts';

@@ -21,10 +21,18 @@ const FAST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 export type ExecutionRequestCounter = (phase: ExecutionPhase, chain: ChainName) => number;
 
 /**
- * What became of a webhook delivery attempt: the endpoint answered 2xx; it failed and will be retried; it
- * failed for the last time.
+ * How a webhook delivery ended: the endpoint answered 2xx; it answered 410 (gone: never tried again); every
+ * attempt of the retry schedule failed.
  */
-export type WebhookDeliveryResult = 'delivered' | 'failed' | 'abandoned';
+export type WebhookDeliveryResult = 'delivered' | 'gone' | 'abandoned';
+
+/** What one webhook attempt got: 2xx, 410, or a failure (counted by cause in webhook_failures_total). */
+export type WebhookAttemptResult = 'delivered' | 'gone' | 'failed';
+
+/** Owed webhook deliveries by state: not started yet (pending), an attempt in flight (sending), waiting to retry. */
+export const WEBHOOK_BACKLOG_STATES = ['pending', 'sending', 'retrying'] as const;
+export type WebhookBacklogState = (typeof WEBHOOK_BACKLOG_STATES)[number];
+export type WebhookBacklogCounter = (state: WebhookBacklogState) => number;
 
 /** The roles that elect a leader (only the controller today). */
 export type LeaderRole = 'controller';
@@ -164,16 +172,46 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  // ── webhooks ───────────────────────────────────────────────────────────────────────────────────────────
-  /**
-   * Defined ahead of its emitter: webhook delivery is a later issue, and its controller will report through
-   * webhookDelivered(). Until then the family is exported with no series.
-   */
-  readonly webhookDeliveries = new Counter({
-    name: 'agentwallet_webhook_deliveries_total',
-    help: 'Webhook delivery attempts by result: delivered, failed (will retry), abandoned (last attempt failed)',
+  // ── webhooks (the webhook controller, on the leader) ───────────────────────────────────────────────────
+  #webhookBacklog: WebhookBacklogCounter | undefined;
+
+  readonly webhookAttempts = new Counter({
+    name: 'agentwallet_webhook_attempts_total',
+    help: 'Webhook delivery attempts by result: delivered (2xx), gone (410), failed (see webhook_failures_total)',
     labelNames: ['result'] as const,
     registers: [this.registry],
+  });
+  readonly webhookFailures = new Counter({
+    name: 'agentwallet_webhook_failures_total',
+    help: 'Failed webhook attempts by cause: server_error, throttled, client_error, redirect, timeout, connection, tls, dns, blocked_address, no_secret, secret_unavailable, interrupted',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'agentwallet_webhook_deliveries_total',
+    help: 'Webhook deliveries that ended, by result: delivered, gone (410: not retried), abandoned (every attempt failed)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDeliveryLatency = new Histogram({
+    name: 'agentwallet_webhook_delivery_latency_seconds',
+    help: 'Time from a request reaching its terminal state to its webhook being delivered (2xx), retries included',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000, 86400, 259200],
+    registers: [this.registry],
+  });
+  readonly webhookAttemptDuration = new Histogram({
+    name: 'agentwallet_webhook_attempt_duration_seconds',
+    help: 'Time one webhook attempt took, from sending to the answer (or the failure)',
+    buckets: FAST_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Computed at scrape time from the webhook controller's informer cache. */
+  readonly webhookBacklog = new Gauge({
+    name: 'agentwallet_webhook_backlog',
+    help: 'Webhook deliveries still owed, by state: pending (not started), sending (attempt in flight), retrying (waiting for the next attempt)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: () => this.#collectWebhookBacklog(),
   });
 
   // ── gateway (HTTP) ─────────────────────────────────────────────────────────────────────────────────────
@@ -255,12 +293,37 @@ export class Metrics {
     };
   }
 
-  webhookDelivered(result: WebhookDeliveryResult): void {
+  /** A delivery ended; `latencySeconds` (terminal state → 2xx) only when it was delivered. */
+  webhookDelivered(result: WebhookDeliveryResult, latencySeconds?: number): void {
     this.webhookDeliveries.inc({ result });
+    if (result === 'delivered' && latencySeconds !== undefined && latencySeconds >= 0) this.webhookDeliveryLatency.observe(latencySeconds);
+  }
+
+  /** One attempt ended after `seconds`; a failure with its cause. */
+  webhookAttempted(result: WebhookAttemptResult, seconds: number, cause?: string): void {
+    this.webhookAttempts.inc({ result });
+    this.webhookAttemptDuration.observe(seconds);
+    if (result === 'failed') this.webhookFailures.inc({ cause: cause ?? 'unknown' });
+  }
+
+  /** Makes `agentwallet_webhook_backlog` count with `count` at each scrape; call the result to detach it. */
+  countWebhookBacklogWith(count: WebhookBacklogCounter): () => void {
+    if (this.#webhookBacklog) throw new Error('agentwallet_webhook_backlog already has a source');
+    this.#webhookBacklog = count;
+    return () => {
+      if (this.#webhookBacklog === count) this.#webhookBacklog = undefined;
+    };
   }
 
   setLeader(role: LeaderRole, leading: boolean): void {
     this.leader.set({ role }, leading ? 1 : 0);
+  }
+
+  #collectWebhookBacklog(): void {
+    this.webhookBacklog.reset();
+    const count = this.#webhookBacklog;
+    if (!count) return;
+    for (const state of WEBHOOK_BACKLOG_STATES) this.webhookBacklog.set({ state }, count(state));
   }
 
   #collectRequests(): void {

@@ -20,12 +20,12 @@ describe('ops server', () => {
 
   it('serves the registry at /metrics in the Prometheus text format', async () => {
     const { metrics, get } = await start();
-    metrics.webhookDelivered('failed');
+    metrics.webhookDelivered('gone');
     const res = await get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const e = parseExposition(await res.text());
-    expect(e.value('agentwallet_webhook_deliveries_total', { result: 'failed' })).toBe(1);
+    expect(e.value('agentwallet_webhook_deliveries_total', { result: 'gone' })).toBe(1);
     expect(e.types.get('process_resident_memory_bytes')).toBe('gauge');
   });
 

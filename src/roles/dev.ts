@@ -20,6 +20,7 @@ export async function runDev(argv: string[]): Promise<number> {
     host: { type: 'string' },
     'faucet-port': { type: 'string' },
     quiet: { type: 'boolean', default: false },
+    'allow-loopback-webhooks': { type: 'boolean', default: false },
   });
   const dataDir = resolveDataDir(values['data-dir']);
   const port = Number(values.port ?? process.env.AGENT_WALLET_PORT ?? 8080);
@@ -44,6 +45,10 @@ export async function runDev(argv: string[]): Promise<number> {
       host,
       adminSocket: true,
       logLevel: values.quiet === true ? 'warn' : 'info',
+      // Development only, and only when asked: webhooks to a receiver on this machine (127.0.0.0/8, ::1).
+      webhooks: {
+        allowLoopback: values['allow-loopback-webhooks'] === true || process.env.AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK === '1',
+      },
       onStoreFatal: (err) => {
         process.stderr.write(`agent-wallet: the store stopped for good (${err.message}); exiting so it restarts from the disk\n`);
         process.exit(1);
@@ -68,12 +73,14 @@ export async function runDev(argv: string[]): Promise<number> {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CliError(`port ${faucetPortNumber} is in use: pass --faucet-port`);
     throw e;
   }
-  const { apiKey } = await ensureDevKey(service.store, dataDir);
+  const { apiKey, webhookSecret } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
+
   const counter = devnet.manifest.chains.find((c) => c.name === 'ethereum')!.testContracts.counter;
   say('');
   say(`agent-wallet is listening on ${service.url}`);
   say(`aUSD faucet is listening on ${faucet.url} (a page for people; POST ${faucet.url}/api/drip for agents)`);
   say(`development API key (sponsored): ${apiKey}`);
+  if (webhookSecret) say(`its webhook signing secret (verifies callback_url deliveries, docs/webhooks.md): ${webhookSecret}`);
   say('');
   say('Try it: execute Counter.increment() on the local "ethereum" chain, then poll the status:');
   say(

@@ -15,6 +15,10 @@ import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.t
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
+import { createCallbackGuard, type Resolver } from '../webhooks/egress.ts';
+import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
+import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
+import { WebhookSettingsSchema, type WebhookSettingsInput } from '../webhooks/settings.ts';
 
 export interface EmbeddedServiceOptions {
   dataDir: string;
@@ -41,6 +45,12 @@ export interface EmbeddedServiceOptions {
   onStoreFatal?: (error: Error) => void;
   /** The service's metrics (served at GET /metrics); tests may pass one without the process metrics. */
   metrics?: Metrics;
+  /**
+   * Completion webhooks: retry schedule, attempt timeout, concurrency, and `allowLoopback` (development only:
+   * a receiver on this machine). `ca` adds trusted CA certificates (a test receiver's self-signed one);
+   * `resolver` replaces the system resolver (tests point names at chosen addresses).
+   */
+  webhooks?: WebhookSettingsInput & { ca?: string | Buffer; resolver?: Resolver };
 }
 
 export interface EmbeddedService {
@@ -50,6 +60,8 @@ export interface EmbeddedService {
   workers: ReadonlyMap<ChainName, LocalChainWorker>;
   controllers: ControllerManager;
   metrics: Metrics;
+  /** The API clients' webhook signing secrets: files in <dataDir>/webhook-secrets/ (0600). */
+  webhookSecrets: WebhookSecretStore;
   stop(): Promise<void>;
 }
 
@@ -86,6 +98,9 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       stops.push(() => worker.close());
     }
     const payments = defaultPaymentPolicies();
+    const { ca, resolver, ...webhookInput } = opts.webhooks ?? {};
+    const webhookSettings = WebhookSettingsSchema.parse(webhookInput);
+    const webhookSecrets = openFileWebhookSecrets(webhookSecretsDir(opts.dataDir));
     const manager = startControllerManager({
       store,
       namespace: DEFAULT_NAMESPACE,
@@ -98,6 +113,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         retentionSeconds: opts.retentionSeconds ?? 3_600,
         admissionRetryMs: opts.admissionRetryMs,
         inclusionPollMs: opts.inclusionPollMs,
+        webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,
         logger: log.child({ role: 'controller' }),
       }),
@@ -119,17 +135,18 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       serveMetrics: true,
       logger: level === 'silent' ? false : { level },
       requestLogLevel: 'debug', // one process in a terminal: requests only with --log-level debug
+      callbackGuard: createCallbackGuard({ allowLoopback: webhookSettings.allowLoopback, ...(resolver && { resolver }) }),
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),
     });
     stops.push(() => app.close());
     const address = await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
 
     if (opts.adminSocket) {
-      const admin = await serveAdminSocket(store, opts.dataDir);
+      const admin = await serveAdminSocket(store, opts.dataDir, { webhookSecrets });
       stops.push(() => admin.close());
     }
     let stopped: Promise<void> | undefined;
-    return { url: address, app, store, workers, controllers: manager, metrics, stop: () => (stopped ??= stopAll()) };
+    return { url: address, app, store, workers, controllers: manager, metrics, webhookSecrets, stop: () => (stopped ??= stopAll()) };
   } catch (e) {
     await stopAll();
     throw e;

@@ -19,7 +19,9 @@ are well formed, not which calls succeed: a well-formed call that reverts in sim
 `simulation_failed`, one that sends more native currency than the (fresh, empty) wallet holds is 400
 `insufficient_funds`, and an Idempotency-Key sent again with a different body is 422
 `idempotency_key_mismatch` (docs/api.md lists all three; schemathesis reuses short generated keys and
-generates large values and random calldata). schemathesis's "schema-valid request rejected" (ST202)
+generates large values and random calldata), and a well-formed callback_url whose host does not resolve or
+resolves to a private address is 400 `callback_url_not_allowed` (docs/webhooks.md: what the URL reaches,
+not its form). schemathesis's "schema-valid request rejected" (ST202)
 failures with exactly these answers are dropped. Every other rejection of a schema-valid request, in
 particular any validation error, still fails the run; the answers dropped here are still held to the
 declared statuses and to the error body schema by the other checks.
@@ -58,6 +60,7 @@ OUTCOMES = {
     (400, "simulation_failed"),
     (400, "insufficient_funds"),
     (422, "idempotency_key_mismatch"),
+    (400, "callback_url_not_allowed"),
 }
 
 

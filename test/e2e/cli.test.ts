@@ -8,6 +8,7 @@ import { counterAbi } from '../../src/devnet/contracts.ts';
 import { killHard, spawnServiceChild } from '../support/child.ts';
 import { newServiceSecret, tempDir } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';
+import { signWebhook } from '../../src/webhooks/sign.ts';
 
 const run = promisify(execFile);
 /**
@@ -63,6 +64,49 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       expect(after.body.error).toBe('invalid API key');
     } finally {
       await killHard(child);
+    }
+  });
+});
+
+describe('agent-wallet keys: webhook signing secrets', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('create prints the secret once; rotate-webhook-secret issues a new one and keeps the old for the overlap', async () => {
+    const dir = tempDir('aw-keys-whsec-');
+    const created = JSON.parse(await cli('keys', 'create', '--mode', 'sponsored', '--json', '--data-dir', dir));
+    expect(created.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const id = created.api_key.split('_')[1];
+    const list = await cli('keys', 'list', '--json', '--data-dir', dir);
+    expect(list).not.toContain(created.webhook_secret.slice(6));
+    const rotated = JSON.parse(await cli('keys', 'rotate-webhook-secret', id, '--overlap-seconds', '3600', '--json', '--data-dir', dir));
+    expect(rotated.webhook_secret).toMatch(/^whsec_/);
+    expect(rotated.webhook_secret).not.toBe(created.webhook_secret);
+    expect(Date.parse(rotated.key.webhook_previous_secret_valid_until)).toBeGreaterThan(Date.now() + 3_500_000);
+    const human = await cli('keys', 'rotate-webhook-secret', id, '--data-dir', dir);
+    expect(human).toMatch(/new webhook signing secret for key .*\n\n  whsec_/s);
+    expect(human).toMatch(/The previous secret also signs every delivery until/);
+    const bad = await cliFails('keys', 'rotate-webhook-secret', id, '--overlap-seconds', 'soon', '--data-dir', dir);
+    expect(bad.code).toBe(2);
+  });
+});
+
+describe('agent-wallet webhooks verify', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('says valid for a delivery signed with the secret, invalid (exit 1) for a changed body or another secret', async () => {
+    const dir = tempDir('aw-verify-');
+    const { webhook_secret: secret } = JSON.parse(await cli('keys', 'create', '--mode', 'sponsored', '--json', '--data-dir', dir));
+    const body = JSON.stringify({ id: 'evt_req-cli', type: 'execution.confirmed', version: 1, timestamp: new Date().toISOString(), data: { request_id: 'req-cli' } });
+    const headers = signWebhook({ id: 'evt_req-cli', timestamp: Math.floor(Date.now() / 1000), body }, [secret]);
+    writeFileSync(`${dir}/body.json`, body);
+    writeFileSync(`${dir}/tampered.json`, body.replace('req-cli', 'req-evil'));
+    const args = (file: string) => ['webhooks', 'verify', '--body-file', `${dir}/${file}`, ...Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])];
+    const env = { ...process.env, AGENT_WALLET_WEBHOOK_SECRET: secret };
+    const ok = await run(process.execPath, ['bin/agent-wallet.js', ...args('body.json')], { env });
+    expect(ok.stdout).toBe('valid: execution.confirmed of req-cli (webhook-id evt_req-cli)\n');
+    for (const [file, secretUsed] of [['tampered.json', secret], ['body.json', 'whsec_' + Buffer.alloc(32, 7).toString('base64')]] as const) {
+      const failed = await run(process.execPath, ['bin/agent-wallet.js', ...args(file), '--json'], { env: { ...env, AGENT_WALLET_WEBHOOK_SECRET: secretUsed } }).then(
+        () => expect.unreachable('should fail'),
+        (e: { code: number; stdout: string }) => e,
+      );
+      expect(failed.code).toBe(1);
+      expect(JSON.parse(failed.stdout)).toMatchObject({ valid: false, error: 'no_matching_signature' });
     }
   });
 });

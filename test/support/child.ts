@@ -2,10 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /** Starts test/support/serviceChild.ts and resolves with its URL once it listens. */
-export async function spawnServiceChild(dataDir: string, serviceSecret: string): Promise<{ url: string; child: ChildProcess }> {
+export async function spawnServiceChild(
+  dataDir: string,
+  serviceSecret: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['bin/run-ts.js', 'test/support/serviceChild.ts', dataDir, serviceSecret], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: process.env,
+    env: { ...process.env, ...env },
   });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {

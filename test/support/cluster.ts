@@ -14,6 +14,8 @@ import type { ChainConfig } from '../../src/config/chainConfig.ts';
 import type { ClusterConfig } from '../../src/config/clusterConfig.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { createKey } from '../../src/keys/manage.ts';
+import { kubeWebhookSecrets } from '../../src/webhooks/secrets/kube.ts';
+import { WebhookSettingsSchema, type WebhookSettingsInput } from '../../src/webhooks/settings.ts';
 import { createKubeStore } from '../../src/store/kube/index.ts';
 import type { ResourceStore } from '../../src/store/types.ts';
 import { installChartRbac } from '../cluster/helm/chart.ts';
@@ -51,6 +53,10 @@ export interface StartClusterOptions {
   /** Short lease timings so takeover tests finish quickly (seconds). */
   lease?: { durationSeconds: number; renewDeadlineSeconds: number; retryPeriodSeconds: number };
   retentionSeconds?: number;
+  /** The config's webhooks section (e.g. allowLoopback and a short schedule for a test receiver). */
+  webhooks?: WebhookSettingsInput;
+  /** Extra environment of the controllers, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver's certificate. */
+  controllerEnv?: NodeJS.ProcessEnv;
 }
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
@@ -90,6 +96,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       retentionSeconds: opts.retentionSeconds ?? 3_600,
     },
     ops: { port: 0 },
+    webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),
     logLevel: 'info',
     chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
   };
@@ -99,6 +106,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   mkdirSync(logDir);
 
   const processes: RoleProcess[] = [];
+  let closeSecrets = (): void => undefined;
   const baseEnv = { ...process.env, KUBECONFIG: kubeconfigPath, AGENT_WALLET_CONFIG: configPath, POD_NAMESPACE: namespace };
 
   const spawnRole = async (name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RoleProcess> => {
@@ -124,10 +132,12 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
       AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
     });
-  const startController = (i: number) => spawnRole(`controller-${i}`, ['controller'], { KUBECONFIG: rbac.kubeconfigs.controller });
+  const startController = (i: number) =>
+    spawnRole(`controller-${i}`, ['controller'], { KUBECONFIG: rbac.kubeconfigs.controller, ...opts.controllerEnv });
 
   const stopAll = async () => {
     await Promise.all(processes.map((p) => terminate(p, 10_000)));
+    closeSecrets();
     await kc
       .makeApiClient(CoreV1Api)
       .deleteNamespace({ name: namespace })
@@ -144,6 +154,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     await waitHttp(`${url}/health`, 30_000);
 
     const store: ResourceStore = createKubeStore({ kubeConfig: kc, namespace });
+    const webhookSecrets = kubeWebhookSecrets({ kubeConfig: kc, namespace });
+    closeSecrets = () => webhookSecrets.close();
     const coordination = kc.makeApiClient(CoordinationV1Api);
 
     return {
@@ -159,8 +171,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       controllers,
       gateway,
       async newKey(mode: PaymentMode = 'sponsored') {
-        const { api_key, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000 }, namespace);
-        return { apiKey: api_key, clientId: key.id, api: apiClient(url, api_key) };
+        const { api_key, webhook_secret, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000 }, namespace, webhookSecrets);
+        return { apiKey: api_key, clientId: key.id, webhookSecret: webhook_secret!, api: apiClient(url, api_key) };
       },
       anonymous: apiClient(url),
       /** The controller replica holding the Lease now (by POD_NAME), or undefined. */

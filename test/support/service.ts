@@ -1,13 +1,15 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createKey } from '../../src/keys/manage.ts';
 import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
-import { startEmbeddedService, type EmbeddedService } from '../../src/roles/embedded.ts';
+import { startEmbeddedService, type EmbeddedService, type EmbeddedServiceOptions } from '../../src/roles/embedded.ts';
 import { clusterTarget, startTestCluster } from './cluster.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
 import { apiClient } from './http.ts';
 
 /** The whole service in this process against the shared devnet, in a fresh data dir with a fresh secret. */
-export async function startTestService(opts: { dataDir?: string; serviceSecret?: string } = {}) {
+export async function startTestService(
+  opts: { dataDir?: string; serviceSecret?: string; webhooks?: EmbeddedServiceOptions['webhooks']; retentionSeconds?: number } = {},
+) {
   const devnet = testDevnet();
   const dataDir = opts.dataDir ?? tempDir();
   const serviceSecret = opts.serviceSecret ?? newServiceSecret();
@@ -17,6 +19,8 @@ export async function startTestService(opts: { dataDir?: string; serviceSecret?:
     serviceSecret,
     port: 0,
     decisionTimeoutMs: 20_000,
+    ...(opts.webhooks && { webhooks: opts.webhooks }),
+    ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
   });
   return {
     ...service,
@@ -25,8 +29,13 @@ export async function startTestService(opts: { dataDir?: string; serviceSecret?:
     serviceSecret,
     async newKey(mode: PaymentMode = 'sponsored') {
       // Tests poll quickly and fire bursts: give test keys room (the limiter itself has its own tests).
-      const { api_key, key } = await createKey(service.store, { mode, requestsPerSecond: 10_000, burst: 10_000 });
-      return { apiKey: api_key, clientId: key.id, api: apiClient(service.url, api_key) };
+      const { api_key, webhook_secret, key } = await createKey(
+        service.store,
+        { mode, requestsPerSecond: 10_000, burst: 10_000 },
+        undefined,
+        service.webhookSecrets,
+      );
+      return { apiKey: api_key, clientId: key.id, webhookSecret: webhook_secret!, api: apiClient(service.url, api_key) };
     },
     anonymous: apiClient(service.url),
   };

@@ -1,7 +1,9 @@
 /**
  * The service as a separate process, for crash tests: `node bin/run-ts.js test/support/serviceChild.ts
  * <dataDir> <serviceSecret>` (manifest from AGENT_WALLET_TEST_MANIFEST). Prints one JSON line with the URL.
+ * AGENT_WALLET_TEST_WEBHOOKS may hold the `webhooks` option as JSON, with `caPath` for a test receiver's CA.
  */
+import { readFileSync } from 'node:fs';
 import { chainConfigsFromManifest, loadManifest } from '../../src/devnet/devnet.ts';
 import { startEmbeddedService } from '../../src/roles/embedded.ts';
 
@@ -11,7 +13,10 @@ if (!dataDir || !serviceSecret || !manifestPath) {
   process.stderr.write('usage: serviceChild <dataDir> <serviceSecret> (AGENT_WALLET_TEST_MANIFEST set)\n');
   process.exit(2);
 }
+const webhooks = process.env.AGENT_WALLET_TEST_WEBHOOKS ? (JSON.parse(process.env.AGENT_WALLET_TEST_WEBHOOKS) as Record<string, unknown>) : undefined;
+const { caPath, ...webhookSettings } = (webhooks ?? {}) as { caPath?: string };
 const service = await startEmbeddedService({
+  ...(webhooks && { webhooks: { ...webhookSettings, ...(caPath && { ca: readFileSync(caPath, 'utf8') }) } }),
   dataDir,
   serviceSecret,
   chains: chainConfigsFromManifest(loadManifest(manifestPath)),

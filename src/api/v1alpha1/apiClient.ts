@@ -10,6 +10,18 @@ import { PaymentModeSchema } from './executionRequest.ts';
 /** A key's limits unless the operator sets others. */
 export const DEFAULT_KEY_LIMITS = { requestsPerSecond: 50, burst: 100, maxBatchCalls: 20 } as const;
 
+/**
+ * Which secrets sign this client's webhooks: references only (a file of the data directory, or a Secret in a
+ * cluster; see src/webhooks/secrets), never a secret itself. `previous` is the secret a rotation replaced: it
+ * keeps signing too, as a second signature, until `validUntil`, so receivers can switch secrets without
+ * missing an event.
+ */
+export const WebhookSigningSchema = z.object({
+  current: z.object({ secretRef: z.string().min(1), createdAt: z.string() }),
+  previous: z.object({ secretRef: z.string().min(1), createdAt: z.string(), validUntil: z.string() }).optional(),
+});
+export type WebhookSigning = z.infer<typeof WebhookSigningSchema>;
+
 export const ApiClientSpecSchema = z.object({
   displayName: z.string().optional(),
   keyHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -23,6 +35,7 @@ export const ApiClientSpecSchema = z.object({
       maxBatchCalls: z.number().int().positive().default(DEFAULT_KEY_LIMITS.maxBatchCalls),
     })
     .default(DEFAULT_KEY_LIMITS),
+  webhookSigning: WebhookSigningSchema.optional(),
 });
 export type ApiClientSpec = z.infer<typeof ApiClientSpecSchema>;
 

@@ -99,6 +99,53 @@ export const FailureSchema = z.object({
 });
 export type Failure = z.infer<typeof FailureSchema>;
 
+/**
+ * States of a webhook delivery (status.webhook.state). None yet: the request is not terminal, has no
+ * callback_url, or its first attempt has not started.
+ *   Sending    an attempt was claimed (attempts counts it) and is in flight; found after a crash or a leader
+ *              change, it is sent again at once, with the same webhook-id
+ *   Retrying   the last attempt failed; the next is due at nextAttemptTime
+ *   Delivered  the endpoint answered 2xx (final)
+ *   Gone       the endpoint answered 410: never tried again (final)
+ *   Abandoned  every attempt of the retry schedule failed (final)
+ */
+export const WEBHOOK_DELIVERY_STATES = ['Sending', 'Retrying', 'Delivered', 'Gone', 'Abandoned'] as const;
+export const WebhookDeliveryStateSchema = z.enum(WEBHOOK_DELIVERY_STATES);
+export type WebhookDeliveryState = z.infer<typeof WebhookDeliveryStateSchema>;
+const FINAL_DELIVERY_STATES: ReadonlySet<WebhookDeliveryState> = new Set(['Delivered', 'Gone', 'Abandoned']);
+
+export const WebhookDeliverySchema = z.object({
+  /** The webhook-id header and the event's id: the same on every attempt. */
+  id: z.string(),
+  /** The event type, e.g. execution.confirmed. */
+  event: z.string(),
+  state: WebhookDeliveryStateSchema,
+  /** Attempts started, the one in flight included. */
+  attempts: z.number().int().min(0),
+  firstAttemptTime: z.string().optional(),
+  lastAttemptTime: z.string().optional(),
+  /** When the next attempt is due (state Retrying). */
+  nextAttemptTime: z.string().optional(),
+  /** HTTP status of the last answer, when there was one. */
+  lastResponseCode: z.number().int().optional(),
+  /** Why the last attempt failed: a cause (server_error, throttled, timeout, blocked_address, …) and a message. */
+  lastFailure: z.object({ cause: z.string(), message: z.string() }).optional(),
+  deliveredTime: z.string().optional(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+/**
+ * Whether a completion webhook is still owed for this request: it has a callback URL, and its delivery has
+ * not reached a final state (or has not started). Retention keeps such a request until it has.
+ */
+export function webhookOwed(r: ExecutionRequest): boolean {
+  if (r.spec.callbackUrl === undefined) return false;
+  const state = r.status?.webhook?.state;
+  return state === undefined || !FINAL_DELIVERY_STATES.has(state);
+}
+
+export const isFinalDeliveryState = (s: WebhookDeliveryState | undefined): boolean => s !== undefined && FINAL_DELIVERY_STATES.has(s);
+
 export const ExecutionRequestStatusSchema = z.object({
   phase: ExecutionPhaseSchema.optional(),
   observedGeneration: z.number().int().optional(),
@@ -125,10 +172,8 @@ export const ExecutionRequestStatusSchema = z.object({
   queuedTime: z.string().optional(),
   startTime: z.string().optional(),
   completionTime: z.string().optional(),
-  /** Webhook delivery state: filled by the webhook controller. */
-  webhook: z
-    .object({ state: z.string(), attempts: z.number().int(), lastAttemptTime: z.string().optional() })
-    .optional(),
+  /** Delivery of the completion webhook to spec.callbackUrl: written by the webhook controller only. */
+  webhook: WebhookDeliverySchema.optional(),
 });
 export type ExecutionRequestStatus = z.infer<typeof ExecutionRequestStatusSchema>;
 

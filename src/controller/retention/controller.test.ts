@@ -129,6 +129,33 @@ describe('retention controller (embedded store, file archive)', () => {
     expect(retention.stats()).toEqual({ archived: 1, conflicts: 1 });
   });
 
+  it('keeps a request whose webhook is still owed, however old, and archives it with its final delivery state', async () => {
+    const longAgo = confirmedAt(new Date(Date.now() - 7_200_000));
+    const created = await store.create(executionRequest('req-hook', 'client-1', { callbackUrl: 'https://agent.example/hook' }));
+    const owed = await store.updateStatus({ ...created, status: longAgo });
+    const retrying = await store.create(executionRequest('req-hook-retrying', 'client-1', { callbackUrl: 'https://agent.example/hook' }));
+    await store.updateStatus({
+      ...retrying,
+      status: { ...longAgo, webhook: { id: 'evt_req-hook-retrying', event: 'execution.confirmed', state: 'Retrying', attempts: 3, nextAttemptTime: new Date(Date.now() + 3_600_000).toISOString() } },
+    });
+    await request('req-no-hook', longAgo);
+    retention = await startRetentionController({ store, archive, retentionSeconds: 1 });
+    await waitFor(async () => !(await exists('req-no-hook')));
+    await sleep(200);
+    expect(await exists('req-hook')).toBe(true); // not started: owed
+    expect(await exists('req-hook-retrying')).toBe(true); // retrying for hours yet: owed
+    expect(await archive.get('req-hook')).toBeUndefined();
+
+    // The delivery ends: the state change brings the request back, and it goes, its delivery state with it.
+    const delivered = await store.updateStatus({
+      ...owed,
+      status: { ...longAgo, webhook: { id: 'evt_req-hook', event: 'execution.confirmed', state: 'Delivered', attempts: 1, lastResponseCode: 200 } },
+    });
+    await waitFor(async () => !(await exists('req-hook')));
+    expect(await archive.get('req-hook')).toEqual(delivered);
+    expect(await exists('req-hook-retrying')).toBe(true);
+  });
+
   it('shares a given informer and leaves it running on stop', async () => {
     const informer = new Informer({ store, kind: 'ExecutionRequest', namespace: 'default' });
     await request('req-shared', confirmedAt(new Date(Date.now() - 60_000)));

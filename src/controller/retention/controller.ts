@@ -1,4 +1,4 @@
-import { DEFAULT_NAMESPACE, isTerminal, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, isTerminal, webhookOwed, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ExecutionArchive } from '../../archive/types.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../../runtime/index.ts';
@@ -52,6 +52,10 @@ function dueAt(req: ExecutionRequest, retentionMs: number): number {
  * deleted once `retentionSeconds` have passed since it completed, so the store (etcd, or the embedded log)
  * holds only recent and in-flight requests while `GET /status/:id` keeps answering from the archive.
  *
+ * A request whose completion webhook is still owed (a callback URL, and a delivery not yet Delivered, Gone or
+ * Abandoned) is kept however old it is: the delivery state lives in the request, and archiving it would end
+ * the delivery. It goes once the delivery ends, its final state archived with it.
+ *
  * Archive first, then delete with the archived resourceVersion as a precondition: a crash in between
  * leaves the request in the store (archived again next time, harmless), and a change made after the archive
  * was written makes the delete fail with Conflict, so the request is read, archived and deleted again and
@@ -74,6 +78,8 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     const cached = informer.get(name, ns);
     if (!cached || !isTerminal(cached.status?.phase)) return { done: true };
     if (dueAt(cached, retentionMs) > Date.now()) return { requeueAfterMs: dueAt(cached, retentionMs) - Date.now() };
+    // Its completion webhook is still owed: kept until the delivery ends (the change of its state brings it back).
+    if (webhookOwed(cached)) return { done: true };
 
     // Due by the cache: decide again on the stored object, which the cache may trail.
     let current: ExecutionRequest;
@@ -86,6 +92,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     if (!isTerminal(current.status?.phase) || current.metadata.deletionTimestamp !== undefined) return { done: true };
     const wait = dueAt(current, retentionMs) - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
+    if (webhookOwed(current)) return { done: true };
 
     await archive.put(current);
     try {
@@ -114,6 +121,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     updatePredicate: (a, b) =>
       a.status?.phase !== b.status?.phase ||
       a.status?.completionTime !== b.status?.completionTime ||
+      a.status?.webhook?.state !== b.status?.webhook?.state ||
       a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
     ...(opts.hooks && { hooks: opts.hooks }),
     ...(opts.metrics && { metrics: opts.metrics }),

@@ -45,6 +45,9 @@ export async function submitExecution(
     );
   }
   const worker = workerFor(ctx, spec.chain);
+  // SSRF: a callback URL aimed inside the network is refused now; the sender checks again at connect time.
+  const refused = spec.callbackUrl === undefined ? undefined : await ctx.callbackGuard.check(spec.callbackUrl);
+  if (refused !== undefined) throw fieldError('callback_url_not_allowed', 'callback_url', refused);
 
   const { request: created, replayed } = await createOrReplay(ctx.store, ctx.namespace, spec, opts.idempotencyKey);
   const id = created.metadata.name;

@@ -8,11 +8,12 @@ import { defaultPaymentPolicies } from '../../payments/policy.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
 import { createLeaseElector } from '../../store/kube/lease.ts';
+import { kubeWebhookSecrets } from '../../webhooks/secrets/kube.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
 /**
- * `agent-wallet controller`: the reconcilers (execution, retention). Run two replicas: they elect a leader
+ * `agent-wallet controller`: the reconcilers (execution, webhook delivery, retention). Run two replicas: they elect a leader
  * through a coordination.k8s.io Lease and only the leader reconciles, so no request is ever advanced by two
  * processes at once; the follower stands by with its connections open and takes over when the lease lapses.
  *
@@ -33,6 +34,8 @@ export async function runController(argv: string[]): Promise<number> {
   const archive = createRedisArchive(redis);
   const workers = connectChainWorkers(config, log, metrics);
   const payments = defaultPaymentPolicies();
+  // The API clients' webhook signing secrets: immutable Secrets, read by name (the Role grants get only).
+  const webhookSecrets = kubeWebhookSecrets({ kubeConfig, namespace });
 
   let stopping = false;
   const elector = createLeaseElector({
@@ -59,6 +62,7 @@ export async function runController(argv: string[]): Promise<number> {
       archive,
       retentionSeconds: config.controller.retentionSeconds,
       admissionRetryMs: config.controller.admissionRetryMs,
+      webhooks: { secrets: webhookSecrets, settings: config.webhooks },
       metrics,
       logger: log,
     }),
@@ -84,6 +88,7 @@ export async function runController(argv: string[]): Promise<number> {
     stopping = true;
     await manager.stop(); // stops the reconcilers, then releases the lease: the other replica leads within one retry period
     for (const w of workers.values()) await w.close();
+    webhookSecrets.close();
     await store.close();
     await closeRedis(redis);
     await ops.close();

@@ -8,6 +8,7 @@ import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
+import { createCallbackGuard } from '../../webhooks/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
@@ -40,6 +41,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,
     logger: { level: config.logLevel },
     metrics,
+    callbackGuard: createCallbackGuard({ allowLoopback: config.webhooks.allowLoopback }),
   });
   const address = await app.listen({ port, host: values.host ?? config.gateway.host });
   let serving = true;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClusterConfig, workerChainConfig } from '../../../src/config/clusterConfig.ts';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
 import { KUBECONFIG_ENV } from '../../support/cluster.ts';
 import {
@@ -118,7 +119,16 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       expect(eth.bundler.maxOpsPerBundle).toBe(16);
       expect(eth.nativeUsdPrice).toBe(3125.5);
       expect(config.controller.retentionSeconds).toBe(2_592_000);
+      expect(config.webhooks).toEqual({
+        retryScheduleSeconds: [10, 600, 86_400],
+        attemptTimeoutMs: 20_000,
+        maxConcurrency: 32,
+        maxConcurrencyPerEndpoint: 2,
+        allowLoopback: false,
+      });
       expect(config.redis.url).toBe(`redis://${componentName('aw', 'redis')}:6379`);
+    } else {
+      expect(config.webhooks).toEqual(DEFAULT_WEBHOOK_SETTINGS); // the chart's defaults are the service's
     }
     // The controllers may update exactly the Lease the config names.
     const role = named(manifests, 'Role', componentName('aw', 'controller')) as Tree;
@@ -247,6 +257,9 @@ describe("the chart's RBAC", () => {
     expect(await can(gw, 'create', receipts)).toBe(false);
     expect(await can(gw, 'get', 'leases.coordination.k8s.io')).toBe(false);
     expect(await can(gw, 'get', 'secrets')).toBe(false);
+    // keys create / rotate-webhook-secret store webhook secrets: create, and nothing that reads one back.
+    expect(await can(gw, 'create', 'secrets')).toBe(true);
+    for (const verb of ['get', 'list', 'watch', 'update', 'patch', 'delete']) expect(await can(gw, verb, 'secrets'), verb).toBe(false);
     expect(await can(gw, 'list', exr, { namespace: 'default' })).toBe(false);
   });
 
@@ -260,7 +273,10 @@ describe("the chart's RBAC", () => {
     expect(await can(ctl, 'list', clients)).toBe(true);
     expect(await can(ctl, 'create', clients)).toBe(false);
     expect(await can(ctl, 'update', clients)).toBe(false);
-    expect(await can(ctl, 'get', 'secrets')).toBe(false);
+    // The webhook sender reads a signing secret by the name its ApiClient gives: get, not list or watch.
+    expect(await can(ctl, 'get', 'secrets')).toBe(true);
+    for (const verb of ['list', 'watch', 'create', 'update', 'patch', 'delete']) expect(await can(ctl, verb, 'secrets'), verb).toBe(false);
+    expect(await can(ctl, 'get', 'secrets', { namespace: 'default' })).toBe(false);
     expect(await can(ctl, 'list', exr, { namespace: 'default' })).toBe(false);
     const lease = componentName('aw', 'controller');
     expect(await can(ctl, 'create', 'leases.coordination.k8s.io')).toBe(true);
@@ -279,7 +295,7 @@ describe("the chart's RBAC", () => {
   it('without keyManagement.viaGateway, the gateway only reads ApiClients', async () => {
     const other = await newNamespace();
     const { serviceAccounts } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: other, set: { 'keyManagement.viaGateway': 'false' } });
-    for (const [verb, resource] of [['create', clients], ['update', clients], ['update', `${clients}/status`]] as const) {
+    for (const [verb, resource] of [['create', clients], ['update', clients], ['update', `${clients}/status`], ['create', 'secrets']] as const) {
       const r = await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', verb, resource, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`]);
       expect(r.stdout.trim(), `${verb} ${resource}`).toBe('no');
     }
@@ -310,7 +326,7 @@ describe("the chart's RBAC", () => {
     expect(gatewayReads.code, gatewayReads.stderr).toBe(0);
   });
 
-  it('runs the NOTES key commands (keys create, list, rotate, revoke --kube) as the gateway, as an operator would', async () => {
+  it('runs the NOTES key commands (keys create, list, rotate, rotate-webhook-secret, revoke --kube) as the gateway, as an operator would', async () => {
     const { kubeconfigs } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: ns });
     // In the pod: `kubectl exec deploy/<gateway> -- node bin/agent-wallet.js keys …` with the gateway's token
     // and POD_NAMESPACE; here the same CLI with a kubeconfig holding that token.
@@ -329,9 +345,21 @@ describe("the chart's RBAC", () => {
     const rotated = await keys(['rotate', id!]);
     expect(rotated.code, rotated.stderr).toBe(0);
     expect((JSON.parse(rotated.stdout) as { api_key: string }).api_key).not.toBe(apiKey);
+    // The webhook secret: created with the key as an immutable Secret the gateway cannot read back.
+    const firstSecret = (JSON.parse(created.stdout) as { webhook_secret: string }).webhook_secret;
+    expect(firstSecret).toMatch(/^whsec_/);
+    const rotatedSecret = await keys(['rotate-webhook-secret', id!, '--overlap-seconds', '600']);
+    expect(rotatedSecret.code, rotatedSecret.stderr).toBe(0);
+    const signing = (JSON.parse((await kubectl(['get', clients, id!, '-n', ns, '-o', 'json'])).stdout) as Tree).spec.webhookSigning;
+    expect(signing.previous.secretRef).not.toBe(signing.current.secretRef);
+    const stored = JSON.parse((await kubectl(['get', 'secret', signing.current.secretRef, '-n', ns, '-o', 'json'])).stdout) as Tree;
+    expect(stored.immutable).toBe(true);
+    expect(Buffer.from(stored.data.secret, 'base64').toString()).toBe((JSON.parse(rotatedSecret.stdout) as { webhook_secret: string }).webhook_secret);
+    const readBack = await run(kubectlBin, ['--kubeconfig', kubeconfigs.gateway, '-n', ns, 'get', 'secret', signing.current.secretRef]);
+    expect(readBack.stderr).toContain('forbidden');
     const revoked = await keys(['revoke', id!]);
     expect(revoked.code, revoked.stderr).toBe(0);
-    const stored = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
-    expect((JSON.parse(stored.stdout) as Tree).spec.enabled).toBe(false);
+    const revokedClient = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
+    expect((JSON.parse(revokedClient.stdout) as Tree).spec.enabled).toBe(false);
   }, 180_000); // four CLI processes, each loading tsx and the Kubernetes client
 });

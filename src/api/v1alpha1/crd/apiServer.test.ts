@@ -56,7 +56,7 @@ describe('kube-apiserver judges and stores the corpus as the model says', () => 
 });
 
 describe('kubectl get', () => {
-  it('shows the ExecutionRequest columns, the Reason column with -o wide', async () => {
+  it('shows the ExecutionRequest columns, the Reason and webhook delivery columns with -o wide', async () => {
     const confirmed = validCases().find((c) => c.name === 'ExecutionRequest at Confirmed')!;
     expect((await serverVerdict(confirmed, 'columns')).ok).toBe(true);
     const plain = await kube.kubectl(['-n', NAMESPACE, 'get', 'exr', 'columns']);
@@ -67,8 +67,9 @@ describe('kubectl get', () => {
 
     const wide = await kube.kubectl(['-n', NAMESPACE, 'get', 'executionrequests', 'columns', '-o', 'wide']);
     const [wideHeader, wideRow] = wide.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'CLIENT', 'TX', 'WALLET', 'AGE']);
+    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'CLIENT', 'TX', 'WALLET', 'WEBHOOK', 'ATTEMPTS', 'AGE']);
     expect(wideRow?.[2]).toBe('Confirmed');
+    expect(wideRow?.slice(8, 10)).toEqual(['Delivered', '2']);
 
     const category = await kube.kubectl(['-n', NAMESPACE, 'get', 'agentwallet', '-o', 'name']);
     expect(category.stdout).toContain('executionrequest.agentwallet.dev/columns');

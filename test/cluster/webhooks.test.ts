@@ -1,0 +1,110 @@
+/**
+ * Completion webhooks in the cluster layout: the controllers (as the chart's ServiceAccount, reading the
+ * signing secrets from Secrets) deliver to a real HTTPS receiver; the leading controller is killed with
+ * deliveries due, and the other replica delivers every one of them. Nothing is lost; a delivery sent twice
+ * carries the same webhook-id and body.
+ */
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { encodeFunctionData } from 'viem';
+import type { ExecutionRequest } from '../../src/api/v1alpha1/index.ts';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { kubeBinDir } from '../support/kubeApiServer.ts';
+import { run } from './helm/chart.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
+
+let cluster: TestCluster;
+let receiver: WebhookReceiver;
+let failing = true;
+beforeAll(async () => {
+  // Everything fails until the test says otherwise; then 3 deliveries in 10 fail.
+  receiver = await startWebhookReceiver({ respond: (_d, n) => (failing || (n * 7) % 10 < 3 ? { status: 503 } : { status: 200 }) });
+  cluster = await startTestCluster({
+    webhooks: { allowLoopback: true, retryScheduleSeconds: [1, 1, 2, 2, 2, 2, 2, 2, 2, 2] },
+    controllerEnv: { NODE_EXTRA_CA_CERTS: receiver.caPath },
+  });
+});
+afterAll(async () => {
+  await cluster?.stop();
+  await receiver?.close();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it('the leading controller killed with deliveries due: the other replica delivers every event, duplicates share their webhook-id', async () => {
+  const { api, webhookSecret } = await cluster.newKey();
+  const chain = 'base';
+  const counter = cluster.devnet.chain(chain).testContracts.counter;
+  const ids: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await api.post('/execute', {
+      agent_id: `hook-agent-${i % 4}`,
+      chain,
+      target_contract: counter,
+      calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }),
+      value: '0',
+      callback_url: `${receiver.origin}/hooks/${i}`,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    ids.push(res.body.request_id);
+  }
+  const statuses = await Promise.all(ids.map((id) => api.waitForTerminal(id, 60_000)));
+  expect(statuses.map((s) => s.status)).toEqual(ids.map(() => 'confirmed'));
+
+  // Every request has been tried and is waiting for its retry: deliveries due when the leader dies.
+  const get = (id: string) => cluster.store.get('ExecutionRequest', id);
+  await until('every delivery retrying', async () => {
+    const all = await Promise.all(ids.map(get));
+    return all.every((r) => r.status?.webhook?.state === 'Retrying') ? true : undefined;
+  });
+  const leaderName = await until('a leader', () => cluster.leader());
+  const leader = cluster.controllers.find((c) => c.name === leaderName)!;
+  leader.child.kill('SIGKILL');
+  await leader.exited;
+  failing = false;
+
+  const next = await until('the other replica to lead', async () => {
+    const l = await cluster.leader();
+    return l !== undefined && l !== leaderName ? l : undefined;
+  });
+  expect(next).not.toBe(leaderName);
+  const delivered: ExecutionRequest[] = await until('every delivery Delivered', async () => {
+    const all = await Promise.all(ids.map(get));
+    return all.every((r) => r.status?.webhook?.state === 'Delivered') ? all : undefined;
+  });
+
+  const byId = new Map<string, string[]>();
+  for (const d of receiver.received) {
+    const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
+    new Webhook(webhookSecret).verify(d.body, headers); // every attempt, before and after the kill
+    byId.set(headers['webhook-id']!, [...(byId.get(headers['webhook-id']!) ?? []), d.body]);
+  }
+  expect([...byId.keys()].sort()).toEqual(ids.map((id) => `evt_${id}`).sort());
+  for (const [id, bodies] of byId) {
+    expect(bodies.length, id).toBeGreaterThanOrEqual(2); // the failed attempt(s) before the kill, the one after
+    expect(new Set(bodies).size, id).toBe(1);
+  }
+  for (const r of delivered) {
+    // Every attempt is counted when claimed, before it is sent: one the kill cut short may never have arrived.
+    const arrived = byId.get(r.status!.webhook!.id)!.length;
+    expect(r.status!.webhook!.attempts).toBeGreaterThanOrEqual(arrived);
+    expect(r.status!.webhook!.attempts).toBeLessThanOrEqual(arrived + 1);
+  }
+
+  // kubectl get exr -o wide shows the delivery state.
+  const kubectl = join(await kubeBinDir(), 'kubectl');
+  const wide = await run(kubectl, ['--kubeconfig', cluster.kubeconfigPath, '-n', cluster.namespace, 'get', 'exr', ids[0]!, '-o', 'wide']);
+  expect(wide.code, wide.stderr).toBe(0);
+  const [header, row] = wide.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  expect(row![header!.indexOf('WEBHOOK')]).toBe('Delivered');
+}, 180_000);

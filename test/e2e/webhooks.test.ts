@@ -1,0 +1,163 @@
+/**
+ * Completion webhooks end to end on the embedded service: an execute with a callback_url, through the chain,
+ * to a real HTTPS receiver; callback URLs aimed inside refused by POST /execute; and the service killed
+ * (kill -9) between attempts and during one: every event is delivered after the restart, duplicates carry
+ * the same webhook-id.
+ */
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFunctionData } from 'viem';
+import { callAdminSocket } from '../../src/admin/socket.ts';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import { WebhookEventSchema } from '../../src/webhooks/event.ts';
+import type { Resolver } from '../../src/webhooks/egress.ts';
+import { killHard, spawnServiceChild } from '../support/child.ts';
+import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
+import { apiClient } from '../support/http.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.ts';
+
+const headersOf = (d: ReceivedWebhook) => Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
+
+function executeBody(chain: 'ethereum' | 'base' | 'arbitrum', agent: string, callbackUrl?: string) {
+  return {
+    agent_id: agent,
+    chain,
+    target_contract: testDevnet().chain(chain).testContracts.counter,
+    calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }),
+    value: '0',
+    ...(callbackUrl !== undefined && { callback_url: callbackUrl }),
+  };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhooks on the embedded service', () => {
+  let receiver: WebhookReceiver;
+  let svc: TestService;
+  // The resolver seam: names the tests made up, pointing at chosen addresses.
+  const resolver: Resolver = async (host) => {
+    const table: Record<string, string> = { 'hooks.test': '127.0.0.1', 'internal.test': '10.1.2.3', 'metadata.test': '169.254.169.254', 'ula.test': 'fd00::1' };
+    const address = table[host];
+    if (!address) throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return [{ address, family: address.includes(':') ? 6 : 4 }];
+  };
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    svc = await startTestService({ webhooks: { allowLoopback: true, ca: receiver.ca, resolver, retryScheduleSeconds: [0.05, 0.1] } });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver?.close();
+  });
+
+  it('delivers the confirmed event of an execute to its callback_url: the status record, signed, verified by the standard library', async () => {
+    const { api, webhookSecret } = await svc.newKey();
+    const res = await api.post('/execute', executeBody('base', 'hook-agent', `https://hooks.test:${receiver.port}/agent-wallet?tenant=7`));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const status = await api.waitForTerminal(res.body.request_id);
+    expect(status.status).toBe('confirmed');
+    const [delivery] = await receiver.waitFor(1);
+    const event = WebhookEventSchema.parse(new Webhook(webhookSecret).verify(delivery!.body, headersOf(delivery!)));
+    expect(event).toMatchObject({ type: 'execution.confirmed', id: `evt_${res.body.request_id}`, version: 1 });
+    expect(event.data).toEqual((await api.get(`/status/${res.body.request_id}`)).body); // the status record, exactly
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    const stored = await until('Delivered', async () => {
+      const r = await svc.store.get('ExecutionRequest', res.body.request_id);
+      return r.status?.webhook?.state === 'Delivered' ? r : undefined;
+    });
+    expect(stored.status!.webhook).toMatchObject({ attempts: 1, lastResponseCode: 200 });
+  });
+
+  it.each([
+    ['loopback', 'https://127.0.0.1:8443/hook', undefined],
+    ['10/8', 'https://10.0.0.1/hook', /private/],
+    ['172.16/12', 'https://172.16.0.1/hook', /private/],
+    ['192.168/16', 'https://192.168.0.1/hook', /private/],
+    ['100.64/10', 'https://100.64.1.1/hook', /carrier-grade NAT/],
+    ['the metadata address', 'https://169.254.169.254/latest/meta-data/', /link-local/],
+    ['a name resolving to 10/8', 'https://internal.test/hook', /resolves to a private address/],
+    ['a name resolving to the metadata address', 'https://metadata.test/hook', /resolves to a link-local address/],
+    ['a name resolving to fd00::/8', 'https://ula.test/hook', /resolves to a private address/],
+    ['a name that does not resolve', 'https://nowhere.test/hook', /does not resolve/],
+  ])('POST /execute refuses a callback_url aimed at %s with 400 (nothing created)', async (_what, url, message) => {
+    const { api } = await svc.newKey();
+    const before = (await svc.store.list('ExecutionRequest')).items.length;
+    const res = await api.post('/execute', executeBody('ethereum', 'ssrf-agent', url));
+    if (message === undefined) {
+      // Loopback is allowed here only because this service runs with the development setting (allowLoopback).
+      expect(res.status).toBe(200);
+      return;
+    }
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'callback_url_not_allowed', field: 'callback_url' });
+    expect(res.body.message).toMatch(message);
+    expect((await svc.store.list('ExecutionRequest')).items.length).toBe(before);
+  });
+});
+
+describe('webhooks across a kill -9 of the service', () => {
+  it('a delivery waiting to retry, and one cut mid-attempt, are both sent after the restart, with their webhook-ids', async () => {
+    // Request A: its first attempt fails (503), the retry is due after the kill. Request B: its first attempt
+    // hangs (the process dies with it in flight, claimed as Sending).
+    const firstAttempt = new Map<string, 'fail' | 'hang'>();
+    const receiver = await startWebhookReceiver({
+      respond: (d) => {
+        const id = String(d.headers['webhook-id']);
+        const plan = firstAttempt.get(id);
+        if (plan === undefined) return { status: 200 };
+        firstAttempt.delete(id);
+        return plan === 'hang' ? 'hang' : { status: 503 };
+      },
+    });
+    const dataDir = tempDir('aw-webhook-crash-');
+    const secret = newServiceSecret();
+    const env = { AGENT_WALLET_TEST_WEBHOOKS: JSON.stringify({ allowLoopback: true, caPath: receiver.caPath, retryScheduleSeconds: [3, 3, 3] }) };
+    let child = await spawnServiceChild(dataDir, secret, env);
+    try {
+      const { api_key, webhook_secret } = (await callAdminSocket(dataDir, 'POST', '/keys', { mode: 'sponsored', requestsPerSecond: 1000, burst: 1000 })) as {
+        api_key: string;
+        webhook_secret: string;
+      };
+      let api = apiClient(child.url, api_key);
+      const ids: string[] = [];
+      for (const [agent, plan] of [['crash-hook-a', 'fail'], ['crash-hook-b', 'hang']] as const) {
+        const res = await api.post('/execute', executeBody('arbitrum', agent, `${receiver.origin}/hooks/${agent}`));
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        firstAttempt.set(`evt_${res.body.request_id}`, plan);
+        ids.push(res.body.request_id);
+      }
+      await receiver.waitFor(2, 60_000); // both first attempts arrived: A answered 503, B hangs
+      // Let A's 503 be recorded as Retrying. Were the kill to come first, A would be found Sending and sent
+      // again at once: two attempts either way, which is what is asserted.
+      await new Promise((r) => setTimeout(r, 200));
+      await killHard(child.child);
+
+      child = await spawnServiceChild(dataDir, secret, env);
+      api = apiClient(child.url, api_key);
+      await receiver.waitFor(4, 60_000);
+      const byId = new Map<string, ReceivedWebhook[]>();
+      for (const d of receiver.received) {
+        new Webhook(webhook_secret).verify(d.body, headersOf(d));
+        byId.set(String(d.headers['webhook-id']), [...(byId.get(String(d.headers['webhook-id'])) ?? []), d]);
+      }
+      expect([...byId.keys()].sort()).toEqual(ids.map((id) => `evt_${id}`).sort());
+      for (const [, attempts] of byId) expect(attempts).toHaveLength(2); // the first attempt, and the one after the restart
+      expect(new Set(byId.get(`evt_${ids[1]}`)!.map((d) => d.body)).size).toBe(1);
+      const statuses = await Promise.all(ids.map((id) => api.waitForTerminal(id)));
+      expect(statuses.map((s) => s.status)).toEqual(['confirmed', 'confirmed']);
+    } finally {
+      await killHard(child.child);
+      await receiver.close();
+    }
+  });
+});
