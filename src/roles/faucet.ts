@@ -43,9 +43,13 @@ async function fromConfigFile(path: string, values: { port?: string | undefined;
   let limiter: RateLimiter | undefined;
   let close = async () => {};
   if (config.redis) {
-    const { connectRedis, closeRedis, redisPasswordFromEnv } = await import('../redis/connect.ts');
+    const { connectRedis, closeRedis, redisPasswordFromEnv, whenRedisReady } = await import('../redis/connect.ts');
     const { createRedisRateLimiter } = await import('../ratelimit/redis.ts');
     const redis = connectRedis(config.redis.url, { ...redisPasswordFromEnv(), name: 'agent-wallet-faucet', logger: log });
+    // Serve once the shared limits are reachable: a drip answered from the per-process fallback meanwhile would
+    // not count against the address in Redis (a restart could then hand out a second drip). If Redis stays
+    // away, the limiter's fallback still limits per process.
+    await whenRedisReady(redis).catch((err: unknown) => log.warn({ err }, 'faucet: Redis is not reachable yet; limiting per process until it is'));
     limiter = createRedisRateLimiter(redis, { keyPrefix: 'aw:faucet:rl:', logger: log });
     close = () => closeRedis(redis);
   }
