@@ -14,6 +14,9 @@ export const ANVIL_MNEMONIC = 'test test test test test test test test test test
  * - executors: EOAs that send handleOps bundles; the first is also the bundles' beneficiary.
  * - treasury: receives payments.
  * - funded: native coin and every test token, for tests and for trying the API by hand.
+ * - protocolDeployer: deploys and owns the DeFi protocols the devnet runs (src/devnet/protocols).
+ * - settler: sends the service's x402 settlements (transferWithAuthorization), so no other role's nonce moves.
+ * - faucet: sends the aUSD faucet's drips.
  */
 export const ACCOUNT_INDEX = {
   deployer: 0,
@@ -22,10 +25,13 @@ export const ACCOUNT_INDEX = {
   executors: [3, 4, 5, 6],
   treasury: 7,
   funded: [8, 9, 10, 11, 12],
+  protocolDeployer: 13,
+  settler: 14,
+  faucet: 15,
 } as const;
 
 /** How many mnemonic accounts anvil must fund for the roles above. */
-export const ANVIL_ACCOUNT_COUNT = 13;
+export const ANVIL_ACCOUNT_COUNT = 16;
 
 export interface DevnetAccount {
   address: `0x${string}`;
@@ -39,6 +45,9 @@ export interface DevnetAccounts {
   executors: DevnetAccount[];
   treasury: DevnetAccount;
   funded: DevnetAccount[];
+  protocolDeployer: DevnetAccount;
+  settler: DevnetAccount;
+  faucet: DevnetAccount;
 }
 
 function accountAt(addressIndex: number): DevnetAccount {
@@ -59,6 +68,9 @@ export function devnetAccounts(): DevnetAccounts {
     executors: ACCOUNT_INDEX.executors.map(accountAt),
     treasury: accountAt(ACCOUNT_INDEX.treasury),
     funded: ACCOUNT_INDEX.funded.map(accountAt),
+    protocolDeployer: accountAt(ACCOUNT_INDEX.protocolDeployer),
+    settler: accountAt(ACCOUNT_INDEX.settler),
+    faucet: accountAt(ACCOUNT_INDEX.faucet),
   };
   return cached;
 }

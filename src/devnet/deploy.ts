@@ -94,7 +94,8 @@ export async function deployChain({ chain, accounts, log }: DeployChainParameter
   for (const token of tokenDeployments) {
     await viaCreate2(token);
     const amount = parseUnits(FUNDED_TOKEN_AMOUNT.toString(), token.decimals);
-    for (const holder of accounts.funded) {
+    // The faucet holds tokens to send; the funded accounts, for tests and for trying the API by hand.
+    for (const holder of [...accounts.funded, accounts.faucet]) {
       const balance = await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'balanceOf', args: [holder.address] });
       if (balance >= amount / 2n) continue;
       await installer.sendTransactionSync({

@@ -8,6 +8,7 @@ import { onSignalExit, startAnvil, type AnvilInstance, type StartAnvilParameters
 import { devnetChain } from './clients.ts';
 import { CANONICAL, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
+import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import { reapStaleAnvil, writeAnvilPid } from './pidfile.ts';
 import { nodeRpc, type NodeRpc } from './rpc.ts';
@@ -154,7 +155,14 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         const chain = devnetChain({ chainId: node.chainId, name, rpcUrl: node.rpcUrl });
         const { deployed } = await deployChain({ chain, accounts, log });
         const syncSend = await supportsSyncSend(node.rpcUrl);
-        return { entry: manifestChain(name, node, accounts, syncSend), deployed };
+        const entry = manifestChain(name, node, accounts, syncSend);
+        const protocols: NonNullable<DevnetChain['protocols']> = {};
+        for (const p of DEVNET_PROTOCOLS.filter((x) => x.chains.includes(name))) {
+          const r = await p.deploy({ chain, name, deployer: accounts.protocolDeployer, funded: accounts.funded, tokens: entry.tokens, log });
+          protocols[p.key] = r.addresses;
+          deployed.push(...r.deployed.map((d) => `${p.key}: ${d}`));
+        }
+        return { entry: { ...entry, ...(Object.keys(protocols).length > 0 && { protocols }) }, deployed };
       }),
     );
     // Ready means saved: what the start deployed is on disk before anyone relies on it.
@@ -177,6 +185,9 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         deployer: accounts.deployer,
         paymasterSigner: accounts.paymasterSigner,
         executors: accounts.executors,
+        protocolDeployer: accounts.protocolDeployer,
+        settler: accounts.settler,
+        faucet: accounts.faucet,
         funded: accounts.funded,
       },
     } satisfies DevnetManifest);

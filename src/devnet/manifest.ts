@@ -22,6 +22,11 @@ export const DevnetChainSchema = z.object({
   tokens: z.array(TokenConfigSchema),
   /** Contracts the tests and examples call: a Counter and a Gate (see contracts/). */
   testContracts: z.object({ counter: Address, gate: Address }),
+  /**
+   * The DeFi protocols deployed on this chain (src/devnet/protocols): protocol key → contract name → address.
+   * Optional: manifests before them lack it.
+   */
+  protocols: z.record(z.string(), z.record(z.string(), Address)).optional(),
   /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
   syncSend: z.boolean().optional(),
 });
@@ -39,6 +44,12 @@ export const DevnetManifestSchema = z.object({
     executors: z.array(Account),
     /** Funded with native coin and every test token: for tests and for trying the API by hand. */
     funded: z.array(Account),
+    /** Deploys and owns the devnet's DeFi protocols. Optional: manifests before them lack it. */
+    protocolDeployer: Account.optional(),
+    /** Sends x402 settlements. Optional, as above. */
+    settler: Account.optional(),
+    /** Sends the aUSD faucet's drips. Optional, as above. */
+    faucet: Account.optional(),
   }),
 });
 export type DevnetManifest = z.infer<typeof DevnetManifestSchema>;

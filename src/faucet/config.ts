@@ -116,8 +116,9 @@ function amountRaw(amount: string, decimals: number, where: string): bigint {
 }
 
 /**
- * The funded devnet account the faucet sends from: anvil index 12 (`funded[4]`), which no test transfers from
- * (test/support/env.ts hands out funded[0] and funded[1]), so the faucet's nonces never race a test's.
+ * The devnet account the faucet sends from: its own role (src/devnet/accounts.ts), holding every test token,
+ * so the faucet's nonces never race a test's or another role's. Manifests written before that role existed:
+ * funded[4], which no test transfers from.
  */
 export const DEVNET_FAUCET_ACCOUNT = 4;
 
@@ -126,7 +127,7 @@ export function faucetSettingsFromManifest(
   manifest: DevnetManifest,
   overrides: Partial<Pick<FaucetSettings, 'amount' | 'limits' | 'receiptTimeoutMs'>> = {},
 ): FaucetSettings {
-  const account = manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT];
+  const account = manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT];
   if (!account) throw new FaucetConfigError(`the devnet manifest has no funded account ${DEVNET_FAUCET_ACCOUNT}`);
   const amount = overrides.amount ?? DEFAULT_AMOUNT;
   const chains = manifest.chains.map((c): FaucetChain => {
