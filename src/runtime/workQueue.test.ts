@@ -168,6 +168,22 @@ describe('WorkQueue', () => {
     await until(() => ran);
   });
 
+  it('a key requeued at once, again and again, still leaves turns to timers and I/O', async () => {
+    // Each reconcile of such a key can be pure CPU and in-memory promises; on microtasks alone the loop would
+    // never let the timer below (or a watch event that ends the loop) run.
+    const q = new WorkQueue<string>({ concurrency: 1 });
+    let runs = 0;
+    q.start(async (key) => {
+      runs += 1;
+      q.add(key);
+    });
+    q.add('busy');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toBeGreaterThan(1);
+    await q.shutdown();
+  });
+
   it('reports the depth of waiting keys', async () => {
     const depths: number[] = [];
     const q = new WorkQueue<string>({ onDepth: (d) => depths.push(d) });

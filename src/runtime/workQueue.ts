@@ -158,8 +158,10 @@ export class WorkQueue<K> {
   private schedulePump(): void {
     if (this.pumpScheduled || !this.handler) return;
     this.pumpScheduled = true;
-    // Workers start outside the caller's frame: add() never runs a handler re-entrantly.
-    queueMicrotask(() => {
+    // Workers start outside the caller's frame (add() never runs a handler re-entrantly), and on a macrotask:
+    // a key requeued at once, again and again, must leave turns for I/O, timers and the watch events that
+    // would end its loop. On microtasks alone such a loop starved the whole process (CI: no answer for 30 min).
+    setImmediate(() => {
       this.pumpScheduled = false;
       this.pump();
     });
@@ -214,7 +216,7 @@ export class WorkQueue<K> {
     if (this.processing.size === 0 && (this.depth === 0 || (this.shuttingDown && !this.draining))) {
       if (this.shuttingDown) for (const w of this.idleWaiters.splice(0)) w();
     }
-    this.pump();
+    this.schedulePump();
   }
 
   private depthChanged(): void {

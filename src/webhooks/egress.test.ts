@@ -65,6 +65,21 @@ describe('the request-time check of callback_url', () => {
     const hanging = createCallbackGuard({ resolver: () => new Promise(() => undefined), resolveTimeoutMs: 20 });
     expect(await hanging.check('https://public.test/')).toBeUndefined();
   });
+
+  it('bounds the lookups in flight: past the bound a name is left to the connect-time check, a literal is still judged', async () => {
+    const pending: Array<() => void> = [];
+    const slow: Resolver = (host) => new Promise((done) => pending.push(() => done(resolver(host)))).then((r) => r as never);
+    const guard = createCallbackGuard({ resolver: slow, maxLookupsInFlight: 2, resolveTimeoutMs: 60_000 });
+    const first = [guard.check('https://internal.test/a'), guard.check('https://internal.test/b')];
+    expect(await guard.check('https://internal.test/c')).toBeUndefined(); // not looked up: the bound was reached
+    expect(await guard.check('https://10.0.0.1/')).toMatch(/is a private address/);
+    for (const release of pending.splice(0)) release();
+    expect(await Promise.all(first)).toEqual([expect.stringMatching(/private/), expect.stringMatching(/private/)]);
+    const again = guard.check('https://internal.test/d'); // room again: looked up
+    expect(pending).toHaveLength(1);
+    pending[0]!();
+    expect(await again).toMatch(/resolves to a private address/);
+  });
 });
 
 describe('the connect-time lookup', () => {

@@ -1,7 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
 import { AgentWalletError } from '../lib/errors.ts';
 import { blockedCategory, parseIp, type BlockedCategory } from './addresses.ts';
+import { createDnsResolver } from './dnsResolver.ts';
 
 /**
  * Where webhooks may go, checked twice: when the execute call names the callback_url (a refused URL is a 400,
@@ -17,15 +17,11 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/** Resolves a host name to every address it has (the system resolver by default). */
+/** Resolves a host name to every address it has. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) =>
-      err ? reject(err) : resolve(addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))),
-    ),
-  );
+/** The default: DNS through c-ares with the system's nameservers, off the thread pool (see dnsResolver.ts). */
+export const systemResolver: Resolver = createDnsResolver();
 
 export interface EgressPolicy {
   /**
@@ -96,6 +92,11 @@ export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '')
 export interface CallbackCheckOptions extends EgressPolicy {
   /** How long the request-time lookup may take (default 2 s); past it the URL is accepted, checked at connect time. */
   resolveTimeoutMs?: number;
+  /**
+   * Request-time lookups in flight at once (default 64). Past it a named host is accepted unchecked and the
+   * connect-time check decides: a flood of made-up names must not queue sockets and memory without bound.
+   */
+  maxLookupsInFlight?: number;
 }
 
 export interface CallbackGuard {
@@ -110,6 +111,8 @@ export interface CallbackGuard {
  */
 export function createCallbackGuard(opts: CallbackCheckOptions = {}): CallbackGuard {
   const timeoutMs = opts.resolveTimeoutMs ?? 2_000;
+  const maxInFlight = opts.maxLookupsInFlight ?? 64;
+  let inFlight = 0;
   return {
     async check(raw) {
       let url: URL;
@@ -119,19 +122,24 @@ export function createCallbackGuard(opts: CallbackCheckOptions = {}): CallbackGu
         return 'must be an absolute https:// URL';
       }
       if (url.protocol !== 'https:') return 'must be an https:// URL';
+      const host = hostOf(url);
+      const needsLookup = parseIp(host) === undefined;
+      if (needsLookup && inFlight >= maxInFlight) return undefined; // the connect-time check decides
+      if (needsLookup) inFlight += 1;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
         timer.unref();
       });
       try {
-        await Promise.race([resolveAllowed(hostOf(url), opts), timedOut]);
+        await Promise.race([resolveAllowed(host, opts), timedOut]);
         return undefined; // allowed, or not known in time: the connect-time check decides then
       } catch (e) {
         if (e instanceof EgressRefusedError) return e.shortMessage;
         return undefined;
       } finally {
         clearTimeout(timer);
+        if (needsLookup) inFlight -= 1;
       }
     },
   };

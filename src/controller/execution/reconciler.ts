@@ -36,6 +36,11 @@ export interface ExecutionReconcilerDeps {
 
 /** Pace of retries while a chain or its worker does not answer. */
 const UNAVAILABLE_RETRY_MS = 1_000;
+/**
+ * The store is ahead of the informer's cache (our own write's watch event is on its way): look again after
+ * this, not at once. At once, the stale cache would send the same step again, and again, until the event lands.
+ */
+const CACHE_CATCH_UP_MS = 10;
 const retryWhenUnavailable = (e: unknown): ReconcileResult => {
   if (isChainError(e, 'rpc_unavailable')) return { requeueAfterMs: UNAVAILABLE_RETRY_MS };
   throw e;
@@ -146,7 +151,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       current.status?.userOperation !== undefined ||
       current.metadata.generation !== req.metadata.generation
     ) {
-      return { requeueAfterMs: 0 };
+      return { requeueAfterMs: CACHE_CATCH_UP_MS };
     }
 
     const op = await worker.prepareOperation(ref, req.spec.calls, { requestId: req.metadata.name });
@@ -318,7 +323,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       } catch (e) {
         if (!isStoreError(e, 'Conflict')) throw e;
         const fresh = await readStored(req);
-        if (!fresh || fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: 0 };
+        if (!fresh || fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: CACHE_CATCH_UP_MS };
         current = fresh;
       }
     }
