@@ -14,6 +14,11 @@ export const TokenConfigSchema = z.object({
   decimals: z.number().int().min(0).max(36),
   /** Accepted for payment on this chain (spec §2.7: USDT only on ethereum, only when enabled). */
   acceptedForPayment: z.boolean().default(true),
+  /**
+   * The token's EIP-712 domain when it implements EIP-3009 (transferWithAuthorization): then a 402 offers it over
+   * x402 too. What its `name()` and `version()` answer (Circle's USDC: version "2").
+   */
+  eip3009: z.object({ name: z.string().min(1), version: z.string().min(1) }).optional(),
 });
 export type TokenConfig = z.infer<typeof TokenConfigSchema>;
 
@@ -41,6 +46,8 @@ export const ChainConfigSchema = z.object({
    * reorg can still remove it, and the controller keeps watching. 1 on the devnet, which never reorgs by itself.
    */
   confirmations: z.number().int().min(1).max(1_000).default(1),
+  /** Confirmations a payment transaction needs before a proof of it is accepted (spec §4.2 rule 2). */
+  paymentConfirmations: z.number().int().min(1).max(1_000).default(1),
   /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
   nativeUsdPrice: z.number().positive().default(3000),
   bundler: z

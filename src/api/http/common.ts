@@ -26,6 +26,7 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   callback_url: 'invalid_callback_url',
   limit: 'invalid_limit',
   'idempotency-key': 'invalid_idempotency_key',
+  'payment-signature': 'invalid_payment_signature',
 };
 
 export const LIMITS = {

@@ -26,10 +26,9 @@ export const ERROR_STATUSES = {
   413: 'The body is over the size limit: payload_too_large',
   414: 'A path parameter is too long: uri_too_long',
   415: 'The body is not application/json: unsupported_media_type',
-  422: 'The Idempotency-Key was used before with a different body: idempotency_key_mismatch',
+  422: 'The Idempotency-Key was used before with a different body (idempotency_key_mismatch), or a payment names a request made with another agent_id or body (payment_request_mismatch)',
   429: 'Rate limited: retry after Retry-After seconds',
   500: 'Internal error, or the request failed or was not decided before it was queued (execution_failed, decision_timeout: poll GET /status/:id)',
-  501: 'The API key\'s payment mode is not available on this deployment: payment_mode_unavailable',
   503: 'A chain or the state store is unavailable: retry with backoff (Retry-After)',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_STATUSES;

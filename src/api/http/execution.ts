@@ -132,6 +132,38 @@ export const ExecuteHeadersSchema = z.looseObject({
         'Optional, 1 to 255 printable ASCII characters. Retrying with the same key and the same body returns the ' +
         'first request; with a different body, 422.',
     }),
+  'x-payment-proof': z
+    .string()
+    .max(4_096, 'must be at most 4096 characters')
+    .transform((raw, ctx) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object (spec §2.5)', params: { code: 'invalid_payment_proof' } });
+        return z.NEVER;
+      }
+      const parsed = PaymentProofHeaderSchema.safeParse(json);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        const field = i.path.length > 0 ? `field ${i.path.join('.')} ` : '';
+        ctx.addIssue({ code: 'custom', message: `${field}${i.message}`, params: { code: 'invalid_payment_proof' } });
+        return z.NEVER;
+      }
+      return parsed.data;
+    })
+    .optional()
+    .meta({
+      description:
+        'Spec §2.5: JSON {request_id?, payer, token, chain, tx_hash} proving a transfer of the quoted amount to the ' +
+        'payment_address. Re-submit the same request with it after a 402.',
+    }),
+  'payment-signature': z
+    .string()
+    .min(1)
+    .max(16_384, 'must be at most 16384 characters')
+    .optional()
+    .meta({ description: 'x402 v2: the base64 PaymentPayload of an EIP-3009 authorization answering the 402’s PAYMENT-REQUIRED offer.' }),
 });
 
 
@@ -147,6 +179,18 @@ export const ExecutionResultSchema = z.object({
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 
+/** Spec §2.5, on the wire: the X-Payment-Proof header's JSON. */
+export const PaymentProofHeaderSchema = z.object({
+  request_id: z.string().min(1).max(253, 'must be at most 253 characters').optional(),
+  payer: targetContract(`${REQUIRED}`).meta({ description: 'The address that paid' }),
+  token: z.string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a token symbol') }).min(1).max(16),
+  chain: ChainSchema,
+  tx_hash: z
+    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a transaction hash') })
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash'),
+});
+export type PaymentProofHeader = z.output<typeof PaymentProofHeaderSchema>;
+
 /** Spec §2.8. */
 export const PaymentRequiredSchema = z.object({
   error: z.literal('payment_required'),
@@ -159,3 +203,16 @@ export const PaymentRequiredSchema = z.object({
   smart_wallet_address: z.string(),
 });
 export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;
+
+/**
+ * A payment that was refused (spec §7 `payment_verification_failed`, 402): why, whether the same payment may pass
+ * later (retryable: not mined or not deep enough yet), and the quote still to pay, as in spec §2.8.
+ */
+export const PaymentVerificationFailedSchema = PaymentRequiredSchema.omit({ error: true }).extend({
+  error: z.literal('payment_verification_failed'),
+  reason: z.string().meta({ description: 'Machine-readable cause; docs/payments.md lists them', examples: ['amount_insufficient'] }),
+  message: z.string(),
+  retryable: z.boolean().meta({ description: 'The same payment may pass later (retry after Retry-After)' }),
+  confirmations_remaining: z.int().optional().meta({ description: 'insufficient_confirmations: blocks still due' }),
+});
+export type PaymentVerificationFailed = z.infer<typeof PaymentVerificationFailedSchema>;

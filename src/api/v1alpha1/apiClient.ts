@@ -26,6 +26,8 @@ export const ApiClientSpecSchema = z.object({
   displayName: z.string().optional(),
   keyHash: z.string().regex(/^[0-9a-f]{64}$/),
   paymentMode: PaymentModeSchema,
+  /** The platform fee (USD per execution, manual mode) of this client, instead of the deployment's. */
+  platformFeeUsd: z.number().min(0).optional(),
   enabled: z.boolean().default(true),
   limits: z
     .object({

@@ -48,6 +48,59 @@ export const PaymentProofSchema = z.object({
 });
 export type PaymentProof = z.infer<typeof PaymentProofSchema>;
 
+/**
+ * What a request costs its caller and how to pay it (spec §2.8), as quoted when payment was first required: a
+ * payment is judged against exactly this while it holds (`expiresAt`); after that a fresh quote is made.
+ */
+export const PaymentQuoteSchema = z.object({
+  /** What the caller pays in USD: gas + platform fee (manual), gas (auto). */
+  amountUsd: z.number().min(0),
+  gasCostUsd: z.number().min(0),
+  feeUsd: z.number().min(0),
+  chainId: z.number().int(),
+  /** The treasury: the only valid recipient. */
+  recipient: Address,
+  /** Every accepted token with the raw amount that pays the quote (rounded up), in the auto mode's order. */
+  tokens: z.array(z.object({ symbol: z.string(), address: Address, decimals: z.number().int().min(0), amountRaw: UintString })),
+  expiresAt: z.string(),
+});
+export type PaymentQuote = z.infer<typeof PaymentQuoteSchema>;
+
+export const PAYMENT_METHODS = ['proof', 'x402', 'auto'] as const;
+
+/** A payment taken for the request: by a proof of an on-chain transfer, an x402 authorization, or the auto transfer. */
+export const PaymentRecordSchema = z.object({
+  method: z.enum(PAYMENT_METHODS),
+  token: z.string(),
+  amountRaw: UintString,
+  /** Who paid: the proof's payer, the x402 authorization's signer, or the agent's wallet (auto). */
+  payer: Address,
+  /** The payment transaction (proof, x402 settlement); auto pays inside the request's own operation. */
+  txHash: Hash.optional(),
+  /** The PaymentReceipt that claims it (single use). */
+  receipt: z.string().optional(),
+  verifiedTime: z.string().optional(),
+});
+export type PaymentRecord = z.infer<typeof PaymentRecordSchema>;
+
+/** Why the last payment attached to the request was refused (the request keeps waiting for one). */
+export const PaymentRejectionSchema = z.object({
+  reason: z.string(),
+  message: z.string(),
+  /** The same payment may pass later (not mined, or not deep enough, yet). */
+  retryable: z.boolean(),
+  confirmationsRemaining: z.number().int().min(0).optional(),
+  /** The spec generation whose payment this judged: the gateway waits for its own. */
+  observedGeneration: z.number().int(),
+});
+export type PaymentRejection = z.infer<typeof PaymentRejectionSchema>;
+
+export const PaymentStatusSchema = z.object({
+  quote: PaymentQuoteSchema.optional(),
+  paid: PaymentRecordSchema.optional(),
+  rejection: PaymentRejectionSchema.optional(),
+});
+
 export const ExecutionRequestSpecSchema = z.object({
   /** Name of the ApiClient that submitted it: the tenant boundary. */
   apiClient: z.string().min(1),
@@ -60,7 +113,17 @@ export const ExecutionRequestSpecSchema = z.object({
   callbackUrl: z.string().url().optional(),
   /** The key's mode when the request was accepted; a later mode change does not alter a request in flight. */
   paymentMode: PaymentModeSchema,
+  /** The API client's own platform fee (USD) when it has one, copied at acceptance; else the deployment's. */
+  platformFeeUsd: z.number().min(0).optional(),
+  /** A payment proof (spec §2.5) the caller attached: the controller verifies it against the quote. */
   paymentProof: PaymentProofSchema.optional(),
+  /** An x402 v2 payment the caller attached: its PAYMENT-SIGNATURE header, as sent (base64 JSON). */
+  x402Payment: z.string().max(16_384).optional(),
+  /**
+   * How many times a payment was attached. Each attachment counts, the same payment again too (one that was
+   * not deep enough before): the spec changes, so its generation moves and the controller judges it afresh.
+   */
+  paymentAttempt: z.number().int().min(1).optional(),
 });
 export type ExecutionRequestSpec = z.infer<typeof ExecutionRequestSpecSchema>;
 
@@ -153,10 +216,8 @@ export const ExecutionRequestStatusSchema = z.object({
   smartWalletAddress: Address.optional(),
   estimatedGas: z.number().int().optional(),
   estimatedCostUsd: z.number().optional(),
-  /** Payment quote and settlement: filled by the payments controller (manual / auto modes). */
-  payment: z
-    .object({ amountUsd: z.number(), settledBy: z.string().optional(), receipt: z.string().optional() })
-    .optional(),
+  /** The quote the request is held to, and how it was paid (manual and auto modes; see src/payments). */
+  payment: PaymentStatusSchema.optional(),
   userOperation: SignedUserOperationSchema.optional(),
   /** Submissions of the same signed operation to the bundler (retries re-send, never re-sign). */
   submitAttempts: z.number().int().optional(),

@@ -3,12 +3,15 @@ import { ChainNameSchema } from '../../config/chains.ts';
 import { API_VERSION, ObjectMetaSchema } from './meta.ts';
 
 /**
- * One per payment transaction ever accepted. Its name is derived from (chain, tx hash), so the store's
- * create-if-absent makes a proof single-use without any race: the second create gets AlreadyExists.
+ * One per payment ever accepted: its name is what makes the payment single-use, created if absent before the
+ * request it pays for is queued (the second create of the name gets AlreadyExists). A proof's receipt is named
+ * after (chain, tx hash); an x402 authorization's after (chain, token, signer, nonce), claimed before it is
+ * settled, so its tx hash comes later.
  */
 export const PaymentReceiptSpecSchema = z.object({
   chain: ChainNameSchema,
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  method: z.enum(['proof', 'x402']).default('proof'),
+  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
   token: z.string(),
   payer: z.string(),
   amountRaw: z.string(),

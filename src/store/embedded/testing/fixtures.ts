@@ -53,6 +53,7 @@ export function paymentReceipt(name: string, opts: FixtureOptions = {}): Payment
     metadata: metadata(name, opts),
     spec: {
       chain: 'base',
+      method: 'proof',
       txHash: `0x${'22'.repeat(32)}`,
       token: 'USDC',
       payer: `0x${'33'.repeat(20)}`,

@@ -85,6 +85,16 @@ const simulated: Status = {
   startTime: T0,
 };
 
+const QUOTE = {
+      amountUsd: 0.0125,
+      gasCostUsd: 0.0025,
+      feeUsd: 0.01,
+      chainId: 84532,
+      recipient: `0x${'77'.repeat(20)}`,
+      tokens: [{ symbol: 'USDC', address: `0x${'11'.repeat(20)}`, decimals: 6, amountRaw: '12500' }],
+      expiresAt: '2030-01-01T00:10:00Z',
+    };
+
 /** Status as the controller leaves it at each phase. */
 const STATUS_BY_PHASE: Record<string, Status> = {
   Pending: { phase: 'Pending' },
@@ -92,7 +102,7 @@ const STATUS_BY_PHASE: Record<string, Status> = {
     ...simulated,
     phase: 'PaymentRequired',
     estimatedCostUsd: 0.0125,
-    payment: { amountUsd: 0.0125 },
+    payment: { quote: QUOTE },
     conditions: [
       cond('Simulated', 'True', 'SimulationSucceeded'),
       cond('PaymentSatisfied', 'False', 'PaymentRequired', 'pay 0.0125 USD'),
@@ -102,7 +112,10 @@ const STATUS_BY_PHASE: Record<string, Status> = {
   PaymentVerified: {
     ...simulated,
     phase: 'PaymentVerified',
-    payment: { amountUsd: 0.0125, settledBy: 'proof', receipt: `base-${'44'.repeat(32)}` },
+    payment: {
+      quote: QUOTE,
+      paid: { method: 'proof', token: 'USDC', amountRaw: '12500', payer: `0x${'99'.repeat(20)}`, txHash: `0x${'44'.repeat(32)}`, receipt: `base-${'44'.repeat(32)}` },
+    },
     conditions: [cond('PaymentSatisfied', 'True', 'PaymentVerified'), cond('Succeeded', 'Unknown', 'PaymentVerified')],
   },
   Queued: {
@@ -197,6 +210,7 @@ const receipt: PaymentReceipt = {
   metadata: { name: `base-${'44'.repeat(32)}`, namespace: 'agents' },
   spec: {
     chain: 'base',
+    method: 'proof',
     txHash: hash('44'),
     token: 'USDC',
     payer: addr('33'),
@@ -321,7 +335,7 @@ export function invalidCases(): Case[] {
     er('userOperation without signature', queued, ['status', 'userOperation', 'signature'], DELETE),
     er('userOperation nonce in hex', queued, ['status', 'userOperation', 'nonce'], '0x1'),
     er('userOperation chainId as a string', queued, ['status', 'userOperation', 'chainId'], '84532'),
-    er('payment without amountUsd', batch, ['status', 'payment', 'amountUsd'], DELETE),
+    er('payment quote without amountUsd', batch, ['status', 'payment', 'quote', 'amountUsd'], DELETE),
     er('tx hash with uppercase 0X', confirmed, ['status', 'txHash'], `0X${'99'.repeat(32)}`),
     er('failure without code', confirmed, ['status', 'failure'], { message: 'x' }),
     er('webhook attempts fractional', confirmed, ['status', 'webhook', 'attempts'], 1.5),
