@@ -354,6 +354,19 @@ describe('chain worker (devnet)', () => {
       for (const op of [first, other]) assertIncluded(await outcomes.wait(op.hash));
     });
 
+    it('re-signs a request whose calls changed with the same nonce, never a second one', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('changed') };
+      const first = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'changed' });
+      const changed = await worker.prepareOperation(ref, [incrementCall(env.counter), incrementCall(env.counter)], { requestId: 'changed' });
+      expect(changed.nonce).toBe(first.nonce);
+      expect(changed.hash).not.toBe(first.hash);
+      const next = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'changed-2' });
+      expect(next.nonce).toBe('1'); // the first operation's nonce went to its replacement, not to this request
+      await worker.submitOperation(changed);
+      await worker.submitOperation(next);
+      for (const op of [changed, next]) assertIncluded(await outcomes.wait(op.hash));
+    });
+
     it('with requireRestore, refuses to sign (not_restored) until restoreInFlight was called', async () => {
       const fresh = await createChainWorker(env.config, { serviceSecret: secret, requireRestore: true });
       try {

@@ -68,6 +68,13 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
 
     return locks
       .withLock(`nonce:${config.name}:${wallet.address.toLowerCase()}`, NONCE_LOCK_TTL_MS, async () => {
+        // Signed before for this request with other calls, never submitted: give its nonce back first, so the
+        // new operation takes it rather than a second one (which would leave the first as a hole).
+        const superseded = prepared.heldWithOtherCalls(ref, calls, opts);
+        if (superseded) {
+          nonces.release(wallet.address, BigInt(superseded.nonce), superseded.hash as Hex);
+          prepared.forget(superseded.hash);
+        }
         const chainNonce = await readEntryPointNonce(client, config.entryPoint, wallet.address).catch(rethrowAsRpcUnavailable);
         const { nonce, validUntil } = nonces.allocate(wallet.address, chainNonce, expiry);
         try {

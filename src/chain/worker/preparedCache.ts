@@ -15,9 +15,26 @@ const REUSE_MARGIN_SECONDS = 60;
 export class PreparedOperations {
   readonly #byKey = new Map<string, { op: SignedUserOperation; validUntil: number }>();
   readonly #keyByHash = new Map<string, string>();
+  /** The key of the operation held for each request (one at most: a request has one nonce until submitted). */
+  readonly #keyByRequest = new Map<string, string>();
 
   static keyOf(ref: WalletRef, calls: readonly Call[], opts: PrepareOptions): string {
-    return `${opts.requestId}\u0000${ref.apiClient}\u0000${ref.agentId}\u0000${JSON.stringify(calls)}`;
+    return `${PreparedOperations.#requestKey(ref, opts)}\u0000${JSON.stringify(calls)}`;
+  }
+
+  static #requestKey(ref: WalletRef, opts: PrepareOptions): string {
+    return `${opts.requestId}\u0000${ref.apiClient}\u0000${ref.agentId}`;
+  }
+
+  /**
+   * The operation held for this request when it was signed with other calls (a retry whose calls changed: the
+   * auto mode's transfer amount follows a fresh quote). Its nonce must go to the new operation, not a second
+   * one: the caller re-signs with it after `forget`.
+   */
+  heldWithOtherCalls(ref: WalletRef, calls: readonly Call[], opts: PrepareOptions): SignedUserOperation | undefined {
+    const key = this.#keyByRequest.get(PreparedOperations.#requestKey(ref, opts));
+    if (key === undefined || key === PreparedOperations.keyOf(ref, calls, opts)) return undefined;
+    return this.#byKey.get(key)?.op;
   }
 
   /** The operation signed earlier for this key, while its sponsorship has a minute left (an older one is left to expire with its nonce). */
@@ -33,6 +50,7 @@ export class PreparedOperations {
     }
     this.#byKey.set(key, { op, validUntil });
     this.#keyByHash.set(op.hash.toLowerCase(), key);
+    this.#keyByRequest.set(key.slice(0, key.lastIndexOf('\u0000')), key);
   }
 
   /**
@@ -53,5 +71,7 @@ export class PreparedOperations {
     if (key === undefined) return;
     this.#keyByHash.delete(hash.toLowerCase());
     this.#byKey.delete(key);
+    const requestKey = key.slice(0, key.lastIndexOf('\u0000'));
+    if (this.#keyByRequest.get(requestKey) === key) this.#keyByRequest.delete(requestKey);
   }
 }

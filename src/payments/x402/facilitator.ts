@@ -6,7 +6,7 @@ import { createWalletClient, defineChain, erc20Abi, getAddress, http, publicActi
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc } from 'viem/nonce';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { readAuthorizationState } from './authorizationState.ts';
+import { findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
 import { authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
 import type { X402Payment } from './payment.ts';
 import { refusal, X402_REASON, type X402Refusal } from './reasons.ts';
@@ -56,6 +56,12 @@ export interface X402Facilitator {
    * signature, and a second request must not be served by the first one's payment.
    */
   settle(payment: X402Payment, requirement: PaymentRequirements): Promise<Result<X402Settlement, X402Refusal>>;
+  /**
+   * The transaction that spent an authorization (its AuthorizationUsed event), or undefined: for a claim whose
+   * settle outcome was lost (a crash after broadcast, or a settle refused because the authorization is spent).
+   * Looks back `lookbackBlocks` from the head.
+   */
+  findSettlement(id: AuthorizationIdentity, lookbackBlocks: bigint): Promise<Hash | undefined>;
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
@@ -120,6 +126,13 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
 
   return {
     settler: account.address,
+
+    async findSettlement(id, lookbackBlocks) {
+      const client = readers.get(evmNetwork(id.chainId));
+      if (!client) return undefined;
+      const head = await client.getBlockNumber();
+      return findAuthorizationTransaction(client, id, head > lookbackBlocks ? head - lookbackBlocks : 0n);
+    },
 
     async verify(payment, requirement) {
       const unknown = unknownNetwork(requirement);

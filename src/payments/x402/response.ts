@@ -10,7 +10,10 @@ export const PAYMENT_RESPONSE_HEADER = 'PAYMENT-RESPONSE';
  * The value of the PAYMENT-RESPONSE header (base64 JSON, x402 v2 SettleResponse) for a settle's outcome: on
  * success the transaction that paid; on a refusal its reason (and the transaction, if one was broadcast).
  */
-export function paymentResponseHeader(outcome: Result<X402Settlement, X402Refusal>, context: { network: Network; payer?: string }): string {
+export function paymentResponseHeader(
+  outcome: Result<Pick<X402Settlement, 'payer' | 'transaction' | 'network' | 'amountRaw'>, X402Refusal>,
+  context: { network: Network; payer?: string },
+): string {
   const response: SettleResponse = outcome.ok
     ? {
         success: true,

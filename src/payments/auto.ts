@@ -1,0 +1,38 @@
+import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem';
+import type { Call, PaymentQuote } from '../api/v1alpha1/index.ts';
+import type { ChainWorker } from '../chain/types.ts';
+
+/**
+ * Gas the auto mode's transfer adds to an operation, priced into its quote before the transfer exists (an
+ * ERC-20 transfer from the wallet inside executeBatch: ≈ 35k to a warm recipient, more for a first one; the
+ * quote is what the caller pays, so it errs on the high side).
+ */
+export const AUTO_TRANSFER_GAS = 60_000n;
+
+/**
+ * The token the auto mode pays with: the first of the quote's tokens (already in sorted symbol order, spec
+ * §2.6) whose balance in the wallet covers its amount, read in one batched call; undefined when none does.
+ */
+export async function chooseAutoToken(
+  worker: ChainWorker,
+  wallet: Address,
+  quote: PaymentQuote,
+): Promise<PaymentQuote['tokens'][number] | undefined> {
+  if (quote.tokens.length === 0) return undefined;
+  const { results } = await worker.read(
+    quote.tokens.map((t) => ({ to: t.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [wallet] }) })),
+  );
+  return quote.tokens.find((t, i) => {
+    const r = results[i];
+    return r?.success === true && r.returnData.length >= 66 && BigInt(r.returnData.slice(0, 66)) >= BigInt(t.amountRaw);
+  });
+}
+
+/** The call that pays: `token.transfer(treasury, amount)` from the wallet, in the same operation as the request's calls. */
+export function autoTransferCall(token: { address: string; amountRaw: string }, treasury: string): Call {
+  return {
+    target: getAddress(token.address),
+    value: '0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [getAddress(treasury), BigInt(token.amountRaw)] }) as Hex,
+  };
+}

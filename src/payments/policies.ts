@@ -1,0 +1,99 @@
+import type { ChainName } from '../config/chains.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { ResourceStore } from '../store/types.ts';
+import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
+import { makeQuote } from './quote.ts';
+import type { Admission, ChainPaymentTerms, PaymentContext, PaymentPolicies, PaymentPolicy, PaymentSettings } from './types.ts';
+import { createPaymentVerifier } from './verify.ts';
+import type { X402Facilitator } from './x402/index.ts';
+
+export interface PaymentPoliciesDeps {
+  store: ResourceStore;
+  namespace: string;
+  /** Each served chain's payment terms (treasury, accepted tokens, native price, confirmations). */
+  terms: ReadonlyMap<ChainName, ChainPaymentTerms>;
+  settings: PaymentSettings;
+  /** The in-process x402 facilitator, where this deployment settles x402 payments. */
+  x402?: X402Facilitator | undefined;
+  logger: Logger;
+}
+
+export { DEFAULT_PAYMENT_SETTINGS } from './settings.ts';
+
+/**
+ * The three payment modes of spec §2.6, built with what they need: the store (to claim payments), each chain's
+ * terms, the pricing settings and the x402 facilitator. One set per controller; the gateway prices with the same
+ * modules (pricing.ts, quote.ts) but decides nothing.
+ */
+export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicies {
+  const termsOf = (chain: ChainName): ChainPaymentTerms => {
+    const t = deps.terms.get(chain);
+    if (!t) throw new Error(`no payment terms for chain ${chain}`);
+    return t;
+  };
+  const verifier = createPaymentVerifier({ store: deps.store, namespace: deps.namespace, terms: termsOf, x402: deps.x402, logger: deps.logger });
+  const quoteFor = (ctx: Parameters<PaymentPolicy['admit']>[0], extraGas = 0n) =>
+    makeQuote({
+      mode: ctx.request.spec.paymentMode,
+      simulation: ctx.simulation,
+      terms: termsOf(ctx.request.spec.chain),
+      settings: deps.settings,
+      platformFeeUsd: ctx.request.spec.platformFeeUsd,
+      extraGas,
+      now: ctx.now,
+    });
+  const hasPayment = (ctx: PaymentContext): boolean =>
+    ctx.request.spec.paymentProof !== undefined || ctx.request.spec.x402Payment !== undefined;
+
+  /** A payment that came with the request itself (paid before the first 402): judged against a fresh quote. */
+  async function admitAttached(ctx: PaymentContext, quote: Admission & { kind: 'required' }): Promise<Admission> {
+    const verdict = await verifier.verify(ctx.request, ctx.worker, quote.quote, ctx.now);
+    if (verdict.kind === 'verified') return { kind: 'verified', quote: quote.quote, paid: verdict.paid };
+    if (verdict.kind === 'rejected') return { ...quote, rejection: verdict.rejection };
+    return quote; // a quote just made cannot have expired
+  }
+
+  const verify: PaymentPolicy['verify'] = (ctx, quote) => verifier.verify(ctx.request, ctx.worker, quote, ctx.now);
+
+  const manual: PaymentPolicy = {
+    mode: 'manual',
+    async admit(ctx) {
+      const required = { kind: 'required' as const, quote: quoteFor(ctx) };
+      return hasPayment(ctx) ? admitAttached(ctx, required) : required;
+    },
+    verify,
+  };
+
+  const auto: PaymentPolicy = {
+    mode: 'auto',
+    /**
+     * The transfer travels in the same UserOperation as the calls, after them: atomic, so no payment moves
+     * without its execution (a reverted operation reverts the transfer too) and it moves once (the operation's
+     * nonce). No covering token: the 402 lets the caller pay by hand, as in the manual mode.
+     */
+    async admit(ctx) {
+      const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
+      if (hasPayment(ctx)) return admitAttached(ctx, { kind: 'required', quote });
+      if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
+      const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote);
+      if (!token) return { kind: 'required', quote };
+      return {
+        kind: 'satisfied',
+        reason: 'AutoTransfer',
+        costUsd: quote.amountUsd,
+        calls: [autoTransferCall(token, quote.recipient)],
+        quote,
+        paid: { method: 'auto', token: token.symbol, amountRaw: token.amountRaw, payer: ctx.simulation.wallet.address },
+      };
+    },
+    verify,
+  };
+
+  const sponsored: PaymentPolicy = {
+    mode: 'sponsored',
+    admit: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
+    verify: async () => ({ kind: 'rejected', rejection: { reason: 'not_payable', message: 'a sponsored request takes no payment', retryable: false } }),
+  };
+
+  return { manual, auto, sponsored };
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { PaymentSettings } from './types.ts';
+
+export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = { platformFeeUsd: 0.01, quoteTtlSeconds: 600 };
+
+/** The `payments` section of the cluster configuration (the embedded mode takes the same fields as options). */
+export const PaymentSettingsSchema = z
+  .object({
+    /** The platform fee per manual-mode execution, in USD (an API client may carry its own). */
+    platformFeeUsd: z.number().min(0).max(1_000).default(DEFAULT_PAYMENT_SETTINGS.platformFeeUsd),
+    /** How long a 402's quote holds; a payment after that is answered with a fresh quote. */
+    quoteTtlSeconds: z.number().int().min(30).max(86_400).default(DEFAULT_PAYMENT_SETTINGS.quoteTtlSeconds),
+  })
+  .strict();
+
+/**
+ * The environment variable holding the x402 settler's private key (a Kubernetes Secret in the chart): the EOA
+ * that submits transferWithAuthorization and pays its gas. Unset: x402 is not offered, X-Payment-Proof is.
+ */
+export const X402_SETTLER_KEY_ENV = 'AGENT_WALLET_X402_SETTLER_KEY';
+
+/** The settler key from the environment, checked: undefined when unset. */
+export function x402SettlerKeyFromEnv(env: NodeJS.ProcessEnv = process.env): `0x${string}` | undefined {
+  const raw = env[X402_SETTLER_KEY_ENV]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new Error(`${X402_SETTLER_KEY_ENV} must be a 0x-prefixed 32-byte hex private key`);
+  return raw as `0x${string}`;
+}
+
+/**
+ * The chains x402 settles on, from the cluster configuration: every chain, each with the RPC URL the settler
+ * sends through. A chain whose URL only its worker holds (AGENT_WALLET_RPC_URL) cannot settle: refused at start.
+ */
+export function x402Chains(config: { chains: readonly { name: string; chainId: number; rpcUrl?: string | undefined }[] }): { chainId: number; rpcUrl: string }[] {
+  return config.chains.map((c) => {
+    if (c.rpcUrl === undefined) {
+      throw new Error(`${X402_SETTLER_KEY_ENV} is set, but chain ${c.name} has no rpcUrl in the configuration: x402 settles through it`);
+    }
+    return { chainId: c.chainId, rpcUrl: c.rpcUrl };
+  });
+}

@@ -1,0 +1,39 @@
+import type { ChainConfig } from '../config/chainConfig.ts';
+import type { ChainName } from '../config/chains.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { ResourceStore } from '../store/types.ts';
+import { createPaymentPolicies } from './policies.ts';
+import { DEFAULT_PAYMENT_SETTINGS } from './settings.ts';
+import { paymentTermsOf } from './terms.ts';
+import type { ChainPaymentTerms, PaymentPolicies, PaymentSettings } from './types.ts';
+import { createX402Facilitator } from './x402/index.ts';
+
+export interface PaymentsSetup {
+  /** For the execution controller: the three modes. */
+  policies: PaymentPolicies;
+  /** For the gateway: what it prices with and whether its 402s offer x402. */
+  terms: ReadonlyMap<ChainName, ChainPaymentTerms>;
+  settings: PaymentSettings;
+  x402: boolean;
+}
+
+export interface PaymentsSetupOptions {
+  store: ResourceStore;
+  namespace: string;
+  chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'rpcUrl' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
+  settings?: Partial<PaymentSettings> | undefined;
+  /** The EOA that settles x402 payments; without it x402 is not offered. */
+  x402SettlerKey?: `0x${string}` | undefined;
+  logger: Logger;
+}
+
+/** Payments for one process that runs both the controller and the gateway (the embedded mode, tests). */
+export function setUpPayments(opts: PaymentsSetupOptions): PaymentsSetup {
+  const settings: PaymentSettings = { ...DEFAULT_PAYMENT_SETTINGS, ...opts.settings };
+  const terms = paymentTermsOf(opts.chains);
+  const x402 = opts.x402SettlerKey
+    ? createX402Facilitator({ chains: opts.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl })), settlerKey: opts.x402SettlerKey })
+    : undefined;
+  const policies = createPaymentPolicies({ store: opts.store, namespace: opts.namespace, terms, settings, x402, logger: opts.logger });
+  return { policies, terms, settings, x402: x402 !== undefined };
+}

@@ -1,0 +1,62 @@
+import type { Address } from 'viem';
+import type { Call, ExecutionRequest, Failure, PaymentMode, PaymentQuote, PaymentRecord, PaymentRejection } from '../api/v1alpha1/index.ts';
+import type { ChainWorker, SimulationResult } from '../chain/types.ts';
+import type { TokenConfig } from '../config/chainConfig.ts';
+import type { ChainName } from '../config/chains.ts';
+import type { PaymentVerdict } from './verify.ts';
+
+/**
+ * The payment seam between the execution reconciler and payment handling (spec §2.6). The reconciler asks the
+ * policy of the request's mode at two moments, and writes what it answers; the policy never writes the
+ * ExecutionRequest itself (it may create PaymentReceipts, the single-use claims):
+ *
+ * - `admit`, after a successful simulation of a new request: go on and sign (`satisfied`, possibly with calls to
+ *   add to the operation: the auto mode's transfer), wait for a payment (`required`, with the quote), take a
+ *   payment that came with the request (`verified`: phase PaymentVerified), or `refused`.
+ * - `verify`, when a payment is attached to a request awaiting one (a re-submission with X-Payment-Proof or
+ *   PAYMENT-SIGNATURE changes the spec): `verified` (claimed), `rejected` with the reason (the request keeps
+ *   waiting; the gateway answers 402 payment_verification_failed), or `expired` (quote again: a fresh 402).
+ */
+export type Admission =
+  /** Go on and sign; `calls` are added to the operation (the auto transfer), `paid` records what pays. */
+  | { kind: 'satisfied'; reason: string; costUsd: number; calls?: Call[]; quote?: PaymentQuote; paid?: PaymentRecord }
+  /** Wait for a payment: answer 402 with this quote (and why the payment that came with the request was refused). */
+  | { kind: 'required'; quote: PaymentQuote; rejection?: Omit<PaymentRejection, 'observedGeneration'> }
+  /** A payment that came with the request is verified and claimed: phase PaymentVerified, then sign. */
+  | { kind: 'verified'; quote: PaymentQuote; paid: PaymentRecord }
+  | { kind: 'refused'; failure: Failure };
+
+/** What a chain takes as payment and where it goes: from the chain's configuration. */
+export interface ChainPaymentTerms {
+  chain: ChainName;
+  chainId: number;
+  treasury: Address;
+  tokens: readonly TokenConfig[];
+  /** USD per native coin, to price gas. */
+  nativeUsdPrice: number;
+  /** Confirmations a payment transaction needs before it counts. */
+  paymentConfirmations: number;
+}
+
+export interface PaymentSettings {
+  /** The platform fee per execution in USD, under the manual mode (an API client may carry its own). */
+  platformFeeUsd: number;
+  /** How long a quote holds; a payment for an expired quote is answered with a fresh 402. */
+  quoteTtlSeconds: number;
+}
+
+export interface PaymentContext {
+  request: ExecutionRequest;
+  worker: ChainWorker;
+  now: Date;
+}
+
+export interface PaymentPolicy {
+  readonly mode: PaymentMode;
+  /** A new request, just simulated. */
+  admit(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
+  /** A payment attached to a request awaiting one, judged against the quote stored on it. */
+  verify(ctx: PaymentContext, quote: PaymentQuote): Promise<PaymentVerdict>;
+}
+
+export type PaymentPolicies = Readonly<Record<PaymentMode, PaymentPolicy>>;
