@@ -3,7 +3,7 @@ import type { ChainWorker } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
 import { childLogger, type Logger } from '../lib/logger.ts';
 import { controllerMetrics, type Metrics } from '../metrics/index.ts';
-import type { PaymentPolicies } from '../payments/policy.ts';
+import type { PaymentPolicies } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import type { ManagedController } from './manager.ts';
@@ -27,6 +27,7 @@ export interface ServiceControllerDeps {
   admissionRetryMs?: number | undefined;
   /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number | undefined;
+  paymentGraceMs?: number | undefined;
   /** The completion webhooks' sender. */
   webhooks: WebhookSenderDeps;
   metrics?: Metrics | undefined;
@@ -62,6 +63,7 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           informer,
           admissionRetryMs: deps.admissionRetryMs,
           inclusionPollMs: deps.inclusionPollMs,
+          paymentGraceMs: deps.paymentGraceMs,
           metrics: deps.metrics,
           logger: childLogger(deps.logger, { controller: 'execution' }),
         }),

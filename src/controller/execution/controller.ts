@@ -5,7 +5,7 @@ import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
 import type { Metrics } from '../../metrics/registry.ts';
-import type { PaymentPolicies } from '../../payments/policy.ts';
+import type { PaymentPolicies } from '../../payments/types.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createExecutionReconciler } from './reconciler.ts';
@@ -22,6 +22,8 @@ export interface ExecutionControllerOptions {
   admissionRetryMs?: number;
   /** See ExecutionReconcilerDeps.inclusionPollMs. */
   inclusionPollMs?: number;
+  /** See ExecutionReconcilerDeps.paymentGraceMs. */
+  paymentGraceMs?: number;
   /**
    * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
    * started by its owner. Default: an informer of our own, stopped by stop().
@@ -80,6 +82,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     payments: opts.payments,
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
+    ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
     cached: (ns, name) => informer.get(name, ns),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();

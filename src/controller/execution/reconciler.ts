@@ -1,9 +1,9 @@
-import type { ExecutionRequest, ExecutionRequestStatus, Failure } from '../../api/v1alpha1/index.ts';
+import type { Call, ExecutionRequest, ExecutionRequestStatus, Failure, PaymentQuote, PaymentRecord } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
 import { ChainError, isChainError } from '../../chain/errors.ts';
 import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
-import type { PaymentPolicies } from '../../payments/policy.ts';
+import type { Admission, PaymentPolicies } from '../../payments/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
@@ -26,6 +26,8 @@ export interface ExecutionReconcilerDeps {
   outcomePollMs?: number;
   /** How often an inclusion short of the chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number;
+  /** How long after its quote expired an unpaid request still waits for a payment on its way (default 60 s). */
+  paymentGraceMs?: number;
   /**
    * How long admission keeps retrying a chain that does not answer before the request fails with
    * `chain_unavailable`. Nothing is signed before admission succeeds, so failing is safe, and the agent gets
@@ -63,6 +65,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const now = deps.now ?? (() => new Date());
   const pollMs = deps.outcomePollMs ?? 15_000;
   const inclusionPollMs = deps.inclusionPollMs ?? 2_000;
+  const paymentGraceMs = deps.paymentGraceMs ?? 60_000;
   const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
 
   async function reconcile(namespace: string, name: string): Promise<ReconcileResult> {
@@ -76,7 +79,6 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     switch (phase) {
       case undefined:
       case 'Pending':
-      case 'PaymentVerified':
         return admitAndSign(req, worker).catch((e: unknown) => {
           // A chain (or its worker) that does not answer: tried again every second, until admissionRetryMs
           // after acceptance. A fixed pace, not the queue's error backoff: failures come fast (connection
@@ -90,8 +92,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
             { Simulated: ['Unknown', 'ChainUnavailable', e.shortMessage] },
           );
         });
+      // Waiting for a payment: act when one is attached (a spec change); the chain's absence only delays that.
       case 'PaymentRequired':
-        return { done: true };
+        return awaitPayment(req, worker).catch(retryWhenUnavailable);
+      // Paid: sign and queue. Never given up for an unreachable chain: the money has moved.
+      case 'PaymentVerified':
+        return signPaid(req, worker).catch(retryWhenUnavailable);
       // Signed and persisted: nothing to give up on while the worker is away; look again every second.
       case 'Queued':
         return submit(req, worker).catch(retryWhenUnavailable);
@@ -102,14 +108,14 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
   }
 
-  /** Simulate, settle payment and sign: one status write that moves a new request to Queued (or out). */
-  async function admitAndSign(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
-    const t = now();
-    const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
-    const sim = await worker.simulate(ref, req.spec.calls);
-    if (!sim.ok) {
-      if (sim.error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', sim.error.message);
-      return fail(
+  /** The simulation of `calls` from the request's wallet; a revert fails the request (with its reason). */
+  async function simulateOrFail(req: ExecutionRequest, worker: ChainWorker, calls: readonly Call[]) {
+    const sim = await worker.simulate({ apiClient: req.spec.apiClient, agentId: req.spec.agentId }, calls);
+    if (sim.ok) return sim;
+    if (sim.error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', sim.error.message);
+    return {
+      ok: false as const,
+      failed: fail(
         req,
         {
           code: sim.error.code,
@@ -119,28 +125,167 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           ...(sim.error.revertData !== undefined && { revertData: sim.error.revertData }),
         },
         { Simulated: ['False', 'SimulationReverted', sim.error.message] },
-      );
+      ),
+    };
+  }
+
+  /**
+   * A new request: simulate, ask its payment policy, then sign (one status write to Queued), or wait for a
+   * payment (PaymentRequired with the quote), or record a payment that came with it (PaymentVerified).
+   */
+  async function admitAndSign(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const t = now();
+    const sim = await simulateOrFail(req, worker, req.spec.calls);
+    if (!sim.ok) return sim.failed;
+    const admission = await deps.payments[req.spec.paymentMode].admit({ request: req, worker, simulation: sim.value, now: t });
+    return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
+  }
+
+  async function applyAdmission(
+    req: ExecutionRequest,
+    worker: ChainWorker,
+    admission: Admission,
+    estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>,
+    t: Date,
+    extra: Partial<ExecutionRequestStatus> = {},
+  ): Promise<ReconcileResult> {
+    switch (admission.kind) {
+      case 'refused':
+        return fail(req, admission.failure, { Simulated: ['True', 'SimulationSucceeded', ''] });
+      case 'required':
+        return write(req, (s) => ({
+          ...s,
+          ...estimates,
+          ...extra,
+          estimatedCostUsd: admission.quote.amountUsd,
+          phase: 'PaymentRequired',
+          payment: {
+            quote: admission.quote,
+            ...(admission.rejection && { rejection: { ...admission.rejection, observedGeneration: req.metadata.generation ?? 0 } }),
+          },
+          startTime: s.startTime ?? t.toISOString(),
+          conditions: conditions(s, t, {
+            Simulated: ['True', 'SimulationSucceeded', ''],
+            PaymentSatisfied: ['False', 'PaymentRequired', `pay ${admission.quote.amountUsd} USD by ${admission.quote.expiresAt}`],
+            Succeeded: ['Unknown', 'AwaitingPayment', ''],
+          }),
+        }));
+      case 'verified':
+        return write(req, (s) => ({
+          ...s,
+          ...estimates,
+          estimatedCostUsd: admission.quote.amountUsd,
+          phase: 'PaymentVerified',
+          payment: { quote: admission.quote, paid: admission.paid },
+          startTime: s.startTime ?? t.toISOString(),
+          conditions: conditions(s, t, {
+            Simulated: ['True', 'SimulationSucceeded', ''],
+            PaymentSatisfied: ['True', 'PaymentVerified', paidMessage(admission.paid)],
+            Succeeded: ['Unknown', 'PaymentVerified', ''],
+          }),
+        }));
+      case 'satisfied':
+        return sign(req, worker, {
+          calls: [...req.spec.calls, ...(admission.calls ?? [])],
+          costUsd: admission.costUsd,
+          reason: admission.reason,
+          estimates,
+          ...((admission.quote || admission.paid) && { payment: { ...(admission.quote && { quote: admission.quote }), ...(admission.paid && { paid: admission.paid }) } }),
+        });
     }
-    const estimates = simulationStatus(sim.value);
-    const decision = await deps.payments[req.spec.paymentMode].decide(req, sim.value);
-    if (decision.kind === 'refused') return fail(req, decision.failure, { Simulated: ['True', 'SimulationSucceeded', ''] });
-    if (decision.kind === 'required') {
-      return write(req, (s) => ({
-        ...s,
-        ...estimates,
-        estimatedCostUsd: decision.amountUsd,
-        phase: 'PaymentRequired',
-        payment: { amountUsd: decision.amountUsd },
-        startTime: s.startTime ?? t.toISOString(),
-        conditions: conditions(s, t, {
-          Simulated: ['True', 'SimulationSucceeded', ''],
-          PaymentSatisfied: ['False', 'PaymentRequired', `pay ${decision.amountUsd} USD`],
-          Succeeded: ['Unknown', 'AwaitingPayment', ''],
-        }),
-      }));
+  }
+
+  /**
+   * Waiting for a payment. A payment attached since the last look (the spec's generation moved) is verified
+   * against the stored quote: paid → PaymentVerified; refused → the reason is recorded for that generation (the
+   * gateway answers 402 payment_verification_failed) and the request keeps waiting; quote expired → quoted
+   * afresh (a new 402). Nothing attached: nothing to do.
+   */
+  async function awaitPayment(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const s0 = req.status!;
+    const generation = req.metadata.generation ?? 0;
+    if (!s0.payment?.quote) return { done: true };
+    if (generation <= (s0.observedGeneration ?? 0)) {
+      // Nothing new attached. A request nobody pays for must still end (spec §3): once its quote has expired
+      // and a grace for a payment on its way has passed, it fails; until then, look again at that moment.
+      const left = Date.parse(s0.payment.quote.expiresAt) + paymentGraceMs - now().getTime();
+      if (left > 0) return { requeueAfterMs: left };
+      return fail(req, {
+        code: 'payment_not_received',
+        message: `no payment was verified before the quote expired at ${s0.payment.quote.expiresAt}; send the request again for a new quote`,
+      });
     }
+    const t = now();
+    const verdict = await deps.payments[req.spec.paymentMode].verify({ request: req, worker, now: t }, s0.payment.quote);
+    switch (verdict.kind) {
+      case 'verified':
+        // A claimed payment is a fact: recorded even if another payment was attached meanwhile (that one is
+        // answered as a replay), so no claim is left without the request it paid for.
+        return write(req, (s) => ({
+          ...s,
+          phase: 'PaymentVerified',
+          payment: { ...s.payment, paid: verdict.paid, rejection: undefined },
+          conditions: conditions(s, t, {
+            PaymentSatisfied: ['True', 'PaymentVerified', paidMessage(verdict.paid)],
+            Succeeded: ['Unknown', 'PaymentVerified', ''],
+          }),
+        }), { done: true }, { evenIfSpecMoved: true });
+      case 'rejected':
+        return write(req, (s) => ({
+          ...s,
+          payment: { ...s.payment, rejection: { ...verdict.rejection, observedGeneration: generation } },
+          conditions: conditions(s, t, { PaymentSatisfied: ['False', camel(verdict.rejection.reason), verdict.rejection.message] }),
+        }));
+      case 'expired': {
+        // Quote again from a fresh simulation: the 402 the caller gets carries the new quote and says why.
+        const sim = await simulateOrFail(req, worker, req.spec.calls);
+        if (!sim.ok) return sim.failed;
+        const admission = await deps.payments[req.spec.paymentMode].admit({ request: { ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, simulation: sim.value, now: t });
+        if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
+        return applyAdmission(req, worker, { ...admission, rejection: { reason: 'quote_expired', message: `the quote expired at ${s0.payment.quote.expiresAt}; pay the new one`, retryable: false } }, simulationStatus(sim.value), t);
+      }
+    }
+  }
+
+  /** Paid (PaymentVerified): simulate again for the gas figures, then sign and queue what was paid for. */
+  async function signPaid(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const sim = await simulateOrFail(req, worker, req.spec.calls);
+    // The calls would revert now, after the caller paid: fail, and say the payment was received (its receipt
+    // stays claimed; a refund is the operator's, see docs/payments.md).
+    if (!sim.ok) return sim.failed;
+    const payment = req.status?.payment;
+    return sign(req, worker, {
+      calls: req.spec.calls,
+      costUsd: payment?.quote?.amountUsd ?? 0,
+      reason: 'PaymentVerified',
+      estimates: simulationStatus(sim.value),
+      ...(payment && { payment }),
+    });
+  }
+
+  /** Sign the operation and queue it: one status write. Operations of a wallet are signed in acceptance order. */
+  async function sign(
+    req: ExecutionRequest,
+    worker: ChainWorker,
+    plan: {
+      calls: Call[];
+      costUsd: number;
+      reason: string;
+      estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>;
+      payment?: ExecutionRequestStatus['payment'];
+    },
+  ): Promise<ReconcileResult> {
+    const t = now();
+    const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
     // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
     if (deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
+    let estimates = plan.estimates;
+    if (plan.calls.length > req.spec.calls.length) {
+      // Calls were added (the auto transfer): what is signed is simulated as a whole first.
+      const whole = await simulateOrFail(req, worker, plan.calls);
+      if (!whole.ok) return whole.failed;
+      estimates = simulationStatus(whole.value);
+    }
 
     // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
     // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
@@ -154,19 +299,20 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       return { requeueAfterMs: CACHE_CATCH_UP_MS };
     }
 
-    const op = await worker.prepareOperation(ref, req.spec.calls, { requestId: req.metadata.name });
+    const op = await worker.prepareOperation(ref, plan.calls, { requestId: req.metadata.name });
     return write(current, (s) => ({
       ...s,
       ...estimates,
-      estimatedCostUsd: decision.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
+      estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
       phase: 'Queued',
-      costUsd: decision.costUsd,
+      costUsd: plan.costUsd,
+      ...(plan.payment && { payment: plan.payment }),
       userOperation: op,
       startTime: s.startTime ?? t.toISOString(),
       queuedTime: t.toISOString(),
       conditions: conditions(s, t, {
         Simulated: ['True', 'SimulationSucceeded', ''],
-        PaymentSatisfied: ['True', decision.reason, ''],
+        PaymentSatisfied: ['True', plan.reason, plan.payment?.paid ? paidMessage(plan.payment.paid) : ''],
         Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
         Succeeded: ['Unknown', 'Queued', ''],
       }),
@@ -249,8 +395,11 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           );
         }
         const success = outcome.success;
+        // The auto transfer rode in the operation: a reverted operation reverted it too, so nothing was charged.
+        const charged = !success && s0.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
         return write(req, (s) => ({
           ...s,
+          ...charged,
           phase: success ? 'Confirmed' : 'Reverted',
           txHash: outcome.txHash,
           blockNumber: outcome.blockNumber,
@@ -312,6 +461,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     req: ExecutionRequest,
     next: (s: ExecutionRequestStatus) => ExecutionRequestStatus,
     result: ReconcileResult = { done: true },
+    opts: { evenIfSpecMoved?: boolean } = {},
   ): Promise<ReconcileResult> {
     let current = req;
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -323,7 +473,10 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       } catch (e) {
         if (!isStoreError(e, 'Conflict')) throw e;
         const fresh = await readStored(req);
-        if (!fresh || fresh.status?.phase !== req.status?.phase) return { requeueAfterMs: CACHE_CATCH_UP_MS };
+        // Moved on (another phase, or a new payment attached): what we computed is stale; decide again once the
+        // cache has caught up.
+        const specMoved = fresh !== undefined && fresh.metadata.generation !== req.metadata.generation && opts.evenIfSpecMoved !== true;
+        if (!fresh || fresh.status?.phase !== req.status?.phase || specMoved) return { requeueAfterMs: CACHE_CATCH_UP_MS };
         current = fresh;
       }
     }
@@ -354,6 +507,9 @@ function simulationStatus(sim: SimulationResult): Pick<ExecutionRequestStatus, '
     estimatedCostUsd: sim.estimatedCostUsd,
   };
 }
+
+const paidMessage = (p: PaymentRecord): string =>
+  `${p.method}: ${p.amountRaw} raw ${p.token} from ${p.payer}${p.txHash ? ` in ${p.txHash}` : ''}`;
 
 /** simulation_reverted → SimulationReverted: condition reasons are CamelCase. */
 const camel = (code: string): string =>
