@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/names.ts';
 import { ChainConfigSchema, type ChainConfig } from './chainConfig.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../webhooks/settings.ts';
+import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema } from '../payments/settings.ts';
 import type { ChainName } from './chains.ts';
 
 /**
@@ -17,6 +18,8 @@ import type { ChainName } from './chains.ts';
  *   AGENT_WALLET_RPC_URL               chain worker, optional: its chain's RPC URL when it holds a provider
  *                                      API key and must not sit in the file (then the file may omit rpcUrl)
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
+ *   AGENT_WALLET_X402_SETTLER_KEY      controller and gateway, optional: the EOA that settles x402 payments (then
+ *                                      every chain needs rpcUrl in the file); unset, 402s offer X-Payment-Proof only
  *   POD_NAME / POD_NAMESPACE           downward API: leader-election identity, default namespace
  */
 
@@ -63,6 +66,8 @@ export const ClusterConfigSchema = z.object({
     }),
   /** Completion webhooks (the controller sends them; the gateway checks callback URLs): src/webhooks/settings.ts. */
   webhooks: WebhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
+  /** Pricing of the manual and auto modes (the settler key of x402 comes from the environment): src/payments/settings.ts. */
+  payments: PaymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
   /** Every role serves /metrics, /livez and /readyz here. */
   ops: z.object({ port: z.number().int().min(0).max(65535).default(9090) }).default({ port: 9090 }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -6,7 +6,7 @@ import { AgentWalletError } from '../lib/errors.ts';
 import { devnetAccounts, ANVIL_ACCOUNT_COUNT, type DevnetAccounts } from './accounts.ts';
 import { onSignalExit, startAnvil, type AnvilInstance, type StartAnvilParameters } from './anvil.ts';
 import { devnetChain } from './clients.ts';
-import { CANONICAL, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
+import { CANONICAL, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
 import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
@@ -268,6 +268,7 @@ function manifestChain(name: ChainName, node: AnvilInstance, accounts: DevnetAcc
       address: t.address,
       decimals: t.decimals,
       acceptedForPayment: t.symbol !== 'USDT' || name === 'ethereum',
+      ...(t.eip3009 && { eip3009: { name: t.name, version: TEST_STABLECOIN_EIP712_VERSION } }),
     })),
     testContracts: { counter: counterDeployment.address, gate: gateDeployment.address },
     syncSend,

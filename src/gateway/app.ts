@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type HTTPMethods } from '
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
-import { defaultPaymentPolicies } from '../payments/policy.ts';
+import { DEFAULT_PAYMENT_SETTINGS } from '../payments/policies.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
@@ -106,8 +106,11 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     store: deps.store,
     namespace,
     workers: deps.workers,
-    chainTokens: deps.chainTokens ?? {},
-    payments: deps.payments ?? defaultPaymentPolicies(),
+    payments: {
+      terms: deps.payments?.terms ?? new Map(),
+      settings: deps.payments?.settings ?? DEFAULT_PAYMENT_SETTINGS,
+      x402: deps.payments?.x402 ?? false,
+    },
     archive: deps.archive,
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,

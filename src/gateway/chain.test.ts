@@ -9,7 +9,9 @@ import type { ChainName } from '../config/chains.ts';
 import { startExecutionController, type ExecutionController } from '../controller/execution/controller.ts';
 import { chainConfigsFromManifest, loadManifest } from '../devnet/devnet.ts';
 import type { DevnetManifest } from '../devnet/manifest.ts';
-import { defaultPaymentPolicies } from '../payments/policy.ts';
+import { createPaymentPolicies, DEFAULT_PAYMENT_SETTINGS } from '../payments/policies.ts';
+import { paymentTermsOf } from '../payments/terms.ts';
+import { pino } from 'pino';
 import { openTestGateway, type TestGateway } from './testing/harness.ts';
 
 const counterAbi = parseAbi(['function increment()', 'function fail()', 'function number() view returns (uint256)']);
@@ -32,17 +34,23 @@ describe('gateway with the devnet, a real chain worker and the execution control
     if (!path) throw new Error('AGENT_WALLET_TEST_MANIFEST is not set: run through vitest (test/globalSetup.ts)');
     manifest = loadManifest(path);
     workers = new Map();
-    for (const config of chainConfigsFromManifest(manifest)) {
+    const configs = chainConfigsFromManifest(manifest);
+    for (const config of configs) {
       workers.set(config.name, await createChainWorker(config, { serviceSecret: 'gateway-test-service-secret-0123456789' }));
     }
     const base = manifest.chains.find((c) => c.name === 'base')!;
     counter = base.testContracts.counter;
     gate = base.testContracts.gate;
-    gw = await openTestGateway({
-      workers,
-      chainTokens: Object.fromEntries(manifest.chains.map((c) => [c.name, c.tokens])),
+    const terms = paymentTermsOf(configs);
+    gw = await openTestGateway({ workers, payments: { terms } });
+    const payments = createPaymentPolicies({
+      store: gw.store,
+      namespace: 'default',
+      terms,
+      settings: DEFAULT_PAYMENT_SETTINGS,
+      logger: pino({ level: 'silent' }),
     });
-    controller = await startExecutionController({ store: gw.store, workers, payments: defaultPaymentPolicies() });
+    controller = await startExecutionController({ store: gw.store, workers, payments });
     ({ apiKey } = await gw.newKey({ mode: 'sponsored' }));
   });
   afterAll(async () => {
@@ -206,13 +214,20 @@ describe('gateway with the devnet, a real chain worker and the execution control
     expect(theirs.json().request_id).not.toBe(first.json().request_id);
   });
 
-  it('keys in a payment mode that is not available get 501 and nothing is created', async () => {
+  it('a manual key without a payment gets the 402 of spec §2.8, exactly its fields, and the request waits for one', async () => {
     const manual = await gw.newKey({ mode: 'manual' });
-    const before = (await gw.store.list('ExecutionRequest')).items.length;
     const res = await post('/execute', { agent_id: 'bot-m', chain: 'base', target_contract: counter, calldata: INCREMENT }, {}, manual.apiKey);
-    expect(res.statusCode).toBe(501);
-    expect(res.json()).toMatchObject({ error: 'payment_mode_unavailable', payment_mode: 'manual' });
-    expect((await gw.store.list('ExecutionRequest')).items).toHaveLength(before);
+    expect(res.statusCode).toBe(402);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(
+      ['accepted_tokens', 'amount_usd', 'chain', 'error', 'payment_address', 'request_id', 'required_amount_raw', 'smart_wallet_address'].sort(),
+    );
+    expect(body).toMatchObject({ error: 'payment_required', chain: 'base', accepted_tokens: ['USDC', 'aUSD'] });
+    expect(body.amount_usd).toBeGreaterThan(0);
+    expect(Object.keys(body.required_amount_raw)).toEqual(body.accepted_tokens);
+    const stored = await gw.store.get('ExecutionRequest', body.request_id);
+    expect(stored.status?.phase).toBe('PaymentRequired');
+    expect(stored.status?.payment?.quote?.amountUsd).toBe(body.amount_usd);
   });
 
   it('without a controller decision in time → 500 decision_timeout with the request_id to poll', async () => {

@@ -1,9 +1,8 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
-import type { TokenConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
-import type { PaymentPolicies } from '../payments/policy.ts';
+import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
 import { fieldError } from './errors.ts';
@@ -11,19 +10,26 @@ import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 import type { CallbackGuard } from '../webhooks/egress.ts';
 
+/** What the gateway needs to price requests and answer 402s; the controller's payment policies decide the rest. */
+export interface GatewayPayments {
+  terms: ReadonlyMap<ChainName, ChainPaymentTerms>;
+  settings: PaymentSettings;
+  /** 402s carry an x402 PAYMENT-REQUIRED offer (the controller settles x402 payments). */
+  x402: boolean;
+}
+
 export interface GatewayDeps {
   store: ResourceStore;
   /** Namespace of the service's resources (ApiClients and ExecutionRequests). Default `default`. */
   namespace?: string;
   /** The chains this deployment serves; a payload chain without a worker is answered `unsupported_chain`. */
   workers: ReadonlyMap<ChainName, ChainWorker>;
-  /** Token configuration per chain: marks which balances are accepted for payment. */
-  chainTokens?: Partial<Record<ChainName, readonly TokenConfig[]>>;
   /**
-   * The payment policies the controller runs: a key whose mode's policy is not `available` is refused
-   * (501 payment_mode_unavailable) before anything is created. Default: sponsored only.
+   * How the deployment prices and takes payment: each served chain's terms (treasury, accepted tokens, native
+   * price), the fee and quote settings, and whether 402s offer x402. Default: no terms (a chain without terms
+   * prices nothing and offers no payment), the default settings, no x402.
    */
-  payments?: PaymentPolicies;
+  payments?: Partial<GatewayPayments>;
   /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
   rateLimiter?: RateLimiter;
   /** Finished requests the retention controller deleted: `GET /status/:id` answers from here. Default: none. */
@@ -54,8 +60,7 @@ export interface GatewayContext {
   store: ResourceStore;
   namespace: string;
   workers: ReadonlyMap<ChainName, ChainWorker>;
-  chainTokens: Partial<Record<ChainName, readonly TokenConfig[]>>;
-  payments: PaymentPolicies;
+  payments: GatewayPayments;
   rateLimiter: RateLimiter;
   archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;

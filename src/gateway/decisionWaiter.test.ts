@@ -40,7 +40,7 @@ describe('ExecutionRequest informer and decision waiter', () => {
 
     await writeStatus(store, names[0]!, (s) => ({ ...s, phase: 'Queued', estimatedGas: 100 }));
     await writeStatus(store, names[1]!, () => ({ phase: 'Failed', failure: { code: 'simulation_reverted', message: 'no' } }));
-    await writeStatus(store, names[2]!, () => ({ phase: 'PaymentRequired', payment: { amountUsd: 1 } }));
+    await writeStatus(store, names[2]!, () => ({ phase: 'PaymentRequired', payment: {} }));
     await writeStatus(store, names[3]!, () => ({ phase: 'Confirmed' }));
     await store.delete('ExecutionRequest', names[4]!);
 

@@ -14,8 +14,13 @@ export type Decision =
   | { kind: 'deleted' }
   | { kind: 'timeout' };
 
-/** The decision a resource's current state shows, or undefined while the controller is still deciding. */
-export function decisionOf(request: ExecutionRequest): Decision | undefined {
+/**
+ * The decision a resource's current state shows, or undefined while the controller is still deciding. With
+ * `minGeneration`, a state written before the controller saw that generation of the spec (a payment attached
+ * since) decides nothing yet.
+ */
+export function decisionOf(request: ExecutionRequest, minGeneration?: number): Decision | undefined {
+  if (minGeneration !== undefined && (request.status?.observedGeneration ?? 0) < minGeneration) return undefined;
   switch (request.status?.phase) {
     case 'Queued':
     case 'Broadcasting':
@@ -36,12 +41,12 @@ export interface DecisionWaiter {
    * Resolves with the decision about `name`: from `initial` (the object as this caller last saw it) or the
    * cache if already decided, else from the first change that decides it, else `timeout` after `timeoutMs`.
    */
-  wait(name: string, timeoutMs: number, initial?: ExecutionRequest): Promise<Decision>;
+  wait(name: string, timeoutMs: number, initial?: ExecutionRequest, minGeneration?: number): Promise<Decision>;
 }
 
 export function createDecisionWaiter(informer: ExecutionInformer): DecisionWaiter {
   return {
-    wait(name, timeoutMs, initial) {
+    wait(name, timeoutMs, initial, minGeneration) {
       return new Promise<Decision>((resolve) => {
         let settled = false;
         const finish = (d: Decision): void => {
@@ -55,11 +60,11 @@ export function createDecisionWaiter(informer: ExecutionInformer): DecisionWaite
         // Subscribe before looking at the current state, so a change in between cannot be missed.
         const unsubscribe = informer.subscribe(name, (obj) => {
           if (obj === undefined) return finish({ kind: 'deleted' });
-          const d = decisionOf(obj);
+          const d = decisionOf(obj, minGeneration);
           if (d) finish(d);
         });
         for (const obj of [informer.get(name), initial]) {
-          const d = obj && decisionOf(obj);
+          const d = obj && decisionOf(obj, minGeneration);
           if (d) return finish(d);
         }
       });

@@ -59,7 +59,11 @@ interface NestedIssue {
   [key: string]: unknown;
 }
 
-const HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'idempotency-key': 'Idempotency-Key' };
+const HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  'idempotency-key': 'Idempotency-Key',
+  'x-payment-proof': 'X-Payment-Proof',
+  'payment-signature': 'PAYMENT-SIGNATURE',
+};
 
 /** `/batch_calls/2/calldata` → `batch_calls[2].calldata`; the whole part (empty path) → `body`, `query`… */
 function fieldName(instancePath: string, context: string | undefined): string {

@@ -17,6 +17,8 @@ export interface ExecutionInformer {
   waitForSync(): Promise<void>;
   /** The cached object (deep-frozen: read only). */
   get(name: string): ExecutionRequest | undefined;
+  /** The cached objects `filter` keeps (read only). */
+  list(filter: (obj: ExecutionRequest) => boolean): ExecutionRequest[];
   /** Newest first by creation time (ties broken by name, descending); cached objects, read only. */
   recent(limit: number): ExecutionRequest[];
   /** Calls `listener` with the object after each change of `name`, or with undefined when it is deleted. */
@@ -80,6 +82,7 @@ export function startExecutionInformer(store: ResourceStore, opts: ExecutionInfo
     },
     waitForSync: () => informer.waitForSync(),
     get: (name) => byName.get(name),
+    list: (filter) => [...byName.values()].filter(filter),
     recent(limit) {
       order ??= [...byName.values()].sort(newestFirst).map((o) => o.metadata.name);
       const out: ExecutionRequest[] = [];

@@ -42,8 +42,10 @@ export function simulationFailureError(
         details: { ...common, chain },
         headers: { 'retry-after': '1' },
       });
-    case 'payment_mode_unavailable':
-      return new GatewayError(501, 'payment_mode_unavailable', failure.message, { details: common });
+    case 'payment_not_received':
+      // The request's payment window closed unpaid (an Idempotency-Key replay of it): send it again, unkeyed
+      // or with a new key, for a new quote; a payment already made still pays a new request.
+      return new GatewayError(400, 'payment_not_received', failure.message, { details: common });
     default:
       return new GatewayError(500, 'execution_failed', failure.message, {
         details: { ...common, failure_code: failure.code },

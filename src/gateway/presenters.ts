@@ -54,18 +54,13 @@ export function updatedAt(request: ExecutionRequest): string {
 }
 
 /**
- * What the caller is expected to pay in USD for gas costing `gasCostUsd` (spec §2.6): nothing when sponsored,
- * the gas cost under auto. Manual adds the platform fee, which the payments work configures; until then it is
- * the gas cost alone.
+ * `cost_usd` of spec §2.3: what the caller was charged once the request was queued (0 when sponsored, and when
+ * an auto transfer reverted with its operation), else what it owes under its quote, else the estimate.
  */
-export function payableCostUsd(mode: PaymentMode, gasCostUsd: number): number {
-  return mode === 'sponsored' ? 0 : gasCostUsd;
-}
-
-/** `cost_usd` of spec §2.3: settled cost once known, else the quote, else the payable estimate. */
 export function costUsd(request: ExecutionRequest): number {
   const s = request.status;
-  return s?.costUsd ?? s?.payment?.amountUsd ?? payableCostUsd(request.spec.paymentMode, s?.estimatedCostUsd ?? 0);
+  if (request.spec.paymentMode === 'sponsored') return 0;
+  return s?.costUsd ?? s?.payment?.quote?.amountUsd ?? s?.estimatedCostUsd ?? 0;
 }
 
 export function presentStatus(request: ExecutionRequest): StatusRecord {
@@ -111,8 +106,8 @@ export function presentAccepted(request: ExecutionRequest, walletAddress: string
     status: 'queued',
     smart_wallet_address: walletAddress,
     estimated_gas: s?.estimatedGas ?? 0,
-    // The controller writes the payable estimate (it already reflects the payment mode).
-    estimated_cost_usd: payableCostUsd(request.spec.paymentMode, s?.estimatedCostUsd ?? 0),
+    // The controller writes the payable amount (it already reflects the payment mode).
+    estimated_cost_usd: request.spec.paymentMode === 'sponsored' ? 0 : (s?.costUsd ?? s?.estimatedCostUsd ?? 0),
     tx_hash: s?.txHash ?? null,
     message: s?.txHash
       ? `execution queued and broadcast; poll GET /status/${request.metadata.name} for the outcome`

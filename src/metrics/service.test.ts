@@ -8,7 +8,8 @@ import { counterAbi } from '../devnet/contracts.ts';
 import { buildGateway } from '../gateway/app.ts';
 import { createKey } from '../keys/manage.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
-import { defaultPaymentPolicies } from '../payments/policy.ts';
+import { setUpPayments } from '../payments/setup.ts';
+import { pino } from 'pino';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../../test/support/env.ts';
 import { apiClient } from '../../test/support/http.ts';
@@ -41,8 +42,8 @@ describe('metrics of a running service (devnet)', () => {
       bundleObserver: bundleObserver(metrics),
     });
     const workers = new Map([['base' as const, worker]]);
-    const payments = defaultPaymentPolicies();
-    controller = await startExecutionController({ store, workers, payments, metrics });
+    const payments = setUpPayments({ store, namespace: 'default', chains: [config], logger: pino({ level: 'silent' }) });
+    controller = await startExecutionController({ store, workers, payments: payments.policies, metrics });
     app = await buildGateway({ store, workers, payments, metrics, serveMetrics: true, publicRateLimit: false });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
   });

@@ -10,7 +10,8 @@ import { serviceControllers } from '../controller/serviceControllers.ts';
 import { alwaysLeader } from '../lib/leaderElection.ts';
 import { buildGateway } from '../gateway/index.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
-import { defaultPaymentPolicies } from '../payments/policy.ts';
+import { setUpPayments } from '../payments/setup.ts';
+import type { PaymentSettings } from '../payments/types.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
@@ -51,6 +52,15 @@ export interface EmbeddedServiceOptions {
    * `resolver` replaces the system resolver (tests point names at chosen addresses).
    */
   webhooks?: WebhookSettingsInput & { ca?: string | Buffer; resolver?: Resolver };
+  /**
+   * Payments: the platform fee and quote lifetime (default DEFAULT_PAYMENT_SETTINGS), and the key of the EOA that
+   * settles x402 payments (it pays their gas). Without a settler key, 402s offer X-Payment-Proof only.
+   */
+  payments?: Partial<PaymentSettings> & {
+    x402SettlerKey?: `0x${string}` | undefined;
+    /** How long after its quote expired an unpaid request waits before it fails (default 60 s). */
+    graceSeconds?: number;
+  };
 }
 
 export interface EmbeddedService {
@@ -97,7 +107,17 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       workers.set(config.name, worker);
       stops.push(() => worker.close());
     }
-    const payments = defaultPaymentPolicies();
+    const payments = setUpPayments({
+      store,
+      namespace: DEFAULT_NAMESPACE,
+      chains: opts.chains,
+      settings: {
+        ...(opts.payments?.platformFeeUsd !== undefined && { platformFeeUsd: opts.payments.platformFeeUsd }),
+        ...(opts.payments?.quoteTtlSeconds !== undefined && { quoteTtlSeconds: opts.payments.quoteTtlSeconds }),
+      },
+      x402SettlerKey: opts.payments?.x402SettlerKey,
+      logger: log.child({ role: 'payments' }),
+    });
     const { ca, resolver, ...webhookInput } = opts.webhooks ?? {};
     const webhookSettings = WebhookSettingsSchema.parse(webhookInput);
     const webhookSecrets = openFileWebhookSecrets(webhookSecretsDir(opts.dataDir));
@@ -108,11 +128,12 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         store,
         namespace: DEFAULT_NAMESPACE,
         workers,
-        payments,
+        payments: payments.policies,
         archive,
         retentionSeconds: opts.retentionSeconds ?? 3_600,
         admissionRetryMs: opts.admissionRetryMs,
         inclusionPollMs: opts.inclusionPollMs,
+        paymentGraceMs: opts.payments?.graceSeconds !== undefined ? opts.payments.graceSeconds * 1000 : undefined,
         webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,
         logger: log.child({ role: 'controller' }),
@@ -129,7 +150,6 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       store,
       workers,
       payments,
-      chainTokens: tokensByChain(opts.chains),
       archive,
       metrics,
       serveMetrics: true,

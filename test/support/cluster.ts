@@ -20,6 +20,7 @@ import { createKubeStore } from '../../src/store/kube/index.ts';
 import type { ResourceStore } from '../../src/store/types.ts';
 import { installChartRbac } from '../cluster/helm/chart.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
+import { PaymentSettingsSchema, X402_SETTLER_KEY_ENV } from '../../src/payments/settings.ts';
 import { kubeBinDir } from './kubeApiServer.ts';
 import { apiClient } from './http.ts';
 import { freePort } from './net.ts';
@@ -57,6 +58,8 @@ export interface StartClusterOptions {
   webhooks?: WebhookSettingsInput;
   /** Extra environment of the controllers, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver's certificate. */
   controllerEnv?: NodeJS.ProcessEnv;
+  /** Settle x402 payments with the devnet's settler account (controller and gateway get its key). */
+  x402?: boolean;
 }
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
@@ -97,6 +100,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     },
     ops: { port: 0 },
     webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),
+    payments: PaymentSettingsSchema.parse({}),
     logLevel: 'info',
     chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
   };
@@ -107,7 +111,16 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
 
   const processes: RoleProcess[] = [];
   let closeSecrets = (): void => undefined;
-  const baseEnv = { ...process.env, KUBECONFIG: kubeconfigPath, AGENT_WALLET_CONFIG: configPath, POD_NAMESPACE: namespace };
+  // x402 only when asked: one settler account, and its nonces live in one process at a time.
+  const settler = opts.x402 === true ? devnet.manifest.accounts.settler?.privateKey : undefined;
+  const baseEnv = {
+    ...process.env,
+    KUBECONFIG: kubeconfigPath,
+    AGENT_WALLET_CONFIG: configPath,
+    POD_NAMESPACE: namespace,
+    // The devnet's settler sends x402 settlements, as a Secret would give it to the controller and gateway.
+    ...(settler && { [X402_SETTLER_KEY_ENV]: settler }),
+  };
 
   const spawnRole = async (name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RoleProcess> => {
     const opsPort = await freePort();

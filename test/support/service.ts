@@ -8,19 +8,28 @@ import { apiClient } from './http.ts';
 
 /** The whole service in this process against the shared devnet, in a fresh data dir with a fresh secret. */
 export async function startTestService(
-  opts: { dataDir?: string; serviceSecret?: string; webhooks?: EmbeddedServiceOptions['webhooks']; retentionSeconds?: number } = {},
+  opts: {
+    dataDir?: string;
+    serviceSecret?: string;
+    webhooks?: EmbeddedServiceOptions['webhooks'];
+    retentionSeconds?: number;
+    payments?: EmbeddedServiceOptions['payments'];
+    /** Confirmations a payment transaction needs on every chain (the devnet's default: 1). */
+    paymentConfirmations?: number;
+  } = {},
 ) {
   const devnet = testDevnet();
   const dataDir = opts.dataDir ?? tempDir();
   const serviceSecret = opts.serviceSecret ?? newServiceSecret();
   const service: EmbeddedService = await startEmbeddedService({
     dataDir,
-    chains: devnet.chainConfigs(),
+    chains: devnet.chainConfigs().map((c) => ({ ...c, paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations })),
     serviceSecret,
     port: 0,
     decisionTimeoutMs: 20_000,
     ...(opts.webhooks && { webhooks: opts.webhooks }),
     ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
+    ...(opts.payments && { payments: opts.payments }),
   });
   return {
     ...service,

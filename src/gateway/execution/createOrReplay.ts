@@ -12,8 +12,11 @@ import {
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { GatewayError } from '../errors.ts';
 
-/** sha256 of the canonical request: what an Idempotency-Key retry is compared with. */
-function canonicalHash(spec: ExecutionRequestSpec): string {
+/**
+ * sha256 of the canonical request, without any payment: what an Idempotency-Key retry is compared with, and how
+ * a re-submission with a payment finds the request that asked for it.
+ */
+export function requestBodyHash(spec: ExecutionRequestSpec): string {
   const canonical = JSON.stringify({
     agentId: spec.agentId,
     chain: spec.chain,
@@ -42,7 +45,7 @@ export async function createOrReplay(
   spec: ExecutionRequestSpec,
   idempotencyKey: string | undefined,
 ): Promise<CreatedOrReplayed> {
-  const bodyHash = canonicalHash(spec);
+  const bodyHash = requestBodyHash(spec);
   for (let attempt = 0; ; attempt++) {
     // The controller signs a wallet's operations in acceptance order, read from this annotation: it must sort
     // by time for every request, including those whose name is derived from an Idempotency-Key.

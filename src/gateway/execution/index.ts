@@ -2,3 +2,5 @@ export { createOrReplay, type CreatedOrReplayed } from './createOrReplay.ts';
 export { specOf, type ExecutionInput } from './input.ts';
 export { simulateExecution } from './simulate.ts';
 export { submitExecution, type SubmitOptions, type Submitted } from './submit.ts';
+export { attachPayment, type AttachedPayment } from './attachPayment.ts';
+export { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';

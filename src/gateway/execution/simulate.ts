@@ -2,8 +2,20 @@ import { newSimulationId, type ApiClient } from '../../api/v1alpha1/index.ts';
 import type { ExecutionResult } from '../../api/http/index.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { simulationFailureError } from '../failures.ts';
-import { payableCostUsd } from '../presenters.ts';
+import { payableEstimateUsd } from '../../payments/terms.ts';
 import type { ExecutionInput } from './input.ts';
+
+/** What the key would pay for this simulation under its mode (spec §2.6): the quote an execute would show. */
+export function estimatedCostUsd(
+  ctx: GatewayContext,
+  client: ApiClient,
+  chain: ExecutionInput['chain'],
+  sim: Parameters<typeof payableEstimateUsd>[1],
+): number {
+  const terms = ctx.payments.terms.get(chain);
+  if (!terms || client.spec.paymentMode === 'sponsored') return 0;
+  return payableEstimateUsd(client.spec.paymentMode, sim, terms, ctx.payments.settings, client.spec.platformFeeUsd);
+}
 
 /**
  * The simulate flow (POST /simulate, the protocol actions' `.../simulate`): the chain worker runs the calls as
@@ -24,7 +36,7 @@ export async function simulateExecution(
     status: 'pending',
     smart_wallet_address: sim.wallet.address,
     estimated_gas: Number(sim.estimatedGas),
-    estimated_cost_usd: payableCostUsd(client.spec.paymentMode, sim.estimatedCostUsd),
+    estimated_cost_usd: estimatedCostUsd(ctx, client, input.chain, sim),
     tx_hash: null,
     message: 'simulation succeeded; nothing was broadcast',
   };

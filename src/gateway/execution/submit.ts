@@ -1,28 +1,36 @@
-import type { ApiClient } from '../../api/v1alpha1/index.ts';
 import type { ExecutionResult } from '../../api/http/index.ts';
+import type { ApiClient, ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { ok } from '../../lib/result.ts';
+import { evmNetwork, PAYMENT_RESPONSE_HEADER, paymentResponseHeader } from '../../payments/x402/index.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { fieldError, GatewayError } from '../errors.ts';
 import { failedRequestError } from '../failures.ts';
 import { presentAccepted } from '../presenters.ts';
-import { createOrReplay } from './createOrReplay.ts';
+import { attachPayment, type AttachedPayment } from './attachPayment.ts';
+import { createOrReplay, requestBodyHash } from './createOrReplay.ts';
 import { specOf, type ExecutionInput } from './input.ts';
+import { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
 
 export interface SubmitOptions {
   /** The caller's Idempotency-Key: a retry with the same key and input answers with the first request. */
   idempotencyKey?: string | undefined;
+  /** A payment that came with the call (X-Payment-Proof or PAYMENT-SIGNATURE); a sponsored key's is ignored. */
+  payment?: AttachedPayment | undefined;
+  /** The URL an x402 offer names as its resource (the route's own). */
+  resourceUrl?: string;
 }
 
-export interface Submitted {
-  result: ExecutionResult;
-  /** The answer is the request an earlier attempt with the same Idempotency-Key created. */
-  replayed: boolean;
-}
+export type Submitted =
+  /** The 200 of spec §2.2: queued (or further). */
+  | { kind: 'queued'; result: ExecutionResult; headers: Record<string, string>; replayed: boolean }
+  /** The 402 of spec §2.8 (or payment_verification_failed, §7): pay, then send the same request with the payment. */
+  | { kind: 'payment_required'; answer: PaymentAnswer; replayed: boolean };
 
 /**
  * The execute flow, for every route that executes (POST /execute, the protocol actions): check what the key
- * allows, create the ExecutionRequest (or find the one an Idempotency-Key retry refers to), wait for the
- * controller's decision on a watch, and answer: the 200 of spec §2.2, or an error carrying the request id.
- * Throws GatewayError for every answer that is not a 200.
+ * allows, create the ExecutionRequest — or attach the payment to the one awaiting it, or find the one an
+ * Idempotency-Key retry refers to — wait for the controller's decision on a watch, and answer: queued, or
+ * payment required. Throws GatewayError for every other answer (each carries the request id once there is one).
  */
 export async function submitExecution(
   ctx: GatewayContext,
@@ -35,38 +43,60 @@ export async function submitExecution(
   if (spec.calls.length > maxCalls) {
     throw fieldError('batch_too_large', 'batch_calls', `has ${spec.calls.length} calls; this API key allows at most ${maxCalls}`);
   }
-  if (!ctx.payments[spec.paymentMode].available) {
-    // Refused before anything is created, so no request is left waiting for a payment flow that cannot happen.
-    throw new GatewayError(
-      501,
-      'payment_mode_unavailable',
-      `this API key's payment mode (${spec.paymentMode}) is not available on this deployment yet`,
-      { details: { payment_mode: spec.paymentMode } },
-    );
-  }
   const worker = workerFor(ctx, spec.chain);
   // SSRF: a callback URL aimed inside the network is refused now; the sender checks again at connect time.
   const refused = spec.callbackUrl === undefined ? undefined : await ctx.callbackGuard.check(spec.callbackUrl);
   if (refused !== undefined) throw fieldError('callback_url_not_allowed', 'callback_url', refused);
 
-  const { request: created, replayed } = await createOrReplay(ctx.store, ctx.namespace, spec, opts.idempotencyKey);
-  const id = created.metadata.name;
-  const decision = await ctx.waiter.wait(id, ctx.decisionTimeoutMs, created);
+  // Sponsored requests take no payment: one sent along is ignored, as the spec's "no external proof" says.
+  const payment = spec.paymentMode === 'sponsored' ? undefined : opts.payment;
+  let request: ExecutionRequest;
+  let replayed = false;
+  let attachedGeneration: number | undefined;
+  const attached = payment
+    ? await attachPayment(ctx, { apiClient: spec.apiClient, agentId: spec.agentId, bodyHash: requestBodyHash(spec), idempotencyKey: opts.idempotencyKey }, payment)
+    : ({ kind: 'none' } as const);
+  if (attached.kind === 'attached') {
+    request = attached.request;
+    attachedGeneration = attached.generation;
+  } else if (attached.kind === 'settled') {
+    request = attached.request;
+    replayed = true;
+  } else {
+    const withPayment = payment && {
+      ...spec,
+      ...(payment.kind === 'proof' ? { paymentProof: payment.proof } : { x402Payment: payment.signature }),
+      paymentAttempt: 1,
+    };
+    const created = await createOrReplay(ctx.store, ctx.namespace, withPayment ?? spec, opts.idempotencyKey);
+    request = created.request;
+    replayed = created.replayed;
+    if (payment && !replayed) attachedGeneration = request.metadata.generation ?? 1;
+  }
+
+  const id = request.metadata.name;
+  const decision = await ctx.waiter.wait(id, ctx.decisionTimeoutMs, request, attachedGeneration);
+  const walletOf = async (r: ExecutionRequest) =>
+    r.status?.smartWalletAddress ?? (await worker.resolveWallet({ apiClient: spec.apiClient, agentId: spec.agentId })).address;
   switch (decision.kind) {
-    case 'accepted': {
-      const address =
-        decision.request.status?.smartWalletAddress ??
-        (await worker.resolveWallet({ apiClient: spec.apiClient, agentId: spec.agentId })).address;
-      return { result: presentAccepted(decision.request, address), replayed };
-    }
+    case 'accepted':
+      return {
+        kind: 'queued',
+        result: presentAccepted(decision.request, await walletOf(decision.request)),
+        headers: payment?.kind === 'x402' ? x402Settled(decision.request) : {},
+        replayed,
+      };
+    case 'payment_required':
+      return {
+        kind: 'payment_required',
+        answer: paymentAnswer(ctx, decision.request, await walletOf(decision.request), {
+          attachedGeneration,
+          resourceUrl: opts.resourceUrl ?? 'urn:agent-wallet:execute',
+        }),
+        replayed,
+      };
     case 'failed':
       throw failedRequestError(decision.request);
-    case 'payment_required':
-      // Reachable only once a manual policy is available: the payments work answers 402 (spec §2.8) here,
-      // with the quote it writes to status. Until then this cannot happen, and says so if it does.
-      throw new GatewayError(501, 'payment_mode_unavailable', 'this request needs a payment flow that is not available yet', {
-        details: { request_id: id },
-      });
     case 'deleted':
       throw new GatewayError(500, 'execution_failed', 'the request was deleted before it was queued', {
         details: { request_id: id },
@@ -79,4 +109,18 @@ export async function submitExecution(
         { details: { request_id: id } },
       );
   }
+}
+
+/** x402's PAYMENT-RESPONSE for a request an x402 payment paid: the settlement transaction. */
+function x402Settled(request: ExecutionRequest): Record<string, string> {
+  const paid = request.status?.payment?.paid;
+  const quote = request.status?.payment?.quote;
+  if (paid?.method !== 'x402' || paid.txHash === undefined || !quote) return {};
+  const network = evmNetwork(quote.chainId);
+  return {
+    [PAYMENT_RESPONSE_HEADER.toLowerCase()]: paymentResponseHeader(
+      ok({ payer: paid.payer as `0x${string}`, transaction: paid.txHash as `0x${string}`, network, amountRaw: paid.amountRaw }),
+      { network },
+    ),
+  };
 }

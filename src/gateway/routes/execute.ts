@@ -5,11 +5,15 @@ import {
   ExecuteHeadersSchema,
   ExecutionResultSchema,
   PaymentRequiredSchema,
+  PaymentVerificationFailedSchema,
+  type PaymentProofHeader,
 } from '../../api/http/index.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
-import { submitExecution } from '../execution/index.ts';
+import { fieldError } from '../errors.ts';
+import { submitExecution, type AttachedPayment } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../openapi.ts';
+import { z } from 'zod';
 
 export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -25,14 +29,19 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           body: ExecuteBodySchema,
           response: {
             200: jsonResponse('The request is queued (spec §2.2): poll GET /status/:id', ExecutionResultSchema),
-            402: jsonResponse('Payment required (spec §2.8)', PaymentRequiredSchema),
-            ...errorResponses(400, 401, 413, 415, 422, 429, 500, 501, 503),
+            402: jsonResponse(
+              'Payment required (spec §2.8): pay, then send the same request with X-Payment-Proof (or, x402 clients, ' +
+                'PAYMENT-SIGNATURE answering the PAYMENT-REQUIRED header). A payment that was refused: ' +
+                'payment_verification_failed, with the reason and the quote still to pay (spec §7).',
+              z.union([PaymentRequiredSchema, PaymentVerificationFailedSchema]),
+            ),
+            ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503),
           },
         },
       },
       async (request, reply) => {
         const body = request.body;
-        const { result, replayed } = await submitExecution(
+        const submitted = await submitExecution(
           ctx,
           clientOf(request),
           {
@@ -43,11 +52,38 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
             strategyId: body.strategy_id,
             callbackUrl: body.callback_url,
           },
-          { idempotencyKey: request.headers['idempotency-key'] },
+          {
+            idempotencyKey: request.headers['idempotency-key'],
+            payment: paymentOf(request.headers['x-payment-proof'], request.headers['payment-signature']),
+            resourceUrl: `${request.protocol}://${request.host}/execute`,
+          },
         );
-        if (replayed) reply.header('idempotent-replayed', 'true');
-        return result;
+        if (submitted.replayed) reply.header('idempotent-replayed', 'true');
+        if (submitted.kind === 'payment_required') {
+          return reply.code(402).headers(submitted.answer.headers).send(submitted.answer.body);
+        }
+        reply.headers(submitted.headers);
+        return submitted.result;
       },
     );
+  };
+}
+
+/** The payment an execute call carries: one of the two headers, never both. */
+function paymentOf(proof: PaymentProofHeader | undefined, signature: string | undefined): AttachedPayment | undefined {
+  if (proof !== undefined && signature !== undefined) {
+    throw fieldError('conflicting_payment', 'X-Payment-Proof', 'and PAYMENT-SIGNATURE were both sent: pay once, with one of them');
+  }
+  if (signature !== undefined) return { kind: 'x402', signature };
+  if (proof === undefined) return undefined;
+  return {
+    kind: 'proof',
+    proof: {
+      ...(proof.request_id !== undefined && { requestId: proof.request_id }),
+      payer: proof.payer,
+      token: proof.token,
+      chain: proof.chain,
+      txHash: proof.tx_hash,
+    },
   };
 }

@@ -49,7 +49,7 @@ export function walletRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           apiClient: clientOf(request).metadata.name,
           agentId: agent_id,
         });
-        return presentBalances(agent_id, chain, balances, ctx.chainTokens[chain]);
+        return presentBalances(agent_id, chain, balances, ctx.payments.terms.get(chain)?.tokens);
       },
     );
   };

@@ -4,7 +4,10 @@ import { startControllerManager } from '../../controller/manager.ts';
 import { serviceControllers } from '../../controller/serviceControllers.ts';
 import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
-import { defaultPaymentPolicies } from '../../payments/policy.ts';
+import { createPaymentPolicies } from '../../payments/policies.ts';
+import { x402Chains, x402SettlerKeyFromEnv } from '../../payments/settings.ts';
+import { paymentTermsOf } from '../../payments/terms.ts';
+import { createX402Facilitator } from '../../payments/x402/index.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
 import { createLeaseElector } from '../../store/kube/lease.ts';
@@ -33,7 +36,18 @@ export async function runController(argv: string[]): Promise<number> {
   const redis = connectRedis(config.redis.url, { ...redisPasswordFromEnv(), name: ctx.identity, logger: log });
   const archive = createRedisArchive(redis);
   const workers = connectChainWorkers(config, log, metrics);
-  const payments = defaultPaymentPolicies();
+  // x402 settlements are sent by the leader only (the reconcilers run there); a new leader's facilitator reads
+  // the settler's nonce from the chain afresh.
+  const settlerKey = x402SettlerKeyFromEnv();
+  const x402 = settlerKey ? createX402Facilitator({ chains: x402Chains(config), settlerKey }) : undefined;
+  const payments = createPaymentPolicies({
+    store,
+    namespace,
+    terms: paymentTermsOf(config.chains),
+    settings: config.payments,
+    x402,
+    logger: log.child({ component: 'payments' }),
+  });
   // The API clients' webhook signing secrets: immutable Secrets, read by name (the Role grants get only).
   const webhookSecrets = kubeWebhookSecrets({ kubeConfig, namespace });
 

@@ -8,6 +8,8 @@ import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
+import { x402SettlerKeyFromEnv } from '../../payments/settings.ts';
+import { paymentTermsOf } from '../../payments/terms.ts';
 import { createCallbackGuard } from '../../webhooks/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
@@ -35,7 +37,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     store,
     namespace,
     workers,
-    chainTokens: tokensByChain(config.chains),
+    payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: x402SettlerKeyFromEnv() !== undefined },
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,

@@ -1,0 +1,96 @@
+import { ANNOTATIONS, idempotentRequestId, type ExecutionRequest, type PaymentProof } from '../../api/v1alpha1/index.ts';
+import { isStoreError } from '../../store/types.ts';
+import type { GatewayContext } from '../context.ts';
+import { GatewayError } from '../errors.ts';
+
+/** A payment that came with an execute call: an X-Payment-Proof, or an x402 PAYMENT-SIGNATURE as sent. */
+export type AttachedPayment = { kind: 'proof'; proof: PaymentProof } | { kind: 'x402'; signature: string };
+
+export interface PaymentTarget {
+  apiClient: string;
+  agentId: string;
+  bodyHash: string;
+  idempotencyKey?: string | undefined;
+}
+
+export type Attached =
+  /** Attached to a request awaiting it: wait for the controller's verdict on this generation. */
+  | { kind: 'attached'; request: ExecutionRequest; generation: number }
+  /** The request is past payment (paid already, or failed): answer with it as it is. */
+  | { kind: 'settled'; request: ExecutionRequest }
+  /** No request awaits this payment: create one with it. */
+  | { kind: 'none' };
+
+/**
+ * Which request a payment pays for (spec §2.5, §4.2 rule 4): the one its `request_id` names, else the one its
+ * Idempotency-Key names, else this key's newest request for the same agent and the same body that awaits a
+ * payment. Whichever: same key, same agent_id and same body, or the payment is refused before anything moves.
+ */
+export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): ExecutionRequest | string | undefined {
+  const named = payment.kind === 'proof' ? payment.proof.requestId : undefined;
+  if (named !== undefined) return named;
+  if (target.idempotencyKey !== undefined) return idempotentRequestId(target.apiClient, target.idempotencyKey);
+  const waiting = ctx.informer.list(
+    (r) =>
+      r.spec.apiClient === target.apiClient &&
+      r.spec.agentId === target.agentId &&
+      r.status?.phase === 'PaymentRequired' &&
+      r.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] === target.bodyHash,
+  );
+  const accepted = (r: ExecutionRequest) => r.metadata.annotations?.[ANNOTATIONS.accepted] ?? r.metadata.name;
+  return waiting.sort((a, b) => (accepted(a) < accepted(b) ? 1 : -1))[0];
+}
+
+/**
+ * Attaches `payment` to the request awaiting it (a spec change: its generation moves, and the controller
+ * verifies it), retrying on a concurrent change. Every attachment counts an attempt, so the same payment sent
+ * again (not deep enough before) is judged again.
+ */
+export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): Promise<Attached> {
+  const found = findPaymentTarget(ctx, target, payment);
+  if (found === undefined) return { kind: 'none' };
+  const name = typeof found === 'string' ? found : found.metadata.name;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let current: ExecutionRequest;
+    try {
+      current = await ctx.store.get('ExecutionRequest', name, ctx.namespace);
+    } catch (e) {
+      if (isStoreError(e, 'NotFound')) return { kind: 'none' }; // gone (retention): a new request takes the payment
+      throw e;
+    }
+    if (current.spec.apiClient !== target.apiClient) return { kind: 'none' }; // another key's: never touched, never told
+    if (current.spec.agentId !== target.agentId || current.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] !== target.bodyHash) {
+      throw new GatewayError(
+        422,
+        'payment_request_mismatch',
+        `request ${name} was made with a different agent_id or body: re-submit exactly the request the 402 answered, with the payment`,
+        { details: { request_id: name } },
+      );
+    }
+    const phase = current.status?.phase;
+    if (phase === undefined || phase === 'Pending') {
+      // The first submission is still being decided: wait for that, then attach.
+      await ctx.waiter.wait(name, ctx.decisionTimeoutMs, current);
+      continue;
+    }
+    // Its payment window closed unpaid: this payment goes to a new request for the same call instead.
+    if (phase === 'Failed' && current.status?.failure?.code === 'payment_not_received') return { kind: 'none' };
+    if (phase !== 'PaymentRequired') return { kind: 'settled', request: current };
+    const spec = {
+      ...current.spec,
+      paymentProof: payment.kind === 'proof' ? payment.proof : undefined,
+      x402Payment: payment.kind === 'x402' ? payment.signature : undefined,
+      paymentAttempt: (current.spec.paymentAttempt ?? 0) + 1,
+    };
+    try {
+      const updated = await ctx.store.update({ ...current, spec });
+      return { kind: 'attached', request: updated, generation: updated.metadata.generation ?? 0 };
+    } catch (e) {
+      if (!isStoreError(e, 'Conflict')) throw e; // else: changed meanwhile (status written, another payment): look again
+    }
+  }
+  throw new GatewayError(503, 'payment_busy', `request ${name} kept changing while the payment was attached; retry`, {
+    details: { request_id: name },
+    headers: { 'retry-after': '1' },
+  });
+}

@@ -1,0 +1,288 @@
+/**
+ * Payments end to end (spec §2.5–2.8, §4.2, §7) on the run's devnet: the manual mode paid by a real on-chain
+ * transfer and X-Payment-Proof, every cause of a refusal, one payment paying once (concurrently, and under
+ * another key), confirmations not yet deep enough, the auto mode's token order, x402 paid by the real x402
+ * client, and what /simulate quotes under each mode.
+ */
+import { ExactEvmScheme } from '@x402/evm';
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { encodeFunctionData, parseAbi, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentReceiptName } from '../../src/api/v1alpha1/index.ts';
+import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { evmNetwork } from '../../src/payments/x402/index.ts';
+import { newPayer as payerOn } from '../support/payer.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const CHAIN = 'base';
+const INCREMENT = encodeFunctionData({ abi: parseAbi(['function increment()']), functionName: 'increment' });
+
+let svc: TestService;
+const devnet = () => svc.devnet;
+const counter = () => devnet().chain(CHAIN).testContracts.counter;
+const token = (symbol: string) => devnet().chain(CHAIN).tokens.find((t) => t.symbol === symbol)!.address;
+const balanceOf = (asset: Address, holder: Address) =>
+  devnet().publicClient(CHAIN).readContract({ address: asset, abi: testStablecoinAbi, functionName: 'balanceOf', args: [holder] });
+
+const newPayer = () => payerOn(devnet(), CHAIN);
+
+const body = (agent: string, extra: Record<string, unknown> = {}) => ({ agent_id: agent, chain: CHAIN, target_contract: counter(), calldata: INCREMENT, ...extra });
+const proofHeader = (proof: { payer: string; token: string; tx_hash: string; chain?: string; request_id?: string }) => ({
+  'x-payment-proof': JSON.stringify({ chain: CHAIN, ...proof }),
+});
+
+beforeAll(async () => {
+  svc = await startTestService({ payments: { x402SettlerKey: undefined } });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () => {
+  it('queues the paid request, confirms it, and claims the transaction in a PaymentReceipt', async () => {
+    const { api } = await svc.newKey('manual');
+    const first = await api.post('/execute', body('pay-1'));
+    expect(first.status).toBe(402);
+    const quote = first.body;
+    expect(quote).toMatchObject({ error: 'payment_required', chain: CHAIN, accepted_tokens: ['USDC', 'aUSD'] });
+    const payer = await newPayer();
+    const tx = await payer.pay('USDC', quote.payment_address, BigInt(quote.required_amount_raw.USDC));
+
+    const paid = await api.post('/execute', body('pay-1'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id }));
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ request_id: quote.request_id, status: 'queued', estimated_cost_usd: quote.amount_usd });
+    expect((await api.waitForTerminal(quote.request_id)).status).toBe('confirmed');
+    const receipt = await svc.store.get('PaymentReceipt', paymentReceiptName(CHAIN, tx));
+    expect(receipt.spec).toMatchObject({ requestId: quote.request_id, method: 'proof', token: 'USDC', amountRaw: quote.required_amount_raw.USDC });
+  });
+
+  it('finds the request without request_id in the proof: same key, agent and body', async () => {
+    const { api } = await svc.newKey('manual');
+    const quote = (await api.post('/execute', body('pay-2'))).body;
+    const payer = await newPayer();
+    const tx = await payer.pay('aUSD', quote.payment_address, BigInt(quote.required_amount_raw.aUSD));
+    const paid = await api.post('/execute', body('pay-2'), proofHeader({ payer: payer.address, token: 'aUSD', tx_hash: tx }));
+    expect(paid.status).toBe(200);
+    expect(paid.body.request_id).toBe(quote.request_id);
+  });
+
+  it('refuses each bad proof with its reason and the quote still to pay; the request waits, then a good one passes', async () => {
+    const { api } = await svc.newKey('manual');
+    const quote = (await api.post('/execute', body('pay-3'))).body;
+    const amount = BigInt(quote.required_amount_raw.USDC);
+    const payer = await newPayer();
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const refusedWith = async (proof: Parameters<typeof proofHeader>[0]) => {
+      const r = await api.post('/execute', body('pay-3'), proofHeader({ request_id: quote.request_id, ...proof }));
+      expect(r.status).toBe(402);
+      expect(r.body).toMatchObject({ error: 'payment_verification_failed', request_id: quote.request_id, payment_address: quote.payment_address });
+      expect(r.body.required_amount_raw).toEqual(quote.required_amount_raw);
+      return r;
+    };
+
+    const elsewhere = await payer.pay('USDC', stranger, amount);
+    expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: elsewhere })).body.reason).toBe('wrong_recipient');
+    const short = await payer.pay('USDC', quote.payment_address, amount - 1n);
+    expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: short })).body.reason).toBe('amount_insufficient');
+    const good = await payer.pay('USDC', quote.payment_address, amount);
+    expect((await refusedWith({ payer: payer.address, token: 'aUSD', tx_hash: good })).body.reason).toBe('no_token_transfer');
+    expect((await refusedWith({ payer: payer.address, token: 'USDT', tx_hash: good })).body.reason).toBe('token_not_accepted');
+    expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: good, chain: 'ethereum' })).body.reason).toBe('chain_mismatch');
+    expect((await refusedWith({ payer: stranger, token: 'USDC', tx_hash: good })).body.reason).toBe('wrong_payer');
+    const unknown = await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: `0x${'ab'.repeat(32)}` });
+    expect(unknown.body).toMatchObject({ reason: 'tx_not_found', retryable: true });
+    expect(unknown.headers.get('retry-after')).toBe('2');
+
+    const stored = await svc.store.get('ExecutionRequest', quote.request_id);
+    expect(stored.status?.phase).toBe('PaymentRequired'); // every refusal left it waiting
+    const paid = await api.post('/execute', body('pay-3'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: good, request_id: quote.request_id }));
+    expect(paid.status).toBe(200);
+  });
+
+  it('a payment pays once: two requests offered one transaction at once queue one; another key cannot reuse it', async () => {
+    const { api } = await svc.newKey('manual');
+    const [a, b] = await Promise.all([api.post('/execute', body('reuse-a')), api.post('/execute', body('reuse-b'))]);
+    const payer = await newPayer();
+    // Enough for any of the quotes: what is refused below is the reuse, not the amount.
+    const tx = await payer.pay('USDC', a.body.payment_address, 100_000_000n);
+    const answers = await Promise.all(
+      [a, b].map((q, i) => api.post('/execute', body(i === 0 ? 'reuse-a' : 'reuse-b'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: q.body.request_id }))),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
+    expect(answers.find((r) => r.status === 402)!.body).toMatchObject({ error: 'payment_verification_failed', reason: 'tx_already_used' });
+
+    const other = await svc.newKey('manual');
+    const q = (await other.api.post('/execute', body('reuse-c'))).body;
+    const r = await other.api.post('/execute', body('reuse-c'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: q.request_id }));
+    expect(r.status).toBe(402);
+    expect(r.body.reason).toBe('tx_already_used');
+  });
+
+  it('a payment sent with the first call (before any 402) is verified against a fresh quote', async () => {
+    const { api } = await svc.newKey('manual');
+    const payer = await newPayer();
+    // Overpay: the quote is not known before the first call; a proof pays when it covers it.
+    const tx = await payer.pay('USDC', devnet().chain(CHAIN).treasury, 100_000_000n);
+    const r = await api.post('/execute', body('upfront'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx }));
+    expect(r.status).toBe(200);
+    expect((await api.waitForTerminal(r.body.request_id)).status).toBe('confirmed');
+  });
+
+  it('another request_id, agent or body than the one quoted: 422, nothing attached', async () => {
+    const { api } = await svc.newKey('manual');
+    const quote = (await api.post('/execute', body('mismatch'))).body;
+    const r = await api.post('/execute', body('someone-else'), proofHeader({ payer: quote.payment_address, token: 'USDC', tx_hash: `0x${'cd'.repeat(32)}`, request_id: quote.request_id }));
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ error: 'payment_request_mismatch', request_id: quote.request_id });
+    expect((await svc.store.get('ExecutionRequest', quote.request_id)).spec.paymentProof).toBeUndefined();
+  });
+
+  it('malformed payment headers are 400s with their own codes', async () => {
+    const { api } = await svc.newKey('manual');
+    const notJson = await api.post('/execute', body('bad-proof'), { 'x-payment-proof': 'tx=0x12' });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toBe('invalid_payment_proof');
+    const noHash = await api.post('/execute', body('bad-proof'), { 'x-payment-proof': JSON.stringify({ payer: counter(), token: 'USDC', chain: CHAIN }) });
+    expect(noHash.status).toBe(400);
+    expect(noHash.body.error).toBe('invalid_payment_proof');
+  });
+});
+
+describe('confirmations', () => {
+  let deep: TestService;
+  beforeAll(async () => {
+    deep = await startTestService({ paymentConfirmations: 3 });
+  });
+  afterAll(async () => {
+    await deep?.stop();
+  });
+
+  it('a payment not deep enough is refused as retryable with the blocks still due; the same proof passes later', async () => {
+    const { api } = await deep.newKey('manual');
+    const quote = (await api.post('/execute', body('deep'))).body;
+    const payer = await newPayer();
+    const tx = await payer.pay('USDC', quote.payment_address, BigInt(quote.required_amount_raw.USDC));
+    const proof = proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id });
+    const early = await api.post('/execute', body('deep'), proof);
+    expect(early.status).toBe(402);
+    expect(early.body).toMatchObject({ reason: 'insufficient_confirmations', retryable: true, confirmations_remaining: 2 });
+    expect(early.headers.get('retry-after')).toBe('2');
+    await devnet().publicClient(CHAIN).request({ method: 'anvil_mine', params: ['0x2'] } as never);
+    const later = await api.post('/execute', body('deep'), proof);
+    expect(later.status).toBe(200);
+  });
+});
+
+describe('a request nobody pays for', () => {
+  let brief: TestService;
+  beforeAll(async () => {
+    brief = await startTestService({ payments: { quoteTtlSeconds: 1, graceSeconds: 1 } });
+  });
+  afterAll(async () => {
+    await brief?.stop();
+  });
+
+  it('fails once its quote expired and the grace passed; a payment made for it then pays a new request', async () => {
+    const { api } = await brief.newKey('manual');
+    const quote = (await api.post('/execute', body('late'))).body;
+    const ended = await api.waitForTerminal(quote.request_id, 15_000);
+    expect(ended).toMatchObject({ status: 'failed' });
+    const stored = await brief.store.get('ExecutionRequest', quote.request_id);
+    expect(stored.status?.failure?.code).toBe('payment_not_received');
+
+    const payer = await newPayer();
+    const tx = await payer.pay('USDC', quote.payment_address, 100_000_000n);
+    const paid = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id }));
+    expect(paid.status).toBe(200);
+    expect(paid.body.request_id).not.toBe(quote.request_id);
+  });
+});
+
+describe('auto mode', () => {
+  it('pays from the wallet with the first accepted token in sorted symbol order that covers the amount, in the same operation', async () => {
+    const { api } = await svc.newKey('auto');
+    const wallet = (await api.get(`/wallet?agent_id=auto-1&chain=${CHAIN}`)).body.smart_wallet_address as Address;
+    const none = await api.post('/execute', body('auto-1'));
+    expect(none.status).toBe(402); // no token covers it: pay by hand, as in the manual mode
+    expect(none.body.error).toBe('payment_required');
+
+    const funder = await newPayer();
+    await funder.mint('aUSD', wallet, 100_000_000n);
+    const treasury = devnet().chain(CHAIN).treasury;
+    const before = await balanceOf(token('aUSD'), treasury);
+    const withAusd = await api.post('/execute', body('auto-1', { strategy_id: 'second' }));
+    expect(withAusd.status).toBe(200);
+    expect((await api.waitForTerminal(withAusd.body.request_id)).status).toBe('confirmed');
+    const stored = await svc.store.get('ExecutionRequest', withAusd.body.request_id);
+    expect(stored.status?.payment?.paid).toMatchObject({ method: 'auto', token: 'aUSD' });
+    expect(await balanceOf(token('aUSD'), treasury)).toBe(before + BigInt(stored.status!.payment!.paid!.amountRaw));
+
+    await funder.mint('USDC', wallet, 100_000_000n);
+    const withBoth = await api.post('/execute', body('auto-1', { strategy_id: 'third' }));
+    expect(withBoth.status).toBe(200);
+    await api.waitForTerminal(withBoth.body.request_id);
+    expect((await svc.store.get('ExecutionRequest', withBoth.body.request_id)).status?.payment?.paid?.token).toBe('USDC'); // "USDC" < "aUSD"
+  });
+});
+
+describe('what /simulate quotes', () => {
+  it('sponsored zero; manual gas plus the platform fee; auto gas (with its transfer) and no fee', async () => {
+    const sim = async (mode: 'sponsored' | 'manual' | 'auto') =>
+      (await (await svc.newKey(mode)).api.post('/simulate', body(`sim-${mode}`))).body.estimated_cost_usd as number;
+    const [sponsored, manual, auto] = [await sim('sponsored'), await sim('manual'), await sim('auto')];
+    expect(sponsored).toBe(0);
+    expect(manual).toBeGreaterThanOrEqual(0.01);
+    // auto: the same gas plus its transfer's, and no fee.
+    expect(auto).toBeGreaterThan(manual - 0.01);
+    expect(Math.abs(auto - manual)).toBeGreaterThan(0);
+  });
+});
+
+describe('x402: the real client pays by signature (PAYMENT-REQUIRED, PAYMENT-SIGNATURE)', () => {
+  let x: TestService;
+  beforeAll(async () => {
+    x = await startTestService({ payments: { x402SettlerKey: svc.devnet.manifest.accounts.settler!.privateKey } });
+  });
+  afterAll(async () => {
+    await x?.stop();
+  });
+
+  it('answers the 402 with an offer, settles the authorization, queues the request, and refuses the signature twice', async () => {
+    const { apiKey } = await x.newKey('manual');
+    const payer = await newPayer();
+    const signer = privateKeyToAccount(generatePrivateKey());
+    await payer.mint('USDC', signer.address, 100_000_000n);
+    const allowedAssets = ['USDC', 'aUSD'].map((s) => ({ network: evmNetwork(devnet().chain(CHAIN).chainId), asset: token(s) }));
+    const sent: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const signature = new Headers(init?.headers).get('payment-signature');
+      if (signature) sent.push(signature);
+      return fetch(input, init);
+    };
+    const paying = wrapFetchWithPayment(
+      recording,
+      x402Client.fromConfig({ schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(signer) }], spendControls: { allowedAssets } }),
+    );
+    const request = (agent: string, headers: Record<string, string> = {}) =>
+      paying(`${x.url}/execute`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body(agent)) });
+
+    const response = await request('x402-1');
+    expect(response.status, await response.clone().text()).toBe(200);
+    const result = (await response.json()) as { request_id: string };
+    const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!);
+    expect(settled).toMatchObject({ success: true, payer: signer.address });
+    expect((await x.anonymous.get(`/status/${result.request_id}`)).status).toBe(401); // (status needs the key)
+    const stored = await x.store.get('ExecutionRequest', result.request_id);
+    expect(stored.status?.payment?.paid).toMatchObject({ method: 'x402', token: 'USDC', txHash: settled.transaction });
+
+    // The same signature for another request: it matches nothing offered there, and it is spent anyway.
+    const replay = await fetch(`${x.url}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'payment-signature': sent[0]! },
+      body: JSON.stringify(body('x402-2')),
+    });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { error: string }).error).toBe('payment_verification_failed');
+  });
+});
