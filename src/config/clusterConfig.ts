@@ -44,6 +44,22 @@ export const ClusterConfigSchema = z.object({
       port: z.number().int().min(0).max(65535).default(8080),
       host: z.string().default('0.0.0.0'),
       decisionTimeoutMs: z.number().int().positive().default(30_000),
+      /**
+       * Client connection timeouts and the per-address bound (src/gateway/connections.ts). Behind a proxy or an
+       * ingress every client shares its address: set maxConnectionsPerAddress to 0 there (the proxy bounds them).
+       */
+      connections: z
+        .object({
+          headersTimeoutMs: z.number().int().positive(),
+          requestTimeoutMs: z.number().int().positive(),
+          keepAliveTimeoutMs: z.number().int().positive(),
+          idleTimeoutMs: z.number().int().positive(),
+          maxConnectionsPerAddress: z.number().int().min(0),
+          lingerMs: z.number().int().min(0),
+        })
+        .partial()
+        .strict()
+        .optional(),
     })
     .default({ port: 8080, host: '0.0.0.0', decisionTimeoutMs: 30_000 }),
   controller: z

@@ -7,6 +7,7 @@ import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metr
 import { DEFAULT_PAYMENT_SETTINGS } from '../payments/policies.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
+import { boundConnectionsPerAddress, closeAfterEarlyError, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connections.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { GatewayError, handleError, handleNotFound } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
@@ -52,7 +53,13 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
  */
 export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Promise<FastifyInstance> {
   const namespace = deps.namespace ?? DEFAULTS.namespace;
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...deps.connections };
   const app = Fastify({
+    // Timeouts for slow and idle clients (connections.ts); the per-address bound is set on the server below.
+    http: serverOptions(limits),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
     logger: deps.logger ?? false,
     logController: new LogController({ disableRequestLogging: deps.requestLogLevel === 'debug' }),
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
@@ -68,6 +75,11 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     // Errors raised before routing (bad URL encoding, over-long path parameter) get our body shape too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
+
+  boundConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, (address) =>
+    app.log.warn({ address, max: limits.maxConnectionsPerAddress }, 'connection refused: too many open from this address'),
+  );
+  app.addHook('onSend', closeAfterEarlyError(limits.lingerMs));
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

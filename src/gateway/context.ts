@@ -1,3 +1,4 @@
+import type { ConnectionLimits } from './connections.ts';
 import type { FastifyServerOptions } from 'fastify';
 import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
@@ -44,6 +45,8 @@ export interface GatewayDeps {
    * 'debug' (one line per request at debug level: `npm start` keeps a newcomer's terminal readable). Default info.
    */
   requestLogLevel?: 'info' | 'debug';
+  /** Timeouts and per-address bound of client connections (connections.ts). Default DEFAULT_CONNECTION_LIMITS. */
+  connections?: Partial<ConnectionLimits>;
   /** Largest accepted request body. Default 1 MiB. */
   bodyLimitBytes?: number;
   /** Reported by GET /health. Default: the package version. */

@@ -1,3 +1,4 @@
+import type { ConnectionLimits } from '../gateway/connections.ts';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
@@ -30,6 +31,8 @@ export interface EmbeddedServiceOptions {
   host?: string;
   /** Serve key management on `<dataDir>/admin.sock` (the dev role does; tests may not need it). */
   adminSocket?: boolean;
+  /** Timeouts and the per-address bound of the gateway's client connections (src/gateway/connections.ts). */
+  connections?: Partial<ConnectionLimits>;
   /** Log level of every role (pino, JSON lines on stdout); default `silent`. */
   logLevel?: Level | 'silent';
   decisionTimeoutMs?: number;
@@ -154,7 +157,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       metrics,
       serveMetrics: true,
       logger: level === 'silent' ? false : { level },
-      requestLogLevel: 'debug', // one process in a terminal: requests only with --log-level debug
+      requestLogLevel: 'debug',
+      ...(opts.connections && { connections: opts.connections }), // one process in a terminal: requests only with --log-level debug
       callbackGuard: createCallbackGuard({ allowLoopback: webhookSettings.allowLoopback, ...(resolver && { resolver }) }),
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),
     });

@@ -14,6 +14,7 @@ export async function startTestService(
     webhooks?: EmbeddedServiceOptions['webhooks'];
     retentionSeconds?: number;
     payments?: EmbeddedServiceOptions['payments'];
+    connections?: EmbeddedServiceOptions['connections'];
     /** Confirmations a payment transaction needs on every chain (the devnet's default: 1). */
     paymentConfirmations?: number;
   } = {},
@@ -30,6 +31,7 @@ export async function startTestService(
     ...(opts.webhooks && { webhooks: opts.webhooks }),
     ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
     ...(opts.payments && { payments: opts.payments }),
+    ...(opts.connections && { connections: opts.connections }),
   });
   return {
     ...service,

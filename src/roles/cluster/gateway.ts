@@ -41,6 +41,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,
+    ...(config.gateway.connections && { connections: config.gateway.connections }),
     logger: { level: config.logLevel },
     metrics,
     callbackGuard: createCallbackGuard({ allowLoopback: config.webhooks.allowLoopback }),

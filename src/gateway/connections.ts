@@ -1,0 +1,96 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * What one client connection may hold, so a slow or idle client cannot keep a socket (and a file descriptor)
+ * for ever. An audit held ~1,000 unauthenticated slow bodies open and exhausted a 1,024 file limit: fresh
+ * /health and execute calls got connection resets.
+ */
+export interface ConnectionLimits {
+  /** The headers must arrive within this (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this (Node's requestTimeout): a slow body ends. */
+  requestTimeoutMs: number;
+  /** A keep-alive connection idle between requests is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic at all (in either direction) is closed after this. */
+  idleTimeoutMs: number;
+  /** Open connections per client address; more are closed as they arrive. 0: no bound. */
+  maxConnectionsPerAddress: number;
+  /** After an early error answer to a body not read yet: how long its rest is read and dropped before closing. */
+  lingerMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnectionsPerAddress: 128,
+  lingerMs: 2_000,
+};
+
+/** Options for http.createServer (Fastify's `http`): Node checks the two timeouts on this period. */
+export function serverOptions(limits: ConnectionLimits) {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node enforces both on a timer (default every 30 s): check at least as often as the shorter one needs.
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+  };
+}
+
+/** Bounds the connections of each client address: one address cannot take every file descriptor. */
+export function boundConnectionsPerAddress(server: Server, max: number, onRefused?: (address: string) => void): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      onRefused?.(address);
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+/**
+ * An onSend hook: an error answered before the request's body was read (a 401 from the auth hook, a 413 from
+ * the declared length, a 415...) closes the connection, so a slow body cannot keep it. It closes lingering:
+ * the answer is sent, our side ends, and what the client still sends is read and dropped for `lingerMs`,
+ * then the socket is destroyed. Destroying at once would answer the client's next bytes with a reset, and a
+ * client still writing its body would see a broken pipe instead of the 413 (or 401) it was sent.
+ */
+export function closeAfterEarlyError(lingerMs: number) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (reply.statusCode < 400 || request.raw.complete || !hasBody(request)) return;
+    reply.header('connection', 'close');
+    const socket = request.raw.socket;
+    // Node ends a `Connection: close` response with socket.destroySoon(): end, then destroy once flushed.
+    // Here it ends and lingers instead.
+    socket.destroySoon = () => lingeringClose(socket, lingerMs);
+  };
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function lingeringClose(socket: Socket, lingerMs: number): void {
+  if (socket.destroyed) return;
+  socket.end(); // FIN after the answer: the client reads all of it, then the end
+  socket.resume(); // and whatever it still sends is read and dropped
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy()); // the client finished too
+}
