@@ -67,10 +67,10 @@ describe('faucet configuration', () => {
     await expect(loadFaucetConfig('/nonexistent/faucet.yaml')).rejects.toThrow(/cannot read faucet config/);
   });
 
-  it('the devnet: every chain of the manifest, its aUSD, the funded account no test sends from', () => {
+  it('the devnet: every chain of the manifest, its aUSD, its own faucet account (funded[4] in older manifests)', () => {
     const { manifest } = testDevnet();
     const settings = faucetSettingsFromManifest(manifest);
-    expect(settings.privateKey).toBe(manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT]!.privateKey);
+    expect(settings.privateKey).toBe((manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT])!.privateKey);
     expect(settings.chains.map((c) => c.name)).toEqual(manifest.chains.map((c) => c.name));
     for (const c of settings.chains) {
       const aUSD = manifest.chains.find((m) => m.name === c.name)!.tokens.find((t) => t.symbol === 'aUSD')!;

@@ -13,7 +13,9 @@ import { freePort } from '../support/net.ts';
 import { startRedis } from '../support/redis.ts';
 
 const devnet = testDevnet();
-const faucetAccount = devnet.manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT]!.address;
+/** The devnet's own faucet account (funded[4] in manifests older than that role). */
+const faucetKeys = (devnet.manifest.accounts.faucet ?? devnet.manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT])!;
+const faucetAccount = faucetKeys.address;
 const aUSD = (chain: 'ethereum' | 'base' | 'arbitrum') => devnet.chain(chain).tokens.find((t) => t.symbol === 'aUSD')!.address;
 const totalSupply = (chain: 'ethereum' | 'base' | 'arbitrum') =>
   devnet.publicClient(chain).readContract({ address: aUSD(chain), abi: testStablecoinAbi, functionName: 'totalSupply' });
@@ -224,7 +226,7 @@ describe('agent-wallet faucet (the role)', () => {
       );
       const env = {
         ...process.env,
-        AGENT_WALLET_FAUCET_KEY: devnet.manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT]!.privateKey,
+        AGENT_WALLET_FAUCET_KEY: faucetKeys.privateKey,
         AGENT_WALLET_FAUCET_RPC_URL_BASE: devnet.chain('base').rpcUrl,
         AGENT_WALLET_FAUCET_RPC_URL_ARBITRUM: devnet.chain('arbitrum').rpcUrl,
       };

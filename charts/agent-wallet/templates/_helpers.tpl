@@ -109,6 +109,17 @@ agentwallet.dev/chain: {{ .chain }}
 {{- end }}
 {{- end }}
 
+{{/* The x402 settler's key, for the controller (it settles) and the gateway (its 402s offer x402). */}}
+{{- define "agent-wallet.x402Env" -}}
+{{- if .Values.payments.x402.existingSecret }}
+- name: AGENT_WALLET_X402_SETTLER_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.payments.x402.existingSecret }}
+      key: {{ .Values.payments.x402.key }}
+{{- end }}
+{{- end }}
+
 {{/* The config file, and a writable /tmp (tsx caches compiled sources there) under a read-only root. */}}
 {{- define "agent-wallet.volumes" -}}
 - name: config
