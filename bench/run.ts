@@ -4,7 +4,8 @@
  * (50 agents over three chains), and gas per operation in bundles. Targets and their discussion live in
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
  * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_WEBHOOK_N (default 50:
- * sequential executes with a callback_url, for the webhook delivery latency), BENCH_CPU_PROFILE=<file> to
+ * sequential executes with a callback_url, for the webhook delivery latency), BENCH_MANUAL_N (default 50: manual-mode
+ * executes paid on chain, for the payment flow's latency), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
  *
@@ -23,6 +24,7 @@ import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
+import { measureManualFlow, printManualFlow } from './payments.ts';
 import { measureWebhookLatency, printWebhookLatency } from './webhooks.ts';
 import { startWebhookReceiver } from '../test/support/webhookReceiver.ts';
 
@@ -32,6 +34,7 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 8);
 const CEILING_OPS = Number(process.env.BENCH_CEILING_OPS ?? 1500);
 const WEBHOOK_N = Number(process.env.BENCH_WEBHOOK_N ?? 50);
+const MANUAL_N = Number(process.env.BENCH_MANUAL_N ?? 50);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 const devnet = await startDevnet({ dataDir, log: () => undefined });
@@ -62,6 +65,10 @@ printLatency(await load.latency(LATENCY_N));
 
 // 1b. Webhook delivery latency (terminal state → receiver has it), beside its references from the same run.
 printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf, receiver }, WEBHOOK_N));
+
+// 1c. The manual payment flow (402 → on-chain payment → proof → confirmed), beside the chain's own transfer time.
+const manual = await createKey(service.store, { mode: 'manual', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
+printManualFlow(await measureManualFlow({ url: service.url, apiKey: manual.api_key, manifest: devnet.manifest, payerKey: devnet.manifest.accounts.funded[1]!.privateKey }, MANUAL_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
