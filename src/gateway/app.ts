@@ -7,7 +7,7 @@ import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metr
 import { DEFAULT_PAYMENT_SETTINGS } from '../payments/policies.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
-import { boundConnectionsPerAddress, closeAfterEarlyError, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connections.ts';
+import { boundConnectionsPerAddress, clientErrorHandler, closeAfterEarlyError, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connections.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { GatewayError, handleError, handleNotFound } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
@@ -60,6 +60,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: limits.idleTimeoutMs,
+    clientErrorHandler,
     logger: deps.logger ?? false,
     logController: new LogController({ disableRequestLogging: deps.requestLogLevel === 'debug' }),
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,

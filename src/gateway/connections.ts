@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -31,9 +31,16 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   lingerMs: 2_000,
 };
 
+/**
+ * All request headers together, at most (Node's default is 16 KiB). The largest the schema allows — an x402
+ * PAYMENT-SIGNATURE (16 KiB), an X-Payment-Proof (4 KiB), an Idempotency-Key and the rest — fit in this.
+ */
+export const MAX_HEADER_BYTES = 32 * 1024;
+
 /** Options for http.createServer (Fastify's `http`): Node checks the two timeouts on this period. */
 export function serverOptions(limits: ConnectionLimits) {
   return {
+    maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // Node enforces both on a timer (default every 30 s): check at least as often as the shorter one needs.
@@ -93,4 +100,26 @@ function lingeringClose(socket: Socket, lingerMs: number): void {
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
   socket.once('end', () => socket.destroy()); // the client finished too
+}
+
+/**
+ * Fastify's clientErrorHandler: what Node refuses before any route (headers over MAX_HEADER_BYTES, a request
+ * that took longer than its timeout, bytes that are not HTTP) answered in the gateway's error shape, then closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', `the request headers are over ${MAX_HEADER_BYTES} bytes in total`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request did not arrive in time']
+        : [400, 'bad_request', 'the request is not valid HTTP/1.1'];
+  const body = JSON.stringify({ error: code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

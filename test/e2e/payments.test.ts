@@ -138,6 +138,12 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     expect((await svc.store.get('ExecutionRequest', quote.request_id)).spec.paymentProof).toBeUndefined();
   });
 
+  it('a sponsored key ignores payment headers, even malformed ones (spec §2.6: no proof needed)', async () => {
+    const { api } = await svc.newKey('sponsored');
+    const r = await api.post('/execute', body('sponsored-with-proof'), { 'x-payment-proof': 'not json', 'payment-signature': 'x' });
+    expect(r.status).toBe(200);
+  });
+
   it('malformed payment headers are 400s with their own codes', async () => {
     const { api } = await svc.newKey('manual');
     const notJson = await api.post('/execute', body('bad-proof'), { 'x-payment-proof': 'tx=0x12' });

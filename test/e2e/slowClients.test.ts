@@ -103,4 +103,10 @@ describe('slow and hostile clients', () => {
     expect(answer.text).toContain('payload_too_large');
     expect(answer.error).toBeUndefined();
   });
+
+  it('headers over 32 KiB in total: 431 headers_too_large in the error shape', async () => {
+    const res = await fetch(`${svc.url}/health`, { headers: { 'x-padding': 'a'.repeat(40 * 1024) } });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toMatchObject({ error: 'headers_too_large' });
+  });
 });

@@ -28,6 +28,7 @@ export const ERROR_STATUSES = {
   415: 'The body is not application/json: unsupported_media_type',
   422: 'The Idempotency-Key was used before with a different body (idempotency_key_mismatch), or a payment names a request made with another agent_id or body (payment_request_mismatch)',
   429: 'Rate limited: retry after Retry-After seconds',
+  431: 'The request headers are over 32 KiB in total: headers_too_large',
   500: 'Internal error, or the request failed or was not decided before it was queued (execution_failed, decision_timeout: poll GET /status/:id)',
   503: 'A chain or the state store is unavailable: retry with backoff (Retry-After)',
 } as const;

@@ -132,39 +132,42 @@ export const ExecuteHeadersSchema = z.looseObject({
         'Optional, 1 to 255 printable ASCII characters. Retrying with the same key and the same body returns the ' +
         'first request; with a different body, 422.',
     }),
+  // Read only for keys that take payments (a sponsored key's is ignored, spec §2.6): parsePaymentProof then.
   'x-payment-proof': z
     .string()
     .max(4_096, 'must be at most 4096 characters')
-    .transform((raw, ctx) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object (spec §2.5)', params: { code: 'invalid_payment_proof' } });
-        return z.NEVER;
-      }
-      const parsed = PaymentProofHeaderSchema.safeParse(json);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        const field = i.path.length > 0 ? `field ${i.path.join('.')} ` : '';
-        ctx.addIssue({ code: 'custom', message: `${field}${i.message}`, params: { code: 'invalid_payment_proof' } });
-        return z.NEVER;
-      }
-      return parsed.data;
-    })
     .optional()
     .meta({
       description:
         'Spec §2.5: JSON {request_id?, payer, token, chain, tx_hash} proving a transfer of the quoted amount to the ' +
-        'payment_address. Re-submit the same request with it after a 402.',
+        'payment_address. Re-submit the same request with it after a 402. Not JSON, or a field missing: 400 ' +
+        'invalid_payment_proof. Ignored for a sponsored key.',
     }),
   'payment-signature': z
     .string()
     .min(1)
     .max(16_384, 'must be at most 16384 characters')
     .optional()
-    .meta({ description: 'x402 v2: the base64 PaymentPayload of an EIP-3009 authorization answering the 402’s PAYMENT-REQUIRED offer.' }),
+    .meta({
+      description:
+        'x402 v2: the base64 PaymentPayload of an EIP-3009 authorization answering the 402’s PAYMENT-REQUIRED offer. ' +
+        'Ignored for a sponsored key.',
+    }),
 });
+
+/** The X-Payment-Proof header's JSON (spec §2.5), or why it is not one (the 400 invalid_payment_proof's message). */
+export function parsePaymentProof(raw: string): { ok: true; value: PaymentProofHeader } | { ok: false; message: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return { ok: false, message: 'must be a JSON object (spec §2.5)' };
+  }
+  const parsed = PaymentProofHeaderSchema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const i = parsed.error.issues[0]!;
+  return { ok: false, message: `${i.path.length > 0 ? `field ${i.path.join('.')} ` : ''}${i.message}` };
+}
 
 
 /** Spec §2.2. */

@@ -5,9 +5,10 @@ import {
   ExecuteHeadersSchema,
   ExecutionResultSchema,
   PaymentRequiredSchema,
+  parsePaymentProof,
   PaymentVerificationFailedSchema,
-  type PaymentProofHeader,
 } from '../../api/http/index.ts';
+import type { ApiClient } from '../../api/v1alpha1/index.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { fieldError } from '../errors.ts';
@@ -35,15 +36,16 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
                 'payment_verification_failed, with the reason and the quote still to pay (spec §7).',
               z.union([PaymentRequiredSchema, PaymentVerificationFailedSchema]),
             ),
-            ...errorResponses(400, 401, 413, 415, 422, 429, 500, 503),
+            ...errorResponses(400, 401, 413, 415, 422, 429, 431, 500, 503),
           },
         },
       },
       async (request, reply) => {
         const body = request.body;
+        const client = clientOf(request);
         const submitted = await submitExecution(
           ctx,
-          clientOf(request),
+          client,
           {
             agentId: body.agent_id,
             chain: body.chain,
@@ -54,7 +56,7 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           },
           {
             idempotencyKey: request.headers['idempotency-key'],
-            payment: paymentOf(request.headers['x-payment-proof'], request.headers['payment-signature']),
+            payment: paymentOf(client, request.headers['x-payment-proof'], request.headers['payment-signature']),
             resourceUrl: `${request.protocol}://${request.host}/execute`,
           },
         );
@@ -69,13 +71,17 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   };
 }
 
-/** The payment an execute call carries: one of the two headers, never both. */
-function paymentOf(proof: PaymentProofHeader | undefined, signature: string | undefined): AttachedPayment | undefined {
-  if (proof !== undefined && signature !== undefined) {
+/** The payment an execute call carries: one of the two headers, never both; none for a sponsored key (ignored). */
+function paymentOf(client: ApiClient, rawProof: string | undefined, signature: string | undefined): AttachedPayment | undefined {
+  if (client.spec.paymentMode === 'sponsored') return undefined;
+  if (rawProof !== undefined && signature !== undefined) {
     throw fieldError('conflicting_payment', 'X-Payment-Proof', 'and PAYMENT-SIGNATURE were both sent: pay once, with one of them');
   }
   if (signature !== undefined) return { kind: 'x402', signature };
-  if (proof === undefined) return undefined;
+  if (rawProof === undefined) return undefined;
+  const parsed = parsePaymentProof(rawProof);
+  if (!parsed.ok) throw fieldError('invalid_payment_proof', 'X-Payment-Proof', parsed.message);
+  const proof = parsed.value;
   return {
     kind: 'proof',
     proof: {
