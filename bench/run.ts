@@ -55,6 +55,8 @@ const service = await startEmbeddedService({
   serviceSecret: randomBytes(32).toString('hex'),
   port: 0,
   webhooks: { allowLoopback: true, ca: receiver.ca },
+  // One load generator holds AGENTS × INFLIGHT connections from one address, as a proxy would: no per-address bound.
+  connections: { maxConnectionsPerAddress: 0 },
 });
 const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
 const counterOf = (chain: ChainName) => devnet.manifest.chains.find((c) => c.name === chain)!.testContracts.counter;

@@ -89,7 +89,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   const config: ClusterConfig = {
     namespace,
     redis: { url: redisUrl },
-    gateway: { port: 0, host: '127.0.0.1', decisionTimeoutMs: 20_000 },
+    // As the chart has it: every client of a cluster's gateway may share one address (a proxy's), so no bound.
+    gateway: { port: 0, host: '127.0.0.1', decisionTimeoutMs: 20_000, connections: { maxConnectionsPerAddress: 0 } },
     controller: {
       leaseName: LEASE,
       leaseDurationSeconds: lease.durationSeconds,
