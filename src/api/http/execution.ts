@@ -211,8 +211,9 @@ export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;
  * A payment that was refused (spec §7 `payment_verification_failed`, 402): why, whether the same payment may pass
  * later (retryable: not mined or not deep enough yet), and the quote still to pay, as in spec §2.8.
  */
-export const PaymentVerificationFailedSchema = PaymentRequiredSchema.omit({ error: true }).extend({
-  error: z.literal('payment_verification_failed'),
+export const PaymentVerificationFailedSchema = z.object({
+  error: z.literal('payment_verification_failed'), // first, as in every error body
+  ...PaymentRequiredSchema.omit({ error: true }).shape,
   reason: z.string().meta({ description: 'Machine-readable cause; docs/payments.md lists them', examples: ['amount_insufficient'] }),
   message: z.string(),
   retryable: z.boolean().meta({ description: 'The same payment may pass later (retry after Retry-After)' }),
