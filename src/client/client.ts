@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type {
+  Balance,
+  ExecuteBodySchema,
+  ExecutionResult,
+  Feed,
+  Health,
+  PaymentProofHeader,
+  SimulateBodySchema,
+  StatusRecord,
+  WalletRecord,
+} from '../api/http/index.ts';
+import { err, ok, type Result } from '../lib/result.ts';
+import { ApiError, apiErrorOf } from './errors.ts';
+
+/** What the caller sends: the request bodies as the API accepts them (aliases, defaults). */
+export type ExecuteInput = z.input<typeof ExecuteBodySchema>;
+export type SimulateInput = z.input<typeof SimulateBodySchema>;
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+export const API_KEY_ENV = 'AGENT_WALLET_API_KEY';
+export const BASE_URL_ENV = 'AGENT_WALLET_BASE_URL';
+
+export interface ClientOptions {
+  /** Default: AGENT_WALLET_BASE_URL, else the local service's address. */
+  baseUrl?: string | undefined;
+  /** Default: AGENT_WALLET_API_KEY. Without one, protected calls get the API's own 401. */
+  apiKey?: string | undefined;
+  /** Attempts of a call whose outcome is unknown or that the service asks to retry (default 4). */
+  attempts?: number;
+  /** First retry delay; doubled each time, with full jitter (default 250 ms). */
+  retryBaseMs?: number;
+  /** Per attempt (default 45 s: an execute may wait 30 s for the controller's decision). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface ExecuteOptions {
+  /** Default: a fresh UUID per execute, reused by its retries, so a retry can never run it twice. */
+  idempotencyKey?: string;
+  paymentProof?: PaymentProofHeader;
+  /** x402: the PAYMENT-SIGNATURE header's value. */
+  paymentSignature?: string;
+}
+
+export interface WaitOptions {
+  /** Polling interval bounds (spec 8.1 advises 2–5 s; default 2–5 s, jittered). */
+  minIntervalMs?: number;
+  maxIntervalMs?: number;
+  timeoutMs?: number;
+  /** Called with each status seen (a progress line). */
+  onStatus?: (status: StatusRecord) => void;
+}
+
+const TERMINAL = new Set(['confirmed', 'reverted', 'failed']);
+
+/**
+ * The typed client of agent-wallet's HTTP API, for the CLI, the MCP server and tests. Answers are values
+ * (`Result<T, ApiError>`). Reads are retried on no answer, 429 and 503 (after Retry-After, with jitter).
+ * An execute is never retried blindly: each carries an Idempotency-Key, so when its outcome is unknown (no
+ * answer) the retry with the same key is the lookup (spec 7) and returns the request the first attempt made.
+ */
+export function createClient(opts: ClientOptions = {}) {
+  const baseUrl = (opts.baseUrl ?? process.env[BASE_URL_ENV] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const apiKey = opts.apiKey ?? process.env[API_KEY_ENV];
+  const attempts = opts.attempts ?? 4;
+  const retryBaseMs = opts.retryBaseMs ?? 250;
+  const timeoutMs = opts.timeoutMs ?? 45_000;
+  const doFetch = opts.fetch ?? fetch;
+
+  async function once<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T, ApiError>> {
+    let res: Response;
+    try {
+      res = await doFetch(baseUrl + path, {
+        method,
+        headers: {
+          ...(apiKey !== undefined && { 'x-api-key': apiKey }),
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (cause) {
+      return err(new ApiError(0, 'no_answer', `no answer from ${baseUrl}: ${(cause as Error).message}`, {}, undefined, { cause }));
+    }
+    if (!res.ok) return err(await apiErrorOf(res));
+    return ok((await res.json()) as T);
+  }
+
+  /** Retries what may be retried: no answer (only where that is safe: `unansweredSafe`), 429, 503. */
+  async function withRetries<T>(call: () => Promise<Result<T, ApiError>>, unansweredSafe: boolean): Promise<Result<T, ApiError>> {
+    let last: Result<T, ApiError> | undefined;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      last = await call();
+      if (last.ok) return last;
+      const e = last.error;
+      const retryable = (e.unanswered && unansweredSafe) || e.status === 429 || e.status === 503;
+      if (!retryable || attempt === attempts) return last;
+      const backoff = Math.random() * retryBaseMs * 2 ** (attempt - 1);
+      await sleep(Math.max(backoff, (e.retryAfterSeconds ?? 0) * 1000));
+    }
+    return last!;
+  }
+
+  const read = <T>(path: string) => withRetries(() => once<T>('GET', path), true);
+  const query = (q: Record<string, string | undefined>) =>
+    new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+
+  return {
+    baseUrl,
+    health: () => read<Health>('/health'),
+    wallet: (agentId: string, chain?: string) => read<WalletRecord>(`/wallet?${query({ agent_id: agentId, chain })}`),
+    balance: (agentId: string, chain?: string) => read<Balance>(`/wallet/balance?${query({ agent_id: agentId, chain })}`),
+    status: (requestId: string) => read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`),
+    feed: () => read<Feed>('/feed/recent'),
+    /** Simulation is a read: nothing is stored, so it is retried like one. */
+    simulate: (body: SimulateInput) => withRetries(() => once<ExecutionResult>('POST', '/simulate', body), true),
+    /**
+     * Execute. A 402 is an `ApiError` whose `payment` is the quote: pay, then call again with the same body and
+     * `paymentProof` (or `paymentSignature`). The Idempotency-Key makes every retry of this call safe.
+     */
+    execute(body: ExecuteInput, o: ExecuteOptions = {}): Promise<Result<ExecutionResult, ApiError> & { idempotencyKey: string }> {
+      const idempotencyKey = o.idempotencyKey ?? randomUUID();
+      const headers: Record<string, string> = {
+        'idempotency-key': idempotencyKey,
+        ...(o.paymentProof && { 'x-payment-proof': JSON.stringify(o.paymentProof) }),
+        ...(o.paymentSignature && { 'payment-signature': o.paymentSignature }),
+      };
+      return withRetries(() => once<ExecutionResult>('POST', '/execute', body, headers), true).then((r) => ({ ...r, idempotencyKey }));
+    },
+    /** Polls GET /status/:id (2–5 s apart, jittered, spec 8.1) until a terminal state or `timeoutMs`. */
+    async waitForTerminal(requestId: string, w: WaitOptions = {}): Promise<Result<StatusRecord, ApiError>> {
+      const min = w.minIntervalMs ?? 2_000;
+      const max = Math.max(min, w.maxIntervalMs ?? 5_000);
+      const deadline = Date.now() + (w.timeoutMs ?? 10 * 60_000);
+      for (;;) {
+        const r = await read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`);
+        if (!r.ok) return r;
+        w.onStatus?.(r.value);
+        if (TERMINAL.has(r.value.status)) return r;
+        if (Date.now() > deadline) {
+          return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${r.value.status} after the wait`, r.value as unknown as Record<string, unknown>));
+        }
+        await sleep(min + Math.random() * (max - min));
+      }
+    },
+  };
+}
+export type AgentWalletClient = ReturnType<typeof createClient>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
