@@ -8,6 +8,7 @@ import { counterAbi } from '../../src/devnet/contracts.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import type { TestApi } from '../support/http.ts';
+import { until as untilDone } from '../support/until.ts';
 
 let cluster: TestCluster;
 beforeAll(async () => {
@@ -17,15 +18,8 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Failover is expected within 30 s. */
+const until = <T>(what: string, fn: () => Promise<T | undefined>) => untilDone(what, fn, 30_000);
 
 const readCounter = (chain: ChainName) =>
   cluster.devnet

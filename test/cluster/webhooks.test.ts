@@ -14,6 +14,7 @@ import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { kubeBinDir } from '../support/kubeApiServer.ts';
 import { run } from './helm/chart.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts';
+import { until } from '../support/until.ts';
 
 let cluster: TestCluster;
 let receiver: WebhookReceiver;
@@ -31,15 +32,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('the leading controller killed with deliveries due: the other replica delivers every event, duplicates share their webhook-id', async () => {
   const { api, webhookSecret } = await cluster.newKey();

@@ -16,6 +16,7 @@ import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver.ts';
+import { until as untilDone } from '../support/until.ts';
 
 const headersOf = (d: ReceivedWebhook) => Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
 
@@ -30,15 +31,7 @@ function executeBody(chain: 'ethereum' | 'base' | 'arbitrum', agent: string, cal
   };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined>) => untilDone(what, fn, 60_000, 50);
 
 describe('webhooks on the embedded service', () => {
   let receiver: WebhookReceiver;
