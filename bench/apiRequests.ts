@@ -4,27 +4,14 @@
  * executions (BENCH_REQUESTS, default 50), by verb and subresource. Counts, not timings: they do not depend on
  * the machine. Watches are long-lived and counted once each, so they do not scale with N.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startDevnet } from '../src/devnet/devnet.ts';
-import { MANIFEST_ENV } from '../test/globalSetup.ts';
-import { KUBECONFIG_ENV, REDIS_URL_ENV, startTestCluster } from '../test/support/cluster.ts';
-import { startKubeApiServer } from '../test/support/kubeApiServer.ts';
-import { startRedis } from '../test/support/redis.ts';
+import type { KubeApiServer } from '../test/support/kubeApiServer.ts';
+import { withBenchCluster } from './clusterEnv.ts';
 import { loadGenerator } from './load.ts';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 50);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-api-'));
-const devnet = await startDevnet({ dataDir, log: () => undefined });
-const [api, redis] = await Promise.all([startKubeApiServer(), startRedis({ appendonly: true })]);
-process.env[MANIFEST_ENV] = devnet.manifestPath;
-process.env[KUBECONFIG_ENV] = api.kubeconfigPath;
-process.env[REDIS_URL_ENV] = redis.url;
-
 /** apiserver_request_total for ExecutionRequests, by "VERB subresource". */
-async function counts(): Promise<Map<string, number>> {
+async function counts(api: KubeApiServer): Promise<Map<string, number>> {
   const r = await api.kubectl(['get', '--raw', '/metrics']);
   const out = new Map<string, number>();
   for (const line of r.stdout.split('\n')) {
@@ -36,8 +23,7 @@ async function counts(): Promise<Map<string, number>> {
   return out;
 }
 
-const cluster = await startTestCluster();
-try {
+await withBenchCluster('api', async ({ cluster, api }) => {
   const { apiKey } = await cluster.newKey();
   const load = loadGenerator({
     url: cluster.url,
@@ -48,10 +34,10 @@ try {
   });
   await load.latency(5); // warm up: informers listed, connections open
   await new Promise((r) => setTimeout(r, 2_000));
-  const before = await counts();
+  const before = await counts(api);
   await load.latency(N);
   await new Promise((r) => setTimeout(r, 2_000)); // the last status writes land
-  const after = await counts();
+  const after = await counts(api);
   load.close();
   console.log(`kube-apiserver requests on ExecutionRequests per execution (${N} sequential executions, cluster layout):`);
   let total = 0;
@@ -62,9 +48,4 @@ try {
     console.log(`  ${key.padEnd(18)} ${(d / N).toFixed(2)}`);
   }
   console.log(`  ${'total'.padEnd(18)} ${(total / N).toFixed(2)}`);
-} finally {
-  await cluster.stop();
-  await Promise.all([api.stop(), redis.stop()]);
-  await devnet.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-}
+});
