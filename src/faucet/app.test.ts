@@ -201,3 +201,29 @@ describe('faucet behind a proxy', () => {
     }
   });
 });
+
+describe('faucet API: slow and oversized clients (the gateway’s connection limits)', () => {
+  it('headers over 32 KiB get 431 in the error shape; a body declared over the limit gets 413 and the connection closes', async () => {
+    const app = await faucetApp(devnetFaucetSettings());
+    try {
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      const huge = await fetch(`${url}/api/info`, { headers: { 'x-padding': 'a'.repeat(40 * 1024) } });
+      expect(huge.status).toBe(431);
+      expect(await huge.json()).toMatchObject({ error: 'headers_too_large' });
+      const { connect } = await import('node:net');
+      const answer = await new Promise<string>((resolve) => {
+        const { port } = new URL(url);
+        const socket = connect({ host: '127.0.0.1', port: Number(port) }, () =>
+          socket.write('POST /api/drip HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"address":'),
+        );
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 413/);
+      expect(answer.toLowerCase()).toContain('connection: close');
+    } finally {
+      await app.close();
+    }
+  });
+});

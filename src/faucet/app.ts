@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { connectionOptions, DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from '../gateway/connections.ts';
 import { handleError, handleNotFound } from '../gateway/errors.ts';
 import type { Faucet } from './faucet.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -21,7 +22,10 @@ export interface FaucetAppOptions {
  * gateway's, so every error has the service's body and codes; the page shows the same errors as HTML.
  */
 export async function buildFaucetApp(opts: FaucetAppOptions): Promise<FastifyInstance> {
+  // The gateway's limits for slow clients; behind a proxy (trustProxy) every client shares its address: no bound.
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...(opts.trustProxy ? { maxConnectionsPerAddress: 0 } : {}) };
   const app = Fastify({
+    ...connectionOptions(limits),
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // No line per request: the sender logs each drip, the error handler each failure; `npm start` stays readable.
     logController: new LogController({ disableRequestLogging: true }),
@@ -33,6 +37,7 @@ export async function buildFaucetApp(opts: FaucetAppOptions): Promise<FastifyIns
     genReqId: () => randomUUID(),
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
+  guardConnections(app, limits);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);

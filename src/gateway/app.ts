@@ -4,10 +4,10 @@ import Fastify, { LogController, type FastifyInstance, type HTTPMethods } from '
 import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
-import { DEFAULT_PAYMENT_SETTINGS } from '../payments/policies.ts';
+import { DEFAULT_PAYMENT_SETTINGS } from '../payments/settings.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
-import { boundConnectionsPerAddress, clientErrorHandler, closeAfterEarlyError, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connections.ts';
+import { connectionOptions, DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connections.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { GatewayError, handleError, handleNotFound } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
@@ -56,11 +56,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...deps.connections };
   const app = Fastify({
     // Timeouts for slow and idle clients (connections.ts); the per-address bound is set on the server below.
-    http: serverOptions(limits),
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionTimeout: limits.idleTimeoutMs,
-    clientErrorHandler,
+    ...connectionOptions(limits),
     logger: deps.logger ?? false,
     logController: new LogController({ disableRequestLogging: deps.requestLogLevel === 'debug' }),
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
@@ -77,10 +73,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
 
-  boundConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, (address) =>
-    app.log.warn({ address, max: limits.maxConnectionsPerAddress }, 'connection refused: too many open from this address'),
-  );
-  app.addHook('onSend', closeAfterEarlyError(limits.lingerMs));
+  guardConnections(app, limits);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

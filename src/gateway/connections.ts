@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * What one client connection may hold, so a slow or idle client cannot keep a socket (and a file descriptor)
@@ -122,4 +122,23 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+}
+
+/** The Fastify constructor options that carry `limits` (spread them into Fastify({...})). */
+export function connectionOptions(limits: ConnectionLimits) {
+  return {
+    http: serverOptions(limits),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    clientErrorHandler,
+  };
+}
+
+/** What `limits` needs on a built app: the per-address bound and the lingering close after early errors. */
+export function guardConnections(app: FastifyInstance, limits: ConnectionLimits): void {
+  boundConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, (address) =>
+    app.log.warn({ address, max: limits.maxConnectionsPerAddress }, 'connection refused: too many open from this address'),
+  );
+  app.addHook('onSend', closeAfterEarlyError(limits.lingerMs));
 }
