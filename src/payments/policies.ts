@@ -18,7 +18,6 @@ export interface PaymentPoliciesDeps {
   logger: Logger;
 }
 
-export { DEFAULT_PAYMENT_SETTINGS } from './settings.ts';
 
 /**
  * The three payment modes of spec §2.6, built with what they need: the store (to claim payments), each chain's
