@@ -1,10 +1,20 @@
-import { ANNOTATIONS, idempotentRequestId, type ExecutionRequest, type PaymentProof } from '../../api/v1alpha1/index.ts';
+import { ANNOTATIONS, idempotentRequestId, type ExecutionRequest, type ExecutionRequestSpec, type PaymentProof } from '../../api/v1alpha1/index.ts';
 import { isStoreError } from '../../store/types.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 
 /** A payment that came with an execute call: an X-Payment-Proof, or an x402 PAYMENT-SIGNATURE as sent. */
 export type AttachedPayment = { kind: 'proof'; proof: PaymentProof } | { kind: 'x402'; signature: string };
+
+/** `spec` carrying `payment` (replacing any earlier one) as its next payment attempt. */
+export function withPayment(spec: ExecutionRequestSpec, payment: AttachedPayment): ExecutionRequestSpec {
+  return {
+    ...spec,
+    paymentProof: payment.kind === 'proof' ? payment.proof : undefined,
+    x402Payment: payment.kind === 'x402' ? payment.signature : undefined,
+    paymentAttempt: (spec.paymentAttempt ?? 0) + 1,
+  };
+}
 
 export interface PaymentTarget {
   apiClient: string;
@@ -26,7 +36,7 @@ export type Attached =
  * Idempotency-Key names, else this key's newest request for the same agent and the same body that awaits a
  * payment. Whichever: same key, same agent_id and same body, or the payment is refused before anything moves.
  */
-export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): ExecutionRequest | string | undefined {
+export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): string | undefined {
   const named = payment.kind === 'proof' ? payment.proof.requestId : undefined;
   if (named !== undefined) return named;
   if (target.idempotencyKey !== undefined) return idempotentRequestId(target.apiClient, target.idempotencyKey);
@@ -38,7 +48,7 @@ export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, pa
       r.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] === target.bodyHash,
   );
   const accepted = (r: ExecutionRequest) => r.metadata.annotations?.[ANNOTATIONS.accepted] ?? r.metadata.name;
-  return waiting.sort((a, b) => (accepted(a) < accepted(b) ? 1 : -1))[0];
+  return waiting.sort((a, b) => (accepted(a) < accepted(b) ? 1 : -1))[0]?.metadata.name;
 }
 
 /**
@@ -47,9 +57,8 @@ export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, pa
  * again (not deep enough before) is judged again.
  */
 export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): Promise<Attached> {
-  const found = findPaymentTarget(ctx, target, payment);
-  if (found === undefined) return { kind: 'none' };
-  const name = typeof found === 'string' ? found : found.metadata.name;
+  const name = findPaymentTarget(ctx, target, payment);
+  if (name === undefined) return { kind: 'none' };
   for (let attempt = 0; attempt < 5; attempt++) {
     let current: ExecutionRequest;
     try {
@@ -76,12 +85,7 @@ export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, 
     // Its payment window closed unpaid: this payment goes to a new request for the same call instead.
     if (phase === 'Failed' && current.status?.failure?.code === 'payment_not_received') return { kind: 'none' };
     if (phase !== 'PaymentRequired') return { kind: 'settled', request: current };
-    const spec = {
-      ...current.spec,
-      paymentProof: payment.kind === 'proof' ? payment.proof : undefined,
-      x402Payment: payment.kind === 'x402' ? payment.signature : undefined,
-      paymentAttempt: (current.spec.paymentAttempt ?? 0) + 1,
-    };
+    const spec = withPayment(current.spec, payment);
     try {
       const updated = await ctx.store.update({ ...current, spec });
       return { kind: 'attached', request: updated, generation: updated.metadata.generation ?? 0 };

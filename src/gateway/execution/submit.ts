@@ -6,7 +6,7 @@ import { workerFor, type GatewayContext } from '../context.ts';
 import { fieldError, GatewayError } from '../errors.ts';
 import { failedRequestError } from '../failures.ts';
 import { presentAccepted } from '../presenters.ts';
-import { attachPayment, type AttachedPayment } from './attachPayment.ts';
+import { attachPayment, withPayment, type AttachedPayment } from './attachPayment.ts';
 import { createOrReplay, requestBodyHash } from './createOrReplay.ts';
 import { specOf, type ExecutionInput } from './input.ts';
 import { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
@@ -63,12 +63,7 @@ export async function submitExecution(
     request = attached.request;
     replayed = true;
   } else {
-    const withPayment = payment && {
-      ...spec,
-      ...(payment.kind === 'proof' ? { paymentProof: payment.proof } : { x402Payment: payment.signature }),
-      paymentAttempt: 1,
-    };
-    const created = await createOrReplay(ctx.store, ctx.namespace, withPayment ?? spec, opts.idempotencyKey);
+    const created = await createOrReplay(ctx.store, ctx.namespace, payment ? withPayment(spec, payment) : spec, opts.idempotencyKey);
     request = created.request;
     replayed = created.replayed;
     if (payment && !replayed) attachedGeneration = request.metadata.generation ?? 1;
