@@ -23,7 +23,9 @@ beforeAll(async () => {
   // Everything fails until the test says otherwise; then 3 deliveries in 10 fail.
   receiver = await startWebhookReceiver({ respond: (_d, n) => (failing || (n * 7) % 10 < 3 ? { status: 503 } : { status: 200 }) });
   cluster = await startTestCluster({
-    webhooks: { allowLoopback: true, retryScheduleSeconds: [1, 1, 2, 2, 2, 2, 2, 2, 2, 2] },
+    // Long enough (≈ 58 s of retries) that the first leader cannot use up the schedule before it is killed,
+    // even on a loaded machine: with 10 attempts it once did, and the deliveries were abandoned.
+    webhooks: { allowLoopback: true, retryScheduleSeconds: [1, 1, ...Array<number>(28).fill(2)] },
     controllerEnv: { NODE_EXTRA_CA_CERTS: receiver.caPath },
   });
 });
