@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { ChainNameSchema, type ChainName } from './chains.ts';
+import { ProtocolsConfigSchema } from './protocols.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
 
-export const TOKEN_SYMBOLS = ['USDC', 'USDT', 'aUSD'] as const;
+/** The tokens a chain may configure: the payment stablecoins (spec §2.7) and WETH, which lending protocols take as collateral. */
+export const TOKEN_SYMBOLS = ['USDC', 'USDT', 'aUSD', 'WETH'] as const;
 export const TokenSymbolSchema = z.enum(TOKEN_SYMBOLS);
 export type TokenSymbol = z.infer<typeof TokenSymbolSchema>;
 
@@ -48,6 +50,8 @@ export const ChainConfigSchema = z.object({
   confirmations: z.number().int().min(1).max(1_000).default(1),
   /** Confirmations a payment transaction needs before a proof of it is accepted (spec §4.2 rule 2). */
   paymentConfirmations: z.number().int().min(1).max(1_000).default(1),
+  /** The DeFi protocols served on this chain (the `/protocols/...` families): addresses and markets. */
+  protocols: ProtocolsConfigSchema.default({}),
   /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
   nativeUsdPrice: z.number().positive().default(3000),
   bundler: z

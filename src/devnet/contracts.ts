@@ -19,6 +19,8 @@ import plainTokenArtifact from './artifacts/TestERC20.json' with { type: 'json' 
 import erc1271WalletArtifact from './artifacts/TestERC1271Wallet.json' with { type: 'json' };
 import counterArtifact from './artifacts/Counter.json' with { type: 'json' };
 import gateArtifact from './artifacts/Gate.json' with { type: 'json' };
+import wethArtifact from './artifacts/TestWETH9.json' with { type: 'json' };
+import priceFeedArtifact from './artifacts/DevnetPriceFeed.json' with { type: 'json' };
 import type { TokenSymbol } from '../config/chainConfig.ts';
 
 /** The deterministic CREATE2 deployer anvil preinstalls (and most public chains have): call data = salt ‖ initCode. */
@@ -105,15 +107,21 @@ export const verifyingPaymasterAbi = parseAbi([
 export const TEST_STABLECOIN_EIP712_VERSION = '2';
 
 /**
- * `eip3009`: deployed as a TestStablecoin (EIP-3009, payable through x402 `exact`), as USDC is on the real
- * testnets; otherwise a plain TestERC20, as USDT is (x402 reaches it only through Permit2, which we do not use).
- * The EIP-712 domain of an EIP-3009 token is `{ name, version: TEST_STABLECOIN_EIP712_VERSION }`.
+ * The devnet's tokens and what each is deployed as: `stablecoin` a TestStablecoin (EIP-3009, payable through x402
+ * `exact`, as USDC is on the real testnets), `erc20` a plain TestERC20 (as USDT is: x402 reaches it only through
+ * Permit2, which we do not use), `weth` a TestWETH9 (WETH9 plus a public mint: the lending protocols' collateral).
+ * The EIP-712 domain of a stablecoin is `{ name, version: TEST_STABLECOIN_EIP712_VERSION }`. `funded`: whole
+ * tokens each funded account and the faucet hold.
  */
-export const TEST_TOKENS: readonly { symbol: TokenSymbol; name: string; decimals: number; eip3009: boolean }[] = [
-  { symbol: 'USDC', name: 'USD Coin (agent-wallet test)', decimals: 6, eip3009: true },
-  { symbol: 'USDT', name: 'Tether USD (agent-wallet test)', decimals: 6, eip3009: false },
-  { symbol: 'aUSD', name: 'Agent USD (agent-wallet test)', decimals: 6, eip3009: true },
+export type TestTokenKind = 'stablecoin' | 'erc20' | 'weth';
+export const TEST_TOKENS: readonly { symbol: TokenSymbol; name: string; decimals: number; kind: TestTokenKind; funded: bigint }[] = [
+  { symbol: 'USDC', name: 'USD Coin (agent-wallet test)', decimals: 6, kind: 'stablecoin', funded: 10_000_000n },
+  { symbol: 'USDT', name: 'Tether USD (agent-wallet test)', decimals: 6, kind: 'erc20', funded: 10_000_000n },
+  { symbol: 'aUSD', name: 'Agent USD (agent-wallet test)', decimals: 6, kind: 'stablecoin', funded: 10_000_000n },
+  { symbol: 'WETH', name: 'Wrapped Ether (agent-wallet test)', decimals: 18, kind: 'weth', funded: 10_000n },
 ];
+/** The payment tokens: what a chain may accept for payment (spec §2.7). WETH is collateral, never payment. */
+export const isPaymentToken = (symbol: TokenSymbol): boolean => symbol !== 'WETH';
 
 /** A contract deployed through the CREATE2 deployer: its address follows from salt and init code alone. */
 export interface Create2Deployment {
@@ -133,23 +141,46 @@ export const factoryDeployment = create2(
   FACTORY_SALT,
   concat([factoryArtifact.bytecode as Hex, encodeAbiParameters([{ type: 'address' }], [entryPointDeployment.address])]),
 );
-export const tokenDeployments: readonly (Create2Deployment & { symbol: TokenSymbol; name: string; decimals: number; eip3009: boolean })[] =
-  TEST_TOKENS.map((t) => {
-    const artifact = t.eip3009 ? stablecoinArtifact : plainTokenArtifact;
-    return {
-      ...create2(
-        `${artifact.contractName} ${t.symbol}`,
-        DEVNET_SALT,
-        encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode as Hex, args: [t.name, t.symbol, t.decimals] }),
-      ),
-      symbol: t.symbol,
-      name: t.name,
-      decimals: t.decimals,
-      eip3009: t.eip3009,
-    };
-  });
+const TOKEN_ARTIFACTS = { stablecoin: stablecoinArtifact, erc20: plainTokenArtifact, weth: wethArtifact } as const;
+export type TokenDeployment = Create2Deployment & (typeof TEST_TOKENS)[number] & { eip3009: boolean };
+export const tokenDeployments: readonly TokenDeployment[] = TEST_TOKENS.map((t) => {
+  const artifact = TOKEN_ARTIFACTS[t.kind];
+  return {
+    ...create2(
+      `${artifact.contractName} ${t.symbol}`,
+      DEVNET_SALT,
+      encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode as Hex, args: [t.name, t.symbol, t.decimals] }),
+    ),
+    ...t,
+    eip3009: t.kind === 'stablecoin',
+  };
+});
 export const counterDeployment = create2('Counter', DEVNET_SALT, counterArtifact.bytecode as Hex);
 export const gateDeployment = create2('Gate', DEVNET_SALT, gateArtifact.bytecode as Hex);
+
+/** A Chainlink-style feed (contracts/DevnetPriceFeed.sol) the devnet's lending protocols price with; `owner` sets answers. */
+export const devnetPriceFeedAbi = parseAbi([
+  'function decimals() view returns (uint8)',
+  'function description() view returns (string)',
+  'function owner() view returns (address)',
+  'function latestAnswer() view returns (int256)',
+  'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+  'function setAnswer(int256 answer)',
+  'error NotOwner()',
+]);
+export function devnetPriceFeedDeployData(p: { decimals: number; description: string; answer: bigint; owner: Address }): Hex {
+  return encodeDeployData({
+    abi: priceFeedArtifact.abi as Abi,
+    bytecode: priceFeedArtifact.bytecode as Hex,
+    args: [p.decimals, p.description, p.answer, p.owner],
+  });
+}
+/** The devnet's WETH (contracts/TestWETH9.sol): WETH9 plus a public mint. */
+export const testWethAbi = parseAbi([
+  'function deposit() payable',
+  'function withdraw(uint256 wad)',
+  'function mint(address to, uint256 amount)',
+]);
 
 /** Deploy data of a TestERC1271Wallet (tests deploy it; the devnet does not). */
 export function erc1271WalletDeployData(owner: Address): Hex {

@@ -23,8 +23,6 @@ import {
 export const PAYMASTER_DEPOSIT = parseEther('1000');
 const PAYMASTER_STAKE = parseEther('1');
 const PAYMASTER_UNSTAKE_DELAY_SEC = 86_400;
-/** Per funded account and token (whole tokens). */
-export const FUNDED_TOKEN_AMOUNT = 10_000_000n;
 
 export interface DeployChainParameters {
   chain: Chain;
@@ -93,7 +91,7 @@ export async function deployChain({ chain, accounts, log }: DeployChainParameter
 
   for (const token of tokenDeployments) {
     await viaCreate2(token);
-    const amount = parseUnits(FUNDED_TOKEN_AMOUNT.toString(), token.decimals);
+    const amount = parseUnits(token.funded.toString(), token.decimals);
     // The faucet holds tokens to send; the funded accounts, for tests and for trying the API by hand.
     for (const holder of [...accounts.funded, accounts.faucet]) {
       const balance = await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'balanceOf', args: [holder.address] });

@@ -10,8 +10,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi } from 'viem/account-abstraction';
 import { CHAIN_IDS, CHAIN_NAMES } from '../config/chains.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from './clients.ts';
-import { CANONICAL, counterAbi, gateAbi, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
-import { FUNDED_TOKEN_AMOUNT, PAYMASTER_DEPOSIT } from './deploy.ts';
+import { CANONICAL, counterAbi, gateAbi, TEST_TOKENS, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
+import { PAYMASTER_DEPOSIT } from './deploy.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
@@ -139,18 +139,19 @@ describe('startDevnet', () => {
     }
   });
 
-  test('tokens have 6 decimals, the funded accounts hold them, USDT is accepted only on ethereum', async () => {
+  test('stablecoins have 6 decimals and WETH 18, the funded accounts hold them, USDT is accepted only on ethereum, WETH nowhere', async () => {
     for (const c of devnet.manifest.chains) {
       const { client } = clientsFor(c);
-      expect(c.tokens.map((t) => t.symbol)).toEqual(['USDC', 'USDT', 'aUSD']);
+      expect(c.tokens.map((t) => t.symbol)).toEqual(['USDC', 'USDT', 'aUSD', 'WETH']);
       for (const token of c.tokens) {
-        expect(token.acceptedForPayment).toBe(token.symbol !== 'USDT' || c.name === 'ethereum');
-        expect(token.decimals).toBe(6);
-        expect(await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'decimals' })).toBe(6);
+        const spec = TEST_TOKENS.find((t) => t.symbol === token.symbol)!;
+        expect(token.acceptedForPayment).toBe(token.symbol !== 'WETH' && (token.symbol !== 'USDT' || c.name === 'ethereum'));
+        expect(token.decimals).toBe(token.symbol === 'WETH' ? 18 : 6);
+        expect(await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'decimals' })).toBe(token.decimals);
         expect(await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'symbol' })).toBe(token.symbol);
         for (const holder of devnet.manifest.accounts.funded) {
           const balance = await client.readContract({ address: token.address, abi: testStablecoinAbi, functionName: 'balanceOf', args: [holder.address] });
-          expect(balance).toBe(FUNDED_TOKEN_AMOUNT * 10n ** 6n);
+          expect(balance).toBe(spec.funded * 10n ** BigInt(token.decimals));
         }
       }
       expect(c.treasury).not.toBe(devnet.manifest.accounts.deployer.address);

@@ -6,10 +6,11 @@ import { AgentWalletError } from '../lib/errors.ts';
 import { devnetAccounts, ANVIL_ACCOUNT_COUNT, type DevnetAccounts } from './accounts.ts';
 import { onSignalExit, startAnvil, type AnvilInstance, type StartAnvilParameters } from './anvil.ts';
 import { devnetChain } from './clients.ts';
-import { CANONICAL, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
+import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
 import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
+import type { ProtocolsConfig } from '../config/protocols.ts';
 import { reapStaleAnvil, writeAnvilPid } from './pidfile.ts';
 import { nodeRpc, type NodeRpc } from './rpc.ts';
 import { latestHead, startSnapshotter, type Snapshotter, type SnapshotStats } from './snapshotter.ts';
@@ -156,10 +157,11 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         const { deployed } = await deployChain({ chain, accounts, log });
         const syncSend = await supportsSyncSend(node.rpcUrl);
         const entry = manifestChain(name, node, accounts, syncSend);
-        const protocols: NonNullable<DevnetChain['protocols']> = {};
+        const protocols: ProtocolsConfig = {};
+        // One after another: they share the protocol deployer's account, hence its nonce.
         for (const p of DEVNET_PROTOCOLS.filter((x) => x.chains.includes(name))) {
           const r = await p.deploy({ chain, name, deployer: accounts.protocolDeployer, funded: accounts.funded, tokens: entry.tokens, log });
-          protocols[p.key] = r.addresses;
+          Object.assign(protocols, { [p.key]: r.config });
           deployed.push(...r.deployed.map((d) => `${p.key}: ${d}`));
         }
         return { entry: { ...entry, ...(Object.keys(protocols).length > 0 && { protocols }) }, deployed };
@@ -246,6 +248,7 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       beneficiary,
       treasury: c.treasury,
       tokens: c.tokens,
+      protocols: c.protocols ?? {},
       // anvil mines each transaction at once: polling for receipts every 250 ms would only add latency.
       bundler: { syncSend: c.syncSend ?? false, receiptPollMs: 20 },
     }),
@@ -262,12 +265,12 @@ function manifestChain(name: ChainName, node: AnvilInstance, accounts: DevnetAcc
     accountImplementation: CANONICAL.accountImplementation,
     paymaster: paymasterAddress(accounts.deployer.address),
     treasury: accounts.treasury.address,
-    // Spec §2.7: USDT is accepted for payment only on ethereum.
+    // Spec §2.7: USDT is accepted for payment only on ethereum; WETH never (it is the protocols' collateral).
     tokens: tokenDeployments.map((t) => ({
       symbol: t.symbol,
       address: t.address,
       decimals: t.decimals,
-      acceptedForPayment: t.symbol !== 'USDT' || name === 'ethereum',
+      acceptedForPayment: isPaymentToken(t.symbol) && (t.symbol !== 'USDT' || name === 'ethereum'),
       ...(t.eip3009 && { eip3009: { name: t.name, version: TEST_STABLECOIN_EIP712_VERSION } }),
     })),
     testContracts: { counter: counterDeployment.address, gate: gateDeployment.address },

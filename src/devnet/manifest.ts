@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ChainNameSchema } from '../config/chains.ts';
 import { TokenConfigSchema } from '../config/chainConfig.ts';
+import { ProtocolsConfigSchema } from '../config/protocols.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
@@ -23,10 +24,10 @@ export const DevnetChainSchema = z.object({
   /** Contracts the tests and examples call: a Counter and a Gate (see contracts/). */
   testContracts: z.object({ counter: Address, gate: Address }),
   /**
-   * The DeFi protocols deployed on this chain (src/devnet/protocols): protocol key → contract name → address.
-   * Optional: manifests before them lack it.
+   * The DeFi protocols deployed on this chain (src/devnet/protocols), in the chain configuration's own shape
+   * (src/config/protocols.ts). Optional: manifests before them lack it.
    */
-  protocols: z.record(z.string(), z.record(z.string(), Address)).optional(),
+  protocols: ProtocolsConfigSchema.optional(),
   /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
   syncSend: z.boolean().optional(),
 });

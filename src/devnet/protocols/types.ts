@@ -1,5 +1,6 @@
-import type { Address, Chain } from 'viem';
+import type { Chain } from 'viem';
 import type { ChainName } from '../../config/chains.ts';
+import type { ProtocolKey, ProtocolsConfig } from '../../config/protocols.ts';
 import type { DevnetAccount } from '../accounts.ts';
 import type { DevnetChain } from '../manifest.ts';
 
@@ -11,26 +12,27 @@ export interface ProtocolDeployContext {
   deployer: DevnetAccount;
   /** Accounts funded with native coin and every test token (tests and examples use them). */
   funded: readonly DevnetAccount[];
-  /** The devnet's test tokens on this chain (USDC, USDT, aUSD), with their addresses. */
+  /** The devnet's test tokens on this chain (USDC, USDT, aUSD, WETH), with their addresses. */
   tokens: DevnetChain['tokens'];
   log: (line: string) => void;
 }
 
-export interface ProtocolDeployResult {
+export interface ProtocolDeployResult<K extends ProtocolKey = ProtocolKey> {
   /** What this call deployed: empty when the chain state already had everything (a reload). */
   deployed: string[];
-  /** Every address a client of the protocol needs, by name (pool, oracle, markets…): written to the manifest. */
-  addresses: Record<string, Address>;
+  /** The protocol's chain configuration (src/config/protocols.ts): written to the manifest, read by the service. */
+  config: NonNullable<ProtocolsConfig[K]>;
 }
 
 /**
  * One protocol on the devnet. Deployments must be idempotent and deterministic: a reload finds the contracts
- * where the manifest says (do only what is missing), and a lost chain state gets the same addresses back.
+ * where they were (do only what is missing), and a lost chain state gets the same addresses back. Addresses
+ * must not depend on the order protocols deploy in: CREATE2 through the devnet's deterministic deployer.
  */
-export interface DevnetProtocol {
-  /** The manifest key, e.g. `aaveV3` (the protocol's own name, not the spec's slug). */
-  readonly key: string;
+export interface DevnetProtocol<K extends ProtocolKey = ProtocolKey> {
+  /** The configuration key, e.g. `aaveV3` (the protocol's own name, not the spec's slug). */
+  readonly key: K;
   /** The chains it is deployed on (its family's chain). */
   readonly chains: readonly ChainName[];
-  deploy(ctx: ProtocolDeployContext): Promise<ProtocolDeployResult>;
+  deploy(ctx: ProtocolDeployContext): Promise<ProtocolDeployResult<K>>;
 }
