@@ -13,6 +13,8 @@ import type {
 } from '../api/http/index.ts';
 import { err, ok, type Result } from '../lib/result.ts';
 import { ApiError, apiErrorOf } from './errors.ts';
+import type { Journal } from './journal.ts';
+import { clientIdOf, requestIdForIdempotencyKey } from './requestIds.ts';
 
 /** What the caller sends: the request bodies as the API accepts them (aliases, defaults). */
 export type ExecuteInput = z.input<typeof ExecuteBodySchema>;
@@ -34,6 +36,8 @@ export interface ClientOptions {
   /** Per attempt (default 45 s: an execute may wait 30 s for the controller's decision). */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Where executes are recorded before they are sent and when they are answered (journal.ts). Default: none. */
+  journal?: Journal | undefined;
 }
 
 export interface ExecuteOptions {
@@ -105,6 +109,41 @@ export function createClient(opts: ClientOptions = {}) {
   }
 
   const read = <T>(path: string) => withRetries(() => once<T>('GET', path), true);
+
+  /**
+   * An executing call (POST /execute, a protocol action): recorded in the journal before it is sent and when it
+   * is answered, with one Idempotency-Key for every attempt, so a retry after no answer finds the first request.
+   */
+  async function submit<T>(path: string, body: object, o: ExecuteOptions): Promise<Result<T, ApiError> & { idempotencyKey: string; requestId: string | undefined }> {
+    const idempotencyKey = o.idempotencyKey ?? randomUUID();
+    const derivedId = requestIdForIdempotencyKey(apiKey, idempotencyKey);
+    const headers: Record<string, string> = {
+      'idempotency-key': idempotencyKey,
+      ...(o.paymentProof && { 'x-payment-proof': JSON.stringify(o.paymentProof) }),
+      ...(o.paymentSignature && { 'payment-signature': o.paymentSignature }),
+    };
+    opts.journal?.recordSent({
+      base_url: baseUrl,
+      client_id: clientIdOf(apiKey) ?? null,
+      idempotency_key: idempotencyKey,
+      request_id: derivedId ?? null,
+      path,
+      body: body as Record<string, unknown>,
+    });
+    const r = await withRetries(() => once<T>('POST', path, body, headers), true);
+    const answeredId = r.ok ? (r.value as { request_id?: string }).request_id : (r.error.body.request_id as string | undefined);
+    if (!r.ok && r.error.unanswered) {
+      // Nothing more is known than before: the `sent` line stands for it.
+    } else {
+      opts.journal?.recordAnswer({
+        idempotency_key: idempotencyKey,
+        request_id: answeredId ?? derivedId ?? null,
+        outcome: r.ok ? String((r.value as { status?: string }).status ?? 'ok') : r.error.code,
+        http_status: r.ok ? 200 : r.error.status,
+      });
+    }
+    return { ...r, idempotencyKey, requestId: answeredId ?? derivedId };
+  }
   const query = (q: Record<string, string | undefined>) =>
     new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
 
@@ -114,22 +153,19 @@ export function createClient(opts: ClientOptions = {}) {
     wallet: (agentId: string, chain?: string) => read<WalletRecord>(`/wallet?${query({ agent_id: agentId, chain })}`),
     balance: (agentId: string, chain?: string) => read<Balance>(`/wallet/balance?${query({ agent_id: agentId, chain })}`),
     status: (requestId: string) => read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`),
-    feed: () => read<Feed>('/feed/recent'),
+    /** `limit` goes as given: the API validates it (1 to 100) and says so in its 400. */
+    feed: (limit?: number | string) => read<Feed>(`/feed/recent${limit === undefined ? '' : `?${query({ limit: String(limit) })}`}`),
     /** Simulation is a read: nothing is stored, so it is retried like one. */
     simulate: (body: SimulateInput) => withRetries(() => once<ExecutionResult>('POST', '/simulate', body), true),
     /**
      * Execute. A 402 is an `ApiError` whose `payment` is the quote: pay, then call again with the same body and
      * `paymentProof` (or `paymentSignature`). The Idempotency-Key makes every retry of this call safe.
      */
-    execute(body: ExecuteInput, o: ExecuteOptions = {}): Promise<Result<ExecutionResult, ApiError> & { idempotencyKey: string }> {
-      const idempotencyKey = o.idempotencyKey ?? randomUUID();
-      const headers: Record<string, string> = {
-        'idempotency-key': idempotencyKey,
-        ...(o.paymentProof && { 'x-payment-proof': JSON.stringify(o.paymentProof) }),
-        ...(o.paymentSignature && { 'payment-signature': o.paymentSignature }),
-      };
-      return withRetries(() => once<ExecutionResult>('POST', '/execute', body, headers), true).then((r) => ({ ...r, idempotencyKey }));
-    },
+    execute: (body: ExecuteInput, o: ExecuteOptions = {}) => submit<ExecutionResult>('/execute', body, o),
+    /** An executing call at another path (a protocol action: `/protocols/<slug>/<action>`), as `execute` is made. */
+    executeAt: <T = ExecutionResult>(path: string, body: object, o: ExecuteOptions = {}) => submit<T>(path, body, o),
+    /** The request id an execute with this Idempotency-Key has (or would have): known before any answer. */
+    requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
     /** Polls GET /status/:id (2–5 s apart, jittered, spec 8.1) until a terminal state or `timeoutMs`. */
     async waitForTerminal(requestId: string, w: WaitOptions = {}): Promise<Result<StatusRecord, ApiError>> {
       const min = w.minIntervalMs ?? 2_000;

@@ -13,10 +13,14 @@ export class ApiError extends Error {
     message: string,
     readonly body: Record<string, unknown> = {},
     readonly retryAfterSeconds?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; paymentRequiredHeader?: string | undefined },
   ) {
     super(message, options);
+    this.paymentRequiredHeader = options?.paymentRequiredHeader;
   }
+
+  /** A 402's x402 offer (the PAYMENT-REQUIRED header, base64 JSON) where the deployment settles x402. */
+  readonly paymentRequiredHeader: string | undefined;
 
   /** The quote of a 402 (payment_required, or payment_verification_failed with the quote still to pay). */
   get payment(): PaymentRequired | PaymentVerificationFailed | undefined {
@@ -42,5 +46,7 @@ export async function apiErrorOf(res: Response): Promise<ApiError> {
   const code = typeof body.error === 'string' ? body.error : `http_${res.status}`;
   const message = typeof body.message === 'string' ? body.message : code;
   const retryAfter = Number(res.headers.get('retry-after'));
-  return new ApiError(res.status, code, message, body, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new ApiError(res.status, code, message, body, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined, {
+    paymentRequiredHeader: res.headers.get('payment-required') ?? undefined,
+  });
 }
