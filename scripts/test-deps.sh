@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need besides npm packages, made present before `npm test` runs (npm's pretest hook):
-# - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may), and Debian's
+# - redis-server and etcd from Debian's packages (installed with apt-get when missing and we may), Debian's
 #   chromium, the headless browser the faucet page's test drives (test/e2e/faucetPage.test.ts, via playwright-core:
-#   no browser download);
+#   no browser download), and tmux, the terminal the CLI's live progress is read from (test/e2e/cliClient.test.ts);
 # - kube-apiserver and kubectl built from their Go modules (test/cluster/kube-build/build.sh), and helm and
 #   kubeconform likewise (test/cluster/helm/tools.sh); cached in ~/.cache/agent-wallet, so only the first run
 #   pays the few minutes of the Go builds.
@@ -13,6 +13,8 @@ missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v etcd >/dev/null || missing+=(etcd-server)
 command -v chromium >/dev/null || missing+=(chromium)
+# The CLI's `status --watch` is tested in a real terminal: tmux runs it and the test reads the pane.
+command -v tmux >/dev/null || missing+=(tmux)
 if ((${#missing[@]})); then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     echo "test-deps: installing ${missing[*]} (Debian packages)" >&2

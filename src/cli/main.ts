@@ -2,10 +2,18 @@ import { runDev } from '../roles/dev.ts';
 import { runKeys } from './keys.ts';
 import { runWebhooks } from './webhooks.ts';
 import { CliError } from '../lib/args.ts';
+import { runCommand } from './command.ts';
+import { CLIENT_COMMANDS } from './commands/index.ts';
+
+const clientUsage = () =>
+  CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(22)}  ${c.summary}`).join('\n');
 
 const USAGE = `agent-wallet <command> [options]
 
-Commands:
+Agents' commands (clients of the HTTP API: AGENT_WALLET_API_KEY, AGENT_WALLET_BASE_URL; \`<command> --help\` for each):
+${clientUsage()}
+
+Service commands:
   dev                     run every role in one process: devnet, store, controller, chain workers, gateway,
                           and the aUSD faucet on its own port
                           --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
@@ -39,6 +47,8 @@ Commands:
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const client = CLIENT_COMMANDS.find((c) => c.name === command);
+  if (client) return runCommand(client, rest);
   switch (command) {
     case 'dev':
       return runDev(rest);

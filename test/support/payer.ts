@@ -10,7 +10,8 @@ import type { testDevnet } from './env.ts';
  * shared with another test file, so no nonce is either.
  */
 export async function newPayer(devnet: ReturnType<typeof testDevnet>, chain: ChainName) {
-  const wallet = devnetWalletClient(devnetChain(devnet.chain(chain)), generatePrivateKey());
+  const privateKey = generatePrivateKey();
+  const wallet = devnetWalletClient(devnetChain(devnet.chain(chain)), privateKey);
   await devnet.publicClient(chain).request({ method: 'anvil_setBalance', params: [wallet.account.address, '0xde0b6b3a7640000'] } as never);
   const token = (symbol: string): Address => {
     const t = devnet.chain(chain).tokens.find((x) => x.symbol === symbol);
@@ -22,6 +23,7 @@ export async function newPayer(devnet: ReturnType<typeof testDevnet>, chain: Cha
   };
   return {
     wallet,
+    privateKey,
     address: wallet.account.address,
     mint,
     /** Mints `amount` of `symbol` to itself and transfers it to `to`: the payment transaction's hash. */
