@@ -64,6 +64,9 @@ describe('the typed client', () => {
     expect(dropped).toBe(2);
     const mine = (await svc.store.list('ExecutionRequest')).items.filter((x) => x.spec.apiClient === clientId);
     expect(mine.map((x) => x.metadata.name)).toEqual([r.value.request_id]);
+    // The id was known before any answer: what the service derives from the key's client id and the Idempotency-Key.
+    expect(client.requestIdFor(r.idempotencyKey)).toBe(r.value.request_id);
+    expect(r.requestId).toBe(r.value.request_id);
   });
 
   it('no service at all: an unanswered error after its retries, never an exception', async () => {
