@@ -1,6 +1,6 @@
 /**
  * Compiles contracts/*.sol with the pinned solc-js and writes src/devnet/artifacts/<Name>.json =
- * { contractName, abi, bytecode }. The output is deterministic (sorted inputs, no metadata hash) so the
+ * { contractName, abi, bytecode, deployedBytecode }. The output is deterministic (sorted inputs, no metadata hash) so the
  * committed artifacts can be checked by re-running this script, and the devnet's CREATE2 addresses only move
  * when the code does, not when a comment does.
  */
@@ -18,7 +18,7 @@ const EXPECTED_SOLC = '0.8.28';
 
 interface SolcOutput {
   errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[];
-  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+  contracts?: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
 const version: string = solc.version();
@@ -34,7 +34,7 @@ const input = {
     evmVersion: 'cancun',
     // No IPFS hash of the metadata: comments and whitespace must not change the bytecode or the addresses.
     metadata: { bytecodeHash: 'none' },
-    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
   },
 };
 
@@ -45,7 +45,8 @@ if ((output.errors ?? []).some((e) => e.severity === 'error')) process.exit(1);
 mkdirSync(outDir, { recursive: true });
 for (const file of files) {
   for (const [contractName, c] of Object.entries(output.contracts?.[file] ?? {})) {
-    const artifact = { contractName, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+    // Runtime code too: the simulation lens is never deployed, only put at an address by state override.
+    const artifact = { contractName, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
     writeFileSync(join(outDir, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
     console.log(`${contractName}: ${(c.evm.bytecode.object.length / 2).toFixed(0)} bytes of init code`);
   }

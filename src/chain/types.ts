@@ -43,6 +43,22 @@ export interface SimulationResult {
   maxFeePerGas: bigint;
   estimatedCostWei: bigint;
   estimatedCostUsd: number;
+  /** The reads asked for with `observe`, before and after the calls (absent when none were asked for). */
+  observed?: Observed;
+}
+
+/** What a simulation measured: each observed read before the calls and after them, in the order asked. */
+export interface Observed {
+  before: ReadCallResult[];
+  after: ReadCallResult[];
+}
+
+export interface SimulateOptions {
+  /**
+   * Reads (eth_calls the caller encodes) to run before and after the calls, on the state the calls leave:
+   * what a protocol action will change (balances, a position). At most MAX_READ_CALLS.
+   */
+  observe?: readonly ReadCall[];
 }
 
 export type SimulationFailureCode =
@@ -147,7 +163,7 @@ export interface ChainWorker {
   readonly chain: ChainName;
   resolveWallet(ref: WalletRef): Promise<WalletInfo>;
   getBalances(ref: WalletRef): Promise<WalletBalances>;
-  simulate(ref: WalletRef, calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>>;
+  simulate(ref: WalletRef, calls: readonly Call[], opts?: SimulateOptions): Promise<Result<SimulationResult, SimulationFailure>>;
   /**
    * Allocates the next nonce of the wallet (under the (chain, sender) lock), builds the UserOperation with
    * the paymaster's sponsorship and signs it. Nothing is sent: the caller persists the result first.

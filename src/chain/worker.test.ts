@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEther, type Address, type Hex } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
 import { referenceWalletAddresses } from '../devnet/testing/walletAddresses.ts';
 import { isChainError } from './errors.ts';
 import { LockError } from '../locks/types.ts';
@@ -114,6 +114,33 @@ describe('chain worker (devnet)', () => {
       expect(opened.ok).toBe(true);
       const closedAgain = await worker.simulate(ref, [setOpenCall(env.gate, true), setOpenCall(env.gate, false), passCall(env.gate)]);
       expect(closedAgain.ok || closedAgain.error).toMatchObject({ revertReason: 'Gate: closed', callIndex: 2 });
+    });
+
+    it('observes reads before and after the calls, on the state the calls leave, without changing the chain', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('observe') };
+      const { address } = await worker.resolveWallet(ref);
+      const number = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'number' }) };
+      const lastCaller = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'lastCaller' }) };
+      const failing = { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'fail' }) };
+      const start = (await readCounter()).number;
+      const r = await worker.simulate(ref, [setNumberCall(env.counter, start + 5n), incrementCall(env.counter)], { observe: [number, lastCaller, failing] });
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      const word = (x: bigint | Address) => encodeAbiParameters([{ type: typeof x === 'bigint' ? 'uint256' : 'address' }], [x]);
+      expect(r.value.observed!.before.slice(0, 1)).toEqual([{ success: true, returnData: word(start) }]);
+      expect(r.value.observed!.after.slice(0, 2)).toEqual([
+        { success: true, returnData: word(start + 6n) },
+        { success: true, returnData: word(address).toLowerCase() },
+      ]);
+      expect(r.value.observed!.after[2]).toMatchObject({ success: false, reason: 'Counter: forced failure' }); // one failing read fails alone
+      expect((await readCounter()).number).toBe(start); // a simulation changes nothing
+      const plain = await worker.simulate(ref, [incrementCall(env.counter)]);
+      expect(plain.ok && plain.value.observed).toBeUndefined();
+    });
+
+    it('a call that reverts fails the observed simulation with its reason', async () => {
+      const observe = [{ to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'number' }) }];
+      const r = await worker.simulate({ apiClient: 'acme', agentId: uniqueId('observe') }, [failCall(env.counter)], { observe });
+      expect(r.ok || r.error).toMatchObject({ code: 'simulation_reverted', revertReason: 'Counter: forced failure' });
     });
 
     it('reports value beyond the balance as insufficient_funds, and value within it as fine', async () => {

@@ -28,6 +28,7 @@ import type {
   ReadResult,
   SimulationFailure,
   SimulationResult,
+  SimulateOptions,
   TransactionReceiptInfo,
   WalletBalances,
   WalletInfo,
@@ -44,6 +45,7 @@ import {
   decodeWalletBalances,
   decodeWalletInfo,
   encodeCalls,
+  encodeReadCalls,
   encodeOperation,
   encodeReadRequest,
   encodeWalletRef,
@@ -243,8 +245,8 @@ class GrpcChainWorker implements RemoteChainWorker {
     return decodeWalletBalances(res.balances);
   }
 
-  async simulate(ref: WalletRef, calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>> {
-    const req = { wallet: encodeWalletRef(ref), calls: encodeCalls(calls) };
+  async simulate(ref: WalletRef, calls: readonly Call[], opts: SimulateOptions = {}): Promise<Result<SimulationResult, SimulationFailure>> {
+    const req = { wallet: encodeWalletRef(ref), calls: encodeCalls(calls), observe: encodeReadCalls(opts.observe ?? []) };
     try {
       return decodeSimulation(await this.#call<pb.SimulateResponse>('simulate', (md, o, cb) => this.#client.simulate(req, md, o, cb)));
     } catch (e) {

@@ -106,6 +106,8 @@ const SimulationResultSchema = z.object({
   maxFeePerGas: UintSchema,
   estimatedCostWei: UintSchema,
   estimatedCostUsd: z.number().finite().min(0),
+  // (declared below with the reads: a function, so its schema is read when a simulation is decoded)
+  observed: z.lazy(() => z.object({ before: z.array(ReadCallResultSchema), after: z.array(ReadCallResultSchema) })).optional(),
 });
 const SimulationFailureSchema = z.object({
   code: z.enum(pb.SimulationFailureCode).transform((c, ctx) => {
@@ -135,6 +137,7 @@ export function encodeSimulation(r: Result<SimulationResult, SimulationFailure>)
           maxFeePerGas: s.maxFeePerGas.toString(),
           estimatedCostWei: s.estimatedCostWei.toString(),
           estimatedCostUsd: s.estimatedCostUsd,
+          observed: s.observed && { before: s.observed.before.map(encodeReadCallResult), after: s.observed.after.map(encodeReadCallResult) },
         },
       },
     };
@@ -159,6 +162,7 @@ export function decodeSimulation(m: pb.SimulateResponse): Result<SimulationResul
         maxFeePerGas: BigInt(s.maxFeePerGas),
         estimatedCostWei: BigInt(s.estimatedCostWei),
         estimatedCostUsd: s.estimatedCostUsd,
+        ...(s.observed && { observed: { before: s.observed.before.map(decodeReadCallResult), after: s.observed.after.map(decodeReadCallResult) } }),
       });
     }
     case 'failure': {
@@ -283,6 +287,9 @@ export const encodeReadRequest = (calls: readonly ReadCall[], block: bigint | 'l
   calls: calls.map((c) => ({ to: c.to, data: c.data })),
   block: block === undefined || block === 'latest' ? undefined : block.toString(),
 });
+export const encodeReadCalls = (calls: readonly ReadCall[]): pb.ReadCall[] => calls.map((c) => ({ to: c.to, data: c.data }));
+export const decodeReadCalls = (m: readonly pb.ReadCall[]): ReadCall[] =>
+  parse(z.array(ReadCallSchema), m, 'read calls').map((c) => ({ to: c.to as Address, data: c.data as Hex }));
 export const decodeReadRequest = (m: pb.ReadRequest): { calls: ReadCall[]; block: bigint | 'latest' } => {
   const r = parse(ReadRequestSchema, m, 'read');
   return {
@@ -291,38 +298,30 @@ export const decodeReadRequest = (m: pb.ReadRequest): { calls: ReadCall[]; block
   };
 };
 
-const ReadResponseSchema = z.object({
-  blockNumber: UintSchema,
-  results: z.array(
-    z.object({
-      result: z.discriminatedUnion('$case', [
-        z.object({ $case: z.literal('success'), value: z.object({ returnData: HexSchema }) }),
-        z.object({ $case: z.literal('failure'), value: z.object({ revertData: HexSchema, reason: z.string() }) }),
-      ]),
-    }),
-  ),
+const ReadCallResultSchema = z.object({
+  result: z.discriminatedUnion('$case', [
+    z.object({ $case: z.literal('success'), value: z.object({ returnData: HexSchema }) }),
+    z.object({ $case: z.literal('failure'), value: z.object({ revertData: HexSchema, reason: z.string() }) }),
+  ]),
 });
+const ReadResponseSchema = z.object({ blockNumber: UintSchema, results: z.array(ReadCallResultSchema) });
+
+const encodeReadCallResult = (x: ReadCallResult): pb.ReadCallResult =>
+  x.success
+    ? { result: { $case: 'success', value: { returnData: x.returnData } } }
+    : { result: { $case: 'failure', value: { revertData: x.revertData, reason: x.reason } } };
+const decodeReadCallResult = ({ result: x }: z.output<typeof ReadCallResultSchema>): ReadCallResult =>
+  x.$case === 'success'
+    ? { success: true, returnData: x.value.returnData as Hex }
+    : { success: false, revertData: x.value.revertData as Hex, reason: x.value.reason };
 
 export const encodeReadResult = (r: ReadResult): pb.ReadResponse => ({
   blockNumber: r.blockNumber.toString(),
-  results: r.results.map(
-    (x): pb.ReadCallResult =>
-      x.success
-        ? { result: { $case: 'success', value: { returnData: x.returnData } } }
-        : { result: { $case: 'failure', value: { revertData: x.revertData, reason: x.reason } } },
-  ),
+  results: r.results.map(encodeReadCallResult),
 });
 export const decodeReadResult = (m: pb.ReadResponse): ReadResult => {
   const r = parse(ReadResponseSchema, m, 'read');
-  return {
-    blockNumber: BigInt(r.blockNumber),
-    results: r.results.map(
-      ({ result: x }): ReadCallResult =>
-        x.$case === 'success'
-          ? { success: true, returnData: x.value.returnData as Hex }
-          : { success: false, revertData: x.value.revertData as Hex, reason: x.value.reason },
-    ),
-  };
+  return { blockNumber: BigInt(r.blockNumber), results: r.results.map(decodeReadCallResult) };
 };
 
 const ReceiptSchema = z.object({

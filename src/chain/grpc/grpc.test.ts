@@ -144,6 +144,16 @@ describe('chain worker over gRPC (devnet)', () => {
     expect(r.value.callGas).toBe(local.value.callGas);
     expect(r.value.estimatedCostWei).toBe(r.value.estimatedGas * r.value.maxFeePerGas);
 
+    // Observed reads travel too: the same answers as in process.
+    const observe = [
+      { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'number' }) },
+      { to: env.counter, data: encodeFunctionData({ abi: counterAbi, functionName: 'fail' }) },
+    ];
+    const [remoteObserved, localObserved] = await Promise.all([remote.simulate(ref, [incrementCall(env.counter)], { observe }), worker.simulate(ref, [incrementCall(env.counter)], { observe })]);
+    if (!remoteObserved.ok || !localObserved.ok) throw new Error('observed simulation failed');
+    expect(remoteObserved.value.observed).toEqual(localObserved.value.observed);
+    expect(remoteObserved.value.observed!.after[1]).toMatchObject({ success: false, reason: 'Counter: forced failure' });
+
     const reverted = await remote.simulate(ref, [incrementCall(env.counter), failCall(env.counter)]);
     expect(reverted.ok).toBe(false);
     if (reverted.ok) return;

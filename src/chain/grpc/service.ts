@@ -6,6 +6,7 @@ import { describeError } from '../revert.ts';
 import type { ChainWorker } from '../types.ts';
 import {
   decodeCalls,
+  decodeReadCalls,
   decodeOperation,
   decodeReadRequest,
   decodeReceiptRequest,
@@ -88,7 +89,9 @@ export function createChainWorkerService(worker: ChainWorker, opts: ChainWorkerS
 
     getBalances: unary('GetBalances', async (req) => ({ balances: encodeWalletBalances(await worker.getBalances(decodeWalletRef(req.wallet))) })),
 
-    simulate: unary('Simulate', async (req) => encodeSimulation(await worker.simulate(decodeWalletRef(req.wallet), decodeCalls(req.calls)))),
+    simulate: unary('Simulate', async (req) =>
+      encodeSimulation(await worker.simulate(decodeWalletRef(req.wallet), decodeCalls(req.calls), { observe: decodeReadCalls(req.observe) })),
+    ),
 
     prepareOperation: unary('PrepareOperation', async (req) => {
       const op = await worker.prepareOperation(decodeWalletRef(req.wallet), decodeCalls(req.calls), { requestId: req.requestId });

@@ -8,8 +8,11 @@ import type { FeeSnapshot } from '../fees.ts';
 import { GAS, preVerificationGasFor, totalOperationGas, type OperationGasLimits } from '../gas.ts';
 import { DUMMY_SIGNATURE, encodeSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
+import { ChainError } from '../errors.ts';
+import { MAX_READ_CALLS } from './reads.ts';
 import { simulateCalls, type CallsSimulation } from '../simulate.ts';
-import type { SimulationFailure, SimulationResult, WalletRef } from '../types.ts';
+import { observeCalls } from '../observe.ts';
+import type { SimulateOptions, SimulationFailure, SimulationResult, WalletRef } from '../types.ts';
 import { encodeFactoryData, packUserOperation } from '../userOperation.ts';
 import type { ResolvedWallet, WalletResolver } from '../wallet.ts';
 
@@ -27,7 +30,7 @@ export interface OperationEstimatesDeps {
 
 export interface OperationEstimates {
   /** The calls as the wallet would run them, with the gas and cost of the whole operation (the `simulate` answer). */
-  simulate(ref: WalletRef, calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>>;
+  simulate(ref: WalletRef, calls: readonly Call[], opts?: SimulateOptions): Promise<Result<SimulationResult, SimulationFailure>>;
   /**
    * The simulation an operation is signed with: the one `simulate` made of the same calls moments ago (an
    * execute simulates, then prepares: one estimate instead of two), else a fresh one.
@@ -84,8 +87,12 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
   }
 
   return {
-    async simulate(ref, calls) {
+    async simulate(ref, calls, opts = {}) {
       const walletCalls = toWalletCalls(calls);
+      const reads = opts.observe ?? [];
+      if (reads.length > MAX_READ_CALLS) {
+        throw new ChainError('invalid_request', `a simulation observes at most ${MAX_READ_CALLS} reads, got ${reads.length}`);
+      }
       let wallet: ResolvedWallet;
       let feeSnapshot: FeeSnapshot;
       try {
@@ -93,8 +100,22 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
       } catch (e) {
         return err({ code: 'rpc_unavailable', message: `the chain did not answer: ${describeError(e)}` });
       }
-      const r = await estimate(wallet, walletCalls);
+      // The observation runs beside the estimate (one more eth_call, in the same JSON-RPC batch).
+      const [r, observed] = await Promise.all([
+        estimate(wallet, walletCalls),
+        reads.length === 0
+          ? undefined
+          : observeCalls(client, {
+              entryPoint: config.entryPoint,
+              sender: wallet.address,
+              deployed: wallet.deployed,
+              implementationCode: () => wallets.implementationCode(),
+              calls: walletCalls,
+              reads,
+            }),
+      ]);
       if (!r.ok) return r;
+      if (observed && !observed.ok) return observed;
       const gas = gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, maxFeePerGas: feeSnapshot.maxFeePerGas });
       const estimatedGas = totalOperationGas(gas);
       const estimatedCostWei = estimatedGas * feeSnapshot.maxFeePerGas;
@@ -105,6 +126,7 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
         maxFeePerGas: feeSnapshot.maxFeePerGas,
         estimatedCostWei,
         estimatedCostUsd: weiToUsd(estimatedCostWei, config.nativeUsdPrice),
+        ...(observed && { observed: observed.value }),
       });
     },
 

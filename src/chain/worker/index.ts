@@ -146,9 +146,9 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       return wallets.balances(ref).catch(rethrowAsRpcUnavailable);
     },
 
-    async simulate(ref, calls) {
+    async simulate(ref, calls, opts) {
       assertOpen();
-      return estimates.simulate(ref, calls);
+      return estimates.simulate(ref, calls, opts);
     },
 
     async prepareOperation(ref, calls, opts) {

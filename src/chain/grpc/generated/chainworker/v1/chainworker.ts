@@ -113,6 +113,14 @@ export interface SimulationResult {
   estimatedCostWei: string;
   /** estimated_cost_wei at the chain's configured native coin price, in USD (rounded to micro-dollars). */
   estimatedCostUsd: number;
+  /** The request's `observe` reads before and after the calls; absent when it asked for none. */
+  observed?: Observed | undefined;
+}
+
+/** Each observed read before the calls and after them, in the order of the request's `observe`. */
+export interface Observed {
+  before: ReadCallResult[];
+  after: ReadCallResult[];
 }
 
 export interface SimulationFailure {
@@ -242,6 +250,8 @@ export interface SimulateRequest {
     | undefined;
   /** The calls in batch order; at least one. */
   calls: Call[];
+  /** Reads to run before and after the calls, on the state they leave (at most 256); the answer's `observed`. */
+  observe: ReadCall[];
 }
 
 export interface SimulateResponse {
@@ -737,6 +747,7 @@ function createBaseSimulationResult(): SimulationResult {
     maxFeePerGas: "",
     estimatedCostWei: "",
     estimatedCostUsd: 0,
+    observed: undefined,
   };
 }
 
@@ -759,6 +770,9 @@ export const SimulationResult: MessageFns<SimulationResult> = {
     }
     if (message.estimatedCostUsd !== 0) {
       writer.uint32(49).double(message.estimatedCostUsd);
+    }
+    if (message.observed !== undefined) {
+      Observed.encode(message.observed, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -822,6 +836,71 @@ export const SimulationResult: MessageFns<SimulationResult> = {
             }
 
             message.estimatedCostUsd = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.observed = Observed.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseObserved(): Observed {
+  return { before: [], after: [] };
+}
+
+export const Observed: MessageFns<Observed> = {
+  encode(message: Observed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.before) {
+      ReadCallResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.after) {
+      ReadCallResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Observed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseObserved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.before.push(ReadCallResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after.push(ReadCallResult.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1728,7 +1807,7 @@ export const GetBalancesResponse: MessageFns<GetBalancesResponse> = {
 };
 
 function createBaseSimulateRequest(): SimulateRequest {
-  return { wallet: undefined, calls: [] };
+  return { wallet: undefined, calls: [], observe: [] };
 }
 
 export const SimulateRequest: MessageFns<SimulateRequest> = {
@@ -1738,6 +1817,9 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
     }
     for (const v of message.calls) {
       Call.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.observe) {
+      ReadCall.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1769,6 +1851,14 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
             }
 
             message.calls.push(Call.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.observe.push(ReadCall.decode(reader, reader.uint32()));
             continue;
           }
         }

@@ -1,0 +1,67 @@
+/**
+ * The agents' clients against the cluster layout (gateway, controllers and chain workers as processes, a real
+ * kube-apiserver, Redis): the CLI executes and follows a request to confirmed, pays a 402 by x402, finds its last
+ * request; the MCP server (stdio) executes and waits for confirmed. Clients of the HTTP API, so nothing in them
+ * knows which layout answers.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { runCli } from '../support/cli.ts';
+import { tempDir } from '../support/env.ts';
+import { newPayer } from '../support/payer.ts';
+
+const CHAIN = 'base';
+let cluster: TestCluster;
+let journal: string;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  journal = join(tempDir('aw-cluster-cli-'), 'journal.jsonl');
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const env = (apiKey: string, extra: Record<string, string> = {}) => ({ AGENT_WALLET_API_KEY: apiKey, AGENT_WALLET_BASE_URL: cluster.url, AGENT_WALLET_JOURNAL: journal, ...extra });
+
+it('CLI: execute --wait to confirmed, status --last finds it; a manual key’s 402 paid with pay --last', { timeout: 240_000 }, async () => {
+  const counter = cluster.devnet.chain(CHAIN).testContracts.counter;
+  const { apiKey } = await cluster.newKey('sponsored');
+  const run = await runCli(['execute', '--agent-id', 'cl-cli', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--wait', '--json'], env(apiKey));
+  expect(run.code, run.stderr).toBe(0);
+  const states = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { request_id: string; status: string });
+  expect(states.at(-1)!.status).toBe('confirmed');
+  const last = await runCli(['status', '--last', '--json'], env(apiKey));
+  expect(JSON.parse(last.stdout)).toMatchObject({ request_id: states[0]!.request_id, status: 'confirmed' });
+
+  const manual = (await cluster.newKey('manual')).apiKey;
+  const quoted = await runCli(['execute', '--agent-id', 'cl-pay', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a'], env(manual));
+  expect(quoted.code).toBe(4);
+  const payer = await newPayer(cluster.devnet, CHAIN);
+  await payer.mint('USDC', payer.address, 10_000_000n);
+  const paid = await runCli(['pay', '--last', '--method', 'transfer', '--wait', '--json'], env(manual, { AGENT_WALLET_PAYER_KEY: payer.privateKey, AGENT_WALLET_RPC_URL_BASE: cluster.devnet.chain(CHAIN).rpcUrl }));
+  expect(paid.code, paid.stderr).toBe(0);
+  expect(JSON.parse(paid.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'confirmed' });
+});
+
+it('MCP over stdio: execute, then get_status waits until confirmed', { timeout: 180_000 }, async () => {
+  const { apiKey } = await cluster.newKey('sponsored');
+  const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
+  const client = new Client({ name: 'cluster-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env(apiKey) }, stderr: 'pipe' }));
+  try {
+    const run = (await client.callTool({
+      name: 'execute',
+      arguments: { agent_id: 'cl-mcp', chain: CHAIN, target_contract: cluster.devnet.chain(CHAIN).testContracts.counter, calldata: '0xd09de08a' },
+    })) as { isError?: boolean; structuredContent?: { request_id: string } };
+    expect(run.isError).toBeFalsy();
+    const status = (await client.callTool({ name: 'get_status', arguments: { request_id: run.structuredContent!.request_id, wait_seconds: 60 } })) as {
+      structuredContent?: { status: string };
+    };
+    expect(status.structuredContent!.status).toBe('confirmed');
+  } finally {
+    await client.close();
+  }
+});
