@@ -164,6 +164,19 @@ export function createClient(opts: ClientOptions = {}) {
     execute: (body: ExecuteInput, o: ExecuteOptions = {}) => submit<ExecutionResult>('/execute', body, o),
     /** An executing call at another path (a protocol action: `/protocols/<slug>/<action>`), as `execute` is made. */
     executeAt: <T = ExecutionResult>(path: string, body: object, o: ExecuteOptions = {}) => submit<T>(path, body, o),
+    /** The protocol families (`/protocols/<slug>/...`, docs/protocols/): reads, action simulations, and actions. */
+    protocols: {
+      /** GET `/protocols/<slug>/<path>`: a read, retried like every read. */
+      read: <T = Record<string, unknown>>(slug: string, path: string, q: Record<string, string | undefined> = {}) => {
+        const qs = query(q);
+        return read<T>(`/protocols/${slug}/${path}${qs ? `?${qs}` : ''}`);
+      },
+      /** POST `.../<action>/simulate`: nothing is broadcast; the answer has the calls and their effects. */
+      simulate: <T = Record<string, unknown>>(slug: string, action: string, body: object) =>
+        withRetries(() => once<T>('POST', `/protocols/${slug}/${action}/simulate`, body), true),
+      /** POST `.../<action>`: executed as `execute` is (journal, Idempotency-Key, 402). */
+      execute: (slug: string, action: string, body: object, o: ExecuteOptions = {}) => submit<ExecutionResult>(`/protocols/${slug}/${action}`, body, o),
+    },
     /** The request id an execute with this Idempotency-Key has (or would have): known before any answer. */
     requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
     /** Polls GET /status/:id (2–5 s apart, jittered, spec 8.1) until a terminal state or `timeoutMs`. */

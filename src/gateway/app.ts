@@ -20,6 +20,7 @@ import { parseQueryString } from './queryString.ts';
 import { openapiRoutes, registerOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
+import { protocolRoutes } from './routes/protocols.ts';
 import { walletRoutes } from './routes/wallet.ts';
 import { createCallbackGuard } from '../webhooks/egress.ts';
 
@@ -118,6 +119,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
       x402: deps.payments?.x402 ?? false,
     },
     archive: deps.archive,
+    protocols: deps.protocols ?? new Map(),
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
     decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,
@@ -135,6 +137,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
       { name: 'public', description: 'No API key needed' },
       { name: 'wallet', description: 'Smart wallet resolution and balances' },
       { name: 'execution', description: 'Simulation, execution and status' },
+      { name: 'protocols', description: 'Typed endpoint families of DeFi protocols (spec 4.3): reads, and actions that execute as POST /execute does' },
     ],
   });
 
@@ -154,6 +157,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     await scope.register(simulateRoutes(ctx));
     await scope.register(executeRoutes(ctx));
     await scope.register(statusRoutes(ctx));
+    await scope.register(protocolRoutes(ctx));
   };
 
   await app.register(publicScope);

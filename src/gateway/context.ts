@@ -3,6 +3,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
+import type { ProtocolsConfig } from '../config/protocols.ts';
 import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
@@ -31,6 +32,8 @@ export interface GatewayDeps {
    * prices nothing and offers no payment), the default settings, no x402.
    */
   payments?: Partial<GatewayPayments>;
+  /** The DeFi protocols each chain serves (the `/protocols/...` families). Default: none (every family answers 404). */
+  protocols?: ReadonlyMap<ChainName, ProtocolsConfig>;
   /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
   rateLimiter?: RateLimiter;
   /** Finished requests the retention controller deleted: `GET /status/:id` answers from here. Default: none. */
@@ -64,6 +67,7 @@ export interface GatewayContext {
   namespace: string;
   workers: ReadonlyMap<ChainName, ChainWorker>;
   payments: GatewayPayments;
+  protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
   rateLimiter: RateLimiter;
   archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;
@@ -80,3 +84,7 @@ export function workerFor(ctx: GatewayContext, chain: ChainName): ChainWorker {
   if (!worker) throw fieldError('unsupported_chain', 'chain', `${chain} is not served by this deployment`);
   return worker;
 }
+
+/** The protocols a deployment's chains serve, from their configurations (embedded: the devnet's; cluster: the file's). */
+export const protocolsOf = (chains: readonly { name: ChainName; protocols?: ProtocolsConfig | undefined }[]): ReadonlyMap<ChainName, ProtocolsConfig> =>
+  new Map(chains.map((c) => [c.name, c.protocols ?? {}]));

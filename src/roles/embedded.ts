@@ -10,7 +10,8 @@ import { startControllerManager, type ControllerManager } from '../controller/ma
 import { serviceControllers } from '../controller/serviceControllers.ts';
 import { alwaysLeader } from '../lib/leaderElection.ts';
 import { buildGateway } from '../gateway/index.ts';
-import { createMemoryLockManager } from '../locks/memory.ts';
+
+import { protocolsOf } from '../gateway/context.ts';import { createMemoryLockManager } from '../locks/memory.ts';
 import { setUpPayments } from '../payments/setup.ts';
 import type { PaymentSettings } from '../payments/types.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
@@ -153,6 +154,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       store,
       workers,
       payments,
+      protocols: protocolsOf(opts.chains),
       archive,
       metrics,
       serveMetrics: true,

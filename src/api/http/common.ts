@@ -27,6 +27,12 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   limit: 'invalid_limit',
   'idempotency-key': 'invalid_idempotency_key',
   'payment-signature': 'invalid_payment_signature',
+  // the protocol endpoints (src/protocols/common/inputs.ts)
+  token: 'invalid_token',
+  collateral_token: 'invalid_token',
+  market: 'invalid_market',
+  amount: 'invalid_amount',
+  amount_raw: 'invalid_amount',
 };
 
 export const LIMITS = {

@@ -4,6 +4,7 @@ import { workerFor, type GatewayContext } from '../context.ts';
 import { simulationFailureError } from '../failures.ts';
 import { payableEstimateUsd } from '../../payments/terms.ts';
 import type { ExecutionInput } from './input.ts';
+import type { Observed, SimulateOptions } from '../../chain/types.ts';
 
 /** What the key would pay for this simulation under its mode (spec §2.6): the quote an execute would show. */
 export function estimatedCostUsd(
@@ -19,25 +20,29 @@ export function estimatedCostUsd(
 
 /**
  * The simulate flow (POST /simulate, the protocol actions' `.../simulate`): the chain worker runs the calls as
- * the wallet would and nothing is stored or broadcast. The `sim_...` request_id names this answer only.
- * Throws GatewayError when the calls would fail.
+ * the wallet would and nothing is stored or broadcast. The `sim_...` request_id names this answer only; `observe`
+ * reads come back before and after the calls (a protocol action's effects). Throws GatewayError when the calls would fail.
  */
 export async function simulateExecution(
   ctx: GatewayContext,
   client: ApiClient,
   input: Pick<ExecutionInput, 'agentId' | 'chain' | 'calls'>,
-): Promise<ExecutionResult> {
+  opts: SimulateOptions = {},
+): Promise<{ result: ExecutionResult; observed?: Observed | undefined }> {
   const worker = workerFor(ctx, input.chain);
-  const result = await worker.simulate({ apiClient: client.metadata.name, agentId: input.agentId }, input.calls);
+  const result = await worker.simulate({ apiClient: client.metadata.name, agentId: input.agentId }, input.calls, opts);
   if (!result.ok) throw simulationFailureError(result.error, input.chain);
   const sim = result.value;
   return {
-    request_id: newSimulationId(),
-    status: 'pending',
-    smart_wallet_address: sim.wallet.address,
-    estimated_gas: Number(sim.estimatedGas),
-    estimated_cost_usd: estimatedCostUsd(ctx, client, input.chain, sim),
-    tx_hash: null,
-    message: 'simulation succeeded; nothing was broadcast',
+    result: {
+      request_id: newSimulationId(),
+      status: 'pending',
+      smart_wallet_address: sim.wallet.address,
+      estimated_gas: Number(sim.estimatedGas),
+      estimated_cost_usd: estimatedCostUsd(ctx, client, input.chain, sim),
+      tx_hash: null,
+      message: 'simulation succeeded; nothing was broadcast',
+    },
+    observed: sim.observed,
   };
 }

@@ -5,14 +5,11 @@ import {
   ExecuteHeadersSchema,
   ExecutionResultSchema,
   PaymentRequiredSchema,
-  parsePaymentProof,
   PaymentVerificationFailedSchema,
 } from '../../api/http/index.ts';
-import type { ApiClient } from '../../api/v1alpha1/index.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
-import { fieldError } from '../errors.ts';
-import { submitExecution, type AttachedPayment } from '../execution/index.ts';
+import { executeAndAnswer } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../openapi.ts';
 import { z } from 'zod';
 
@@ -42,54 +39,15 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const body = request.body;
-        const client = clientOf(request);
-        const submitted = await submitExecution(
-          ctx,
-          client,
-          {
-            agentId: body.agent_id,
-            chain: body.chain,
-            calls: callsOf(body),
-            batch: body.batch_calls !== undefined,
-            strategyId: body.strategy_id,
-            callbackUrl: body.callback_url,
-          },
-          {
-            idempotencyKey: request.headers['idempotency-key'],
-            payment: paymentOf(client, request.headers['x-payment-proof'], request.headers['payment-signature']),
-            resourceUrl: `${request.protocol}://${request.host}/execute`,
-          },
-        );
-        if (submitted.replayed) reply.header('idempotent-replayed', 'true');
-        if (submitted.kind === 'payment_required') {
-          return reply.code(402).headers(submitted.answer.headers).send(submitted.answer.body);
-        }
-        reply.headers(submitted.headers);
-        return submitted.result;
+        return executeAndAnswer(ctx, clientOf(request), request, reply, {
+          agentId: body.agent_id,
+          chain: body.chain,
+          calls: callsOf(body),
+          batch: body.batch_calls !== undefined,
+          strategyId: body.strategy_id,
+          callbackUrl: body.callback_url,
+        });
       },
     );
-  };
-}
-
-/** The payment an execute call carries: one of the two headers, never both; none for a sponsored key (ignored). */
-function paymentOf(client: ApiClient, rawProof: string | undefined, signature: string | undefined): AttachedPayment | undefined {
-  if (client.spec.paymentMode === 'sponsored') return undefined;
-  if (rawProof !== undefined && signature !== undefined) {
-    throw fieldError('conflicting_payment', 'X-Payment-Proof', 'and PAYMENT-SIGNATURE were both sent: pay once, with one of them');
-  }
-  if (signature !== undefined) return { kind: 'x402', signature };
-  if (rawProof === undefined) return undefined;
-  const parsed = parsePaymentProof(rawProof);
-  if (!parsed.ok) throw fieldError('invalid_payment_proof', 'X-Payment-Proof', parsed.message);
-  const proof = parsed.value;
-  return {
-    kind: 'proof',
-    proof: {
-      ...(proof.request_id !== undefined && { requestId: proof.request_id }),
-      payer: proof.payer,
-      token: proof.token,
-      chain: proof.chain,
-      txHash: proof.tx_hash,
-    },
   };
 }

@@ -24,7 +24,7 @@ export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         },
       },
       async (request) =>
-        simulateExecution(ctx, clientOf(request), { agentId: request.body.agent_id, chain: request.body.chain, calls: callsOf(request.body) }),
+        (await simulateExecution(ctx, clientOf(request), { agentId: request.body.agent_id, chain: request.body.chain, calls: callsOf(request.body) })).result,
     );
   };
 }

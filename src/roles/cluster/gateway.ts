@@ -10,6 +10,7 @@ import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/conn
 import { createKubeStore } from '../../store/kube/index.ts';
 import { x402SettlerKeyFromEnv } from '../../payments/settings.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
+import { protocolsOf } from '../../gateway/context.ts';
 import { createCallbackGuard } from '../../webhooks/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
@@ -38,6 +39,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     namespace,
     workers,
     payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: x402SettlerKeyFromEnv() !== undefined },
+    protocols: protocolsOf(config.chains),
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,

@@ -1,0 +1,61 @@
+import { AgentWalletError } from '../../lib/errors.ts';
+
+/**
+ * What a protocol endpoint refuses, as values with codes (src/gateway/routes/protocols.ts turns them into the API's
+ * error body). Input that is well formed but does not fit the protocol's state (a token it does not list, an
+ * amount above the wallet's balance) is the caller's to fix: 400 with the field; a read the chain did not answer
+ * is ours: 502.
+ */
+export type ProtocolErrorCode =
+  | 'unsupported_chain' // the family runs on another chain
+  | 'unknown_token' // the protocol lists no such token (symbol or address) here
+  | 'unknown_market' // no such market
+  | 'ambiguous_market' // a pair names several markets: give the market id
+  | 'invalid_amount' // more decimals than the token has, or zero
+  | 'insufficient_balance' // the wallet holds less than the amount
+  | 'nothing_to_repay' // no debt
+  | 'nothing_to_withdraw' // nothing supplied
+  | 'amount_above_debt' // a repay larger than the debt
+  | 'amount_above_supplied' // a withdraw larger than what is supplied
+  | 'conflicting_position' // the position rules the action out (e.g. a Comet borrow while base is supplied)
+  | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
+  | 'protocol_read_failed'; // a read of the protocol's contracts failed
+
+const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
+  unsupported_chain: 400,
+  unknown_token: 400,
+  unknown_market: 400,
+  ambiguous_market: 400,
+  invalid_amount: 400,
+  insufficient_balance: 400,
+  nothing_to_repay: 400,
+  nothing_to_withdraw: 400,
+  amount_above_debt: 400,
+  amount_above_supplied: 400,
+  conflicting_position: 400,
+  protocol_not_configured: 404,
+  protocol_read_failed: 502,
+};
+
+export class ProtocolError extends AgentWalletError<ProtocolErrorCode> {
+  override readonly name = 'ProtocolError';
+  readonly status: number;
+  /** The input field at fault (the error body's `field`), when one is. */
+  readonly field: string | undefined;
+
+  constructor(code: ProtocolErrorCode, message: string, opts: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(code, message, { details: opts.details, cause: opts.cause });
+    this.status = STATUS[code];
+    this.field = opts.field;
+  }
+}
+
+/** A revert of the protocol, decoded to its own error: Aave's numeric codes by name, Comet's and Morpho's errors. */
+export interface ProtocolRevert {
+  /** The protocol's name for it, e.g. COLLATERAL_CANNOT_COVER_NEW_BORROW, NotCollateralized, INSUFFICIENT_COLLATERAL. */
+  name: string;
+  /** The raw code where the protocol has one (Aave's "36"). */
+  code?: string;
+  /** What it means, in words. */
+  message: string;
+}

@@ -1,0 +1,101 @@
+import type { Address, Hex } from 'viem';
+import type { z } from 'zod';
+import type { Call } from '../api/v1alpha1/index.ts';
+import type { ChainName } from '../config/chains.ts';
+import type { ProtocolKey, ProtocolsConfig } from '../config/protocols.ts';
+import type { TokenInfo } from './common/amounts.ts';
+import type { Observation } from './common/effects.ts';
+import type { ProtocolRevert } from './common/errors.ts';
+import type { Reader } from './common/reads.ts';
+
+export type ConfigOf<K extends ProtocolKey> = NonNullable<ProtocolsConfig[K]>;
+
+/** What every endpoint of a family gets: its chain, the protocol's configuration there, and batched reads. */
+export interface ProtocolContext<K extends ProtocolKey> {
+  chain: ChainName;
+  config: ConfigOf<K>;
+  read: Reader;
+}
+
+/** An endpoint about an agent also gets the agent's smart wallet (resolved, counterfactual or not). */
+export interface AgentContext<K extends ProtocolKey> extends ProtocolContext<K> {
+  agentId: string;
+  wallet: Address;
+}
+
+/** A GET endpoint: typed JSON from on-chain reads. */
+export interface ReadEndpoint<K extends ProtocolKey, I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType, A extends boolean = boolean> {
+  kind: 'read';
+  /** The path after the slug, e.g. `position`. */
+  path: string;
+  summary: string;
+  /** For /openapi.json, the CLI and the MCP tool: what it answers, when to use it. */
+  description: string;
+  query: I;
+  output: O;
+  /** A read about an agent gets its wallet (its query has agent_id). */
+  agent: A;
+  run(ctx: A extends true ? AgentContext<K> : ProtocolContext<K>, query: z.output<I>): Promise<z.output<O>>;
+}
+
+/** The calls an action makes (approvals included), and what its simulation should measure. */
+export interface ActionPlan<P> {
+  calls: Call[];
+  /** Tokens whose wallet balances the simulation reports before and after. */
+  tokens: TokenInfo[];
+  /** The position the action changes, before and after. */
+  position?: Observation<P>;
+}
+
+/** A POST endpoint (and its `.../simulate`): one batch UserOperation through the execute pipeline. */
+export interface ActionEndpoint<K extends ProtocolKey, I extends z.ZodType = z.ZodType> {
+  kind: 'action';
+  path: string;
+  summary: string;
+  description: string;
+  input: I;
+  plan(ctx: AgentContext<K>, input: z.output<I>): Promise<ActionPlan<unknown>>;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- a family's list holds endpoints of different schemas */
+export type AnyEndpoint<K extends ProtocolKey> = ReadEndpoint<K, any, any, any> | ActionEndpoint<K, any>;
+
+/**
+ * A protocol family (`/protocols/<slug>/...`): one folder in src/protocols, one endpoint per file, declared here.
+ * Routes, OpenAPI, CLI commands and MCP tools are generated from this declaration.
+ */
+export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
+  /** The spec's slug: the contract. */
+  slug: string;
+  /** The protocol's own names, served as aliases (documented as such). */
+  aliases: readonly string[];
+  /** The protocol, as people call it. */
+  protocol: string;
+  /** Its configuration key (src/config/protocols.ts). */
+  key: K;
+  /** The one chain it runs on. */
+  chain: ChainName;
+  description: string;
+  /** The schema of a position, as effects report it before and after an action. */
+  position: z.ZodType;
+  endpoints: readonly AnyEndpoint<K>[];
+  /** The protocol's own error in revert data (Aave's numeric codes, Comet's and Morpho's errors), if it is one. */
+  decodeRevert(data: Hex): ProtocolRevert | undefined;
+}
+
+export type AnyFamily = ProtocolFamily<any>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * The endpoint declarations of one family, with its configuration key fixed once (TypeScript cannot take the key
+ * explicitly and infer the schemas in one call).
+ *
+ * @example
+ * const { read, action } = endpointsOf<'compoundV3'>(); export const markets = read({ path: 'markets', ... });
+ */
+export function endpointsOf<K extends ProtocolKey>() {
+  return {
+    read: <I extends z.ZodObject, O extends z.ZodType, const A extends boolean>(e: Omit<ReadEndpoint<K, I, O, A>, 'kind'>): ReadEndpoint<K, I, O, A> => ({ kind: 'read', ...e }),
+    action: <I extends z.ZodType>(e: Omit<ActionEndpoint<K, I>, 'kind'>): ActionEndpoint<K, I> => ({ kind: 'action', ...e }),
+  };
+}
