@@ -31,7 +31,7 @@ import cometArtifact from '../../artifacts/DevnetComet.json' with { type: 'json'
 import { devnetChain, devnetPublicClient, devnetWalletClient } from '../../clients.ts';
 import { CREATE2_DEPLOYER, devnetPriceFeedAbi, testStablecoinAbi } from '../../contracts.ts';
 import { deployChain } from '../../deploy.ts';
-import { cometAbi } from './abi.ts';
+import { cometAbi } from '../../../protocols/compoundV3/abi.ts';
 import { cometDeployments } from './deployments.ts';
 import { compoundV3 } from './index.ts';
 import { USDC_MARKET } from './market.ts';

@@ -2,7 +2,7 @@ import { concat, encodeFunctionData, formatUnits, type Address, type Hex } from 
 import { devnetPublicClient, devnetWalletClient } from '../../clients.ts';
 import { CREATE2_DEPLOYER, testStablecoinAbi } from '../../contracts.ts';
 import type { ProtocolDeployContext, ProtocolDeployResult } from '../types.ts';
-import { cometAbi } from './abi.ts';
+import { cometAbi } from '../../../protocols/compoundV3/abi.ts';
 import { cometDeployments, tokenOf } from './deployments.ts';
 import { USDC_MARKET } from './market.ts';
 import { verifyComet } from './verify.ts';

@@ -1,7 +1,7 @@
 import type { DevnetProtocol } from '../types.ts';
 import { deployCompoundV3 } from './deploy.ts';
 
-export { cometAbi } from './abi.ts';
+export { cometAbi } from '../../../protocols/compoundV3/abi.ts';
 export { COMPOUND_V3_SALT, cometDeployments } from './deployments.ts';
 export { USDC_MARKET } from './market.ts';
 

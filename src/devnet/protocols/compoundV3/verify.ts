@@ -1,6 +1,6 @@
 import { isAddressEqual, type Address, type Chain } from 'viem';
 import { devnetPublicClient } from '../../clients.ts';
-import { cometAbi } from './abi.ts';
+import { cometAbi } from '../../../protocols/compoundV3/abi.ts';
 import type { CometDeployments } from './deployments.ts';
 
 /**

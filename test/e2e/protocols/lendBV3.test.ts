@@ -1,0 +1,191 @@
+/**
+ * lend-b-v3 (Compound v3) end to end on the devnet's Comet: every endpoint through the HTTP API, the simulation's
+ * effects against what execution then does, every refusal with its reason, and a manual key's 402.
+ */
+import type { Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
+import { fundTokens } from '../../support/protocols.ts';
+import { newPayer } from '../../support/payer.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+const SLUG = 'lend-b-v3';
+const FUNDER = 1; // this file's funded account
+type Json = Record<string, any>;
+
+let svc: TestService;
+let client: AgentWalletClient;
+beforeAll(async () => {
+  svc = await startTestService();
+  client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const get = async (path: string, q: Record<string, string>) => {
+  const r = await client.protocols.read<Json>(SLUG, path, q);
+  if (!r.ok) throw r.error;
+  return r.value;
+};
+const simulate = async (action: string, body: Json) => {
+  const r = await client.protocols.simulate<Json>(SLUG, action, body);
+  if (!r.ok) throw r.error;
+  return r.value;
+};
+const execute = async (action: string, body: Json) => {
+  const r = await client.protocols.execute(SLUG, action, body);
+  if (!r.ok) throw r.error;
+  const done = await client.waitForTerminal(r.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100, timeoutMs: 60_000 });
+  if (!done.ok) throw done.error;
+  expect(done.value.status, JSON.stringify(done.value.failure)).toBe('confirmed');
+  return done.value;
+};
+const refusal = async (p: Promise<{ ok: boolean; error?: any }>) => {
+  const r = await p;
+  expect(r.ok).toBe(false);
+  return r.error as { status: number; code: string; body: Json };
+};
+const position = async (agent: string) => (await get('position', { agent_id: agent })).positions[0];
+
+describe('lend-b-v3: Compound v3 on the devnet', () => {
+  let wallet: Address;
+  const agent = `comet-${Date.now()}`;
+  beforeAll(async () => {
+    const w = await client.wallet(agent, 'base');
+    if (!w.ok) throw w.error;
+    wallet = w.value.smart_wallet_address as Address;
+    await fundTokens(svc.devnet, 'base', wallet, { WETH: '10', USDC: '2000' }, FUNDER);
+  });
+
+  it('markets: the base token, the collateral with its factors and price, rates', async () => {
+    const { markets } = await get('markets', {});
+    expect(markets[0]).toMatchObject({
+      name: 'cUSDCv3',
+      base_token: { symbol: 'USDC', decimals: 6 },
+      base_borrow_min: { raw: '1000000', formatted: '1' },
+      collaterals: [{ token: { symbol: 'WETH', decimals: 18 }, price_usd: '3000', borrow_collateral_factor: '0.775', liquidate_collateral_factor: '0.825' }],
+    });
+    // The protocol's own name is an alias of the slug.
+    const aliased = await client.protocols.read<Json>('compound-v3', 'markets');
+    expect(aliased.ok && aliased.value.markets[0].comet).toBe(markets[0].comet);
+  });
+
+  it('supply collateral: the simulation predicts the balances and the capacity; the position then shows them', async () => {
+    const sim = await simulate('supply', { agent_id: agent, token: 'WETH', amount: '5' });
+    expect(sim).toMatchObject({ status: 'pending', tx_hash: null });
+    expect(sim.calls).toHaveLength(2); // approve + supply, one operation
+    expect(sim.effects.balance_changes).toEqual([
+      expect.objectContaining({ token: expect.objectContaining({ symbol: 'WETH' }), before: expect.objectContaining({ formatted: '10' }), change: expect.objectContaining({ formatted: '-5' }) }),
+    ]);
+    expect(sim.effects.position_before).toMatchObject({ collateral: [], borrow_capacity: { raw: '0' }, health_factor: null });
+    expect(sim.effects.position_after).toMatchObject({ collateral_value_usd: '15000', borrow_capacity: { formatted: '11625' } });
+
+    await execute('supply', { agent_id: agent, token: 'weth', amount: '5' }); // a symbol in any case
+    expect(await position(agent)).toMatchObject({ collateral: [{ token: { symbol: 'WETH' }, balance: { formatted: '5' } }], borrow_capacity: { formatted: '11625' } });
+    const { markets } = await get('balances', { agent_id: agent });
+    expect(markets[0].tokens.find((t: Json) => t.token.symbol === 'WETH')).toMatchObject({ wallet: { formatted: '5' }, in_protocol: { formatted: '5' } });
+  });
+
+  it('borrow: capacity falls and the health factor drops as the simulation predicted', async () => {
+    const sim = await simulate('borrow', { agent_id: agent, amount: '1000' });
+    expect(sim.calls).toHaveLength(1);
+    expect(sim.effects.balance_changes[0]).toMatchObject({ token: { symbol: 'USDC' }, change: { formatted: '1000' } });
+    const predicted = sim.effects.position_after;
+    expect(predicted.health_factor).toBe('12.375'); // 15000 × 0.825 / 1000
+    expect(predicted.liquidation_prices[0]).toMatchObject({ token: { symbol: 'WETH' }, price_usd: expect.stringMatching(/^242\.42/) });
+
+    await execute('borrow', { agent_id: agent, amount: '1000' });
+    const after = await position(agent);
+    expect(Number(after.health_factor)).toBeCloseTo(Number(predicted.health_factor), 2);
+    const capacity = await get('borrow-capacity', { agent_id: agent });
+    expect(Number(capacity.borrow_capacity.formatted)).toBeCloseTo(10625, 2);
+    expect(capacity).toMatchObject({ market: 'cUSDCv3', borrowed: { formatted: expect.stringMatching(/^1000(\.0*[0-9]+)?$/) } });
+  });
+
+  it('refuses a borrow beyond capacity, or under the minimum, with Comet’s own error decoded; nothing is queued', async () => {
+    const beyond = await refusal(client.protocols.simulate(SLUG, 'borrow', { agent_id: agent, amount: '20000' }));
+    expect(beyond).toMatchObject({ status: 400, code: 'simulation_failed' });
+    expect(beyond.body.protocol_error).toMatchObject({ protocol: 'Compound v3', name: 'NotCollateralized' });
+    const executed = await refusal(client.protocols.execute(SLUG, 'borrow', { agent_id: agent, amount: '20000' }));
+    expect(executed.body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'NotCollateralized' }, request_id: expect.any(String) });
+    const small = await refusal(client.protocols.simulate(SLUG, 'borrow', { agent_id: `${agent}-small`, amount: '0.5' }));
+    expect(small.body.protocol_error).toMatchObject({ name: 'BorrowTooSmall' });
+  });
+
+  it('refuses bad input with a 400 naming the field', async () => {
+    const cases: [string, Json, string, string][] = [
+      ['supply', { agent_id: agent, token: 'WETH', amount: '500' }, 'insufficient_balance', 'amount'],
+      ['supply', { agent_id: agent, token: 'DAI', amount: '1' }, 'unknown_token', 'token'],
+      ['supply', { agent_id: agent, token: 'USDC', amount: '1.1234567' }, 'invalid_amount', 'amount'],
+      ['supply', { agent_id: agent, token: 'USDC', amount: '0' }, 'invalid_amount', 'amount'],
+      ['supply', { agent_id: agent, token: 'USDC' }, 'missing_field', 'amount'],
+      ['supply', { agent_id: agent, token: 'USDC', amount: '1', amount_raw: '1' }, 'invalid_request_shape', 'body'],
+      ['supply', { agent_id: agent, token: 'USDC', amount: '1', chain: 'ethereum' }, 'unsupported_chain', 'chain'],
+      ['supply', { agent_id: agent, token: 'USDC', amount: '1', market: 'cWETHv3' }, 'unknown_market', 'market'],
+      ['repay', { agent_id: agent, amount: '5000' }, 'amount_above_debt', 'amount'],
+      ['withdraw', { agent_id: agent, token: 'WETH', amount: '6' }, 'amount_above_supplied', 'amount'],
+      ['withdraw', { agent_id: agent, token: 'USDC', amount: 'max' }, 'nothing_to_withdraw', 'token'],
+    ];
+    for (const [action, body, code, field] of cases) {
+      const e = await refusal(client.protocols.simulate(SLUG, action, body));
+      expect({ action, status: e.status, code: e.code, field: e.body.field }).toEqual({ action, status: 400, code, field });
+    }
+    expect(await refusal(client.protocols.read(SLUG, 'position', { agent_id: agent, chain: 'arb' }))).toMatchObject({ status: 400, code: 'unsupported_chain' });
+  });
+
+  it('repay part, then max to exactly zero; withdraw the collateral with max', async () => {
+    await execute('repay', { agent_id: agent, amount_raw: '400000000' });
+    expect(Number((await position(agent)).borrowed.formatted)).toBeCloseTo(600, 3);
+    const sim = await simulate('repay', { agent_id: agent, amount: 'max' });
+    expect(sim.calls).toHaveLength(3); // approve, supply(max), approve(0)
+    expect(sim.effects.position_after).toMatchObject({ borrowed: { raw: '0' }, health_factor: null });
+    await execute('repay', { agent_id: agent, amount: 'max' });
+    expect(await position(agent)).toMatchObject({ borrowed: { raw: '0' }, supplied: { raw: '0' } });
+    expect((await refusal(client.protocols.simulate(SLUG, 'repay', { agent_id: agent, amount: 'max' }))).code).toBe('nothing_to_repay');
+
+    await execute('withdraw', { agent_id: agent, token: 'WETH', amount: 'max' });
+    expect(await position(agent)).toMatchObject({ collateral: [] });
+    const { markets } = await get('balances', { agent_id: agent });
+    expect(markets[0].tokens.find((t: Json) => t.token.symbol === 'WETH').wallet.formatted).toBe('10');
+  });
+
+  it('supply the base token, then withdraw it all with max', async () => {
+    await execute('supply', { agent_id: agent, token: 'USDC', amount: '100' });
+    expect(Number((await position(agent)).supplied.formatted)).toBeCloseTo(100, 3);
+    await execute('withdraw', { agent_id: agent, token: 'USDC', amount: 'max' });
+    expect((await position(agent)).supplied.raw).toBe('0');
+  });
+
+  it('under a manual key an action gets its 402 and confirms once paid, like any execute', async () => {
+    const manual = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('manual')).apiKey, attempts: 1 });
+    const payAgent = `${agent}-pays`;
+    const w = await manual.wallet(payAgent, 'base');
+    if (!w.ok) throw w.error;
+    await fundTokens(svc.devnet, 'base', w.value.smart_wallet_address as Address, { USDC: '50' }, FUNDER);
+    const body = { agent_id: payAgent, token: 'USDC', amount: '10' };
+    const first = await manual.protocols.execute(SLUG, 'supply', body);
+    expect(!first.ok && first.error.status).toBe(402);
+    const quote = !first.ok ? first.error.payment! : undefined!;
+    const payer = await newPayer(svc.devnet, 'base');
+    const tx = await payer.pay('USDC', quote.payment_address as Address, BigInt(quote.required_amount_raw.USDC!));
+    const paid = await manual.protocols.execute(SLUG, 'supply', body, {
+      idempotencyKey: first.idempotencyKey,
+      paymentProof: { request_id: quote.request_id, payer: payer.address, token: 'USDC', chain: 'base', tx_hash: tx },
+    });
+    if (!paid.ok) throw paid.error;
+    const done = await manual.waitForTerminal(paid.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100 });
+    expect(done.ok && done.value.status).toBe('confirmed');
+  });
+
+  it('every endpoint is protected: 401 without a key', async () => {
+    const anonymous = createClient({ baseUrl: svc.url, apiKey: undefined, attempts: 1 });
+    for (const path of ['markets', 'position', 'balances', 'borrow-capacity']) {
+      expect((await refusal(anonymous.protocols.read(SLUG, path))).status).toBe(401);
+    }
+    for (const action of ['supply', 'withdraw', 'repay', 'borrow']) {
+      expect((await refusal(anonymous.protocols.simulate(SLUG, action, {}))).body.error).toBe('missing X-API-Key header');
+    }
+    expect((await refusal(anonymous.protocols.read('pool-a-v3', 'pools'))).status).toBe(401);
+  });
+});
