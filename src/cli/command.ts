@@ -39,6 +39,18 @@ export const COMMON_OPTIONS: Options = {
   help: { type: 'boolean', short: 'h', help: 'this help' },
 };
 
+/** Option sets merged; the same name twice is a programming error (one would silently hide the other). */
+export function mergeOptions(...parts: Options[]): Options {
+  const merged: Options = {};
+  for (const part of parts) {
+    for (const [name, spec] of Object.entries(part)) {
+      if (name in merged || name in COMMON_OPTIONS) throw new Error(`option --${name} is declared twice`);
+      merged[name] = spec;
+    }
+  }
+  return merged;
+}
+
 export function helpText(c: Command): string {
   const options = Object.entries({ ...c.options, ...COMMON_OPTIONS });
   const flag = ([name, o]: [string, OptionSpec]) => `${o.short ? `-${o.short}, ` : ''}--${name}${o.arg ? ` ${o.arg}` : ''}`;

@@ -42,7 +42,7 @@ export function agentIdOf(values: ParsedValues): string {
 export const PAYER_OPTIONS: Options = {
   'payer-key-file': { type: 'string', arg: 'FILE', help: `file holding the payer's 0x private key (default: ${ENV.payerKeyFile}, or the key itself in ${ENV.payerKey})` },
   method: { type: 'string', arg: 'x402|transfer', help: 'x402: sign, the service settles (no gas); transfer: send the tokens, then prove it. Default: x402 when offered' },
-  token: { type: 'string', arg: 'SYMBOL', help: 'the token to pay with (default: the first accepted one the payer holds enough of)' },
+  'pay-token': { type: 'string', arg: 'SYMBOL', help: 'the token to pay with (default: the first accepted one the payer holds enough of)' },
   'rpc-url': { type: 'string', arg: 'URL', help: `the quote's chain's RPC endpoint, for paying by transfer (default: ${ENV.rpcUrlPrefix}<CHAIN>)` },
 };
 

@@ -4,6 +4,7 @@ import { runWebhooks } from './webhooks.ts';
 import { CliError } from '../lib/args.ts';
 import { runCommand } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/index.ts';
+import { familyHelp, protocolCommandFor } from './commands/protocols.ts';
 
 const clientUsage = () =>
   CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(22)}  ${c.summary}`).join('\n');
@@ -12,6 +13,8 @@ const USAGE = `agent-wallet <command> [options]
 
 Agents' commands (clients of the HTTP API: AGENT_WALLET_API_KEY, AGENT_WALLET_BASE_URL; \`<command> --help\` for each):
 ${clientUsage()}
+
+Protocol commands: \`agent-wallet <slug> <endpoint>\`, e.g. \`agent-wallet lend-b-v3 supply --help\` (\`agent-wallet protocols\` lists them)
 
 Service commands:
   dev                     run every role in one process: devnet, store, controller, chain workers, gateway,
@@ -49,6 +52,13 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const client = CLIENT_COMMANDS.find((c) => c.name === command);
   if (client) return runCommand(client, rest);
+  // `agent-wallet <protocol slug or name> <endpoint> …`: the commands generated from the protocol registry.
+  const protocol = command === undefined ? undefined : protocolCommandFor(command, rest[0]);
+  if (protocol) {
+    if (protocol.command) return runCommand(protocol.command, rest.slice(1));
+    process.stdout.write(familyHelp(protocol.family));
+    return rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? 0 : 2;
+  }
   switch (command) {
     case 'dev':
       return runDev(rest);

@@ -224,7 +224,7 @@ describe('agent-wallet: the agents’ commands', { timeout: TIMEOUT }, () => {
       });
     const before = await balanceOf(treasury);
     const run = await cli(
-      ['execute', '--agent-id', 'cli-transfer', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--pay', '--method', 'transfer', '--token', 'aUSD', '--wait', '--json'],
+      ['execute', '--agent-id', 'cli-transfer', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--pay', '--method', 'transfer', '--pay-token', 'aUSD', '--wait', '--json'],
       manual,
       { AGENT_WALLET_PAYER_KEY: payer.privateKey, AGENT_WALLET_RPC_URL_BASE: svc.devnet.chain(CHAIN).rpcUrl },
     );

@@ -58,7 +58,8 @@ describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_
 
   it('lists every tool with a description for a model, an input and an output schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(TOOLS);
+    expect(tools.map((t) => t.name).slice(0, TOOLS.length)).toEqual(TOOLS);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['lend_b_v3_markets', 'lend_b_v3_supply', 'lend_b_v3_borrow_capacity']));
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe('object');
@@ -222,7 +223,7 @@ describe('agent-wallet mcp --http', { timeout: 120_000 }, () => {
       });
       const client = new Client({ name: 'agent-wallet-test', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
+      expect((await client.listTools()).tools.map((t) => t.name).slice(0, TOOLS.length)).toEqual(TOOLS);
       await client.close();
     } finally {
       served.child.kill('SIGTERM');

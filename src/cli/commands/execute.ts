@@ -1,4 +1,4 @@
-import { bool, str, type Command } from '../command.ts';
+import { bool, mergeOptions, str, type Command } from '../command.ts';
 import { BATCH_OPTION, callBodyOf, CALL_OPTIONS } from '../callsInput.ts';
 import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
 import { fields, printError, printJson, statusColour } from '../output.ts';
@@ -44,16 +44,12 @@ export const executeCommand: Command = {
     'Every execute carries an Idempotency-Key (a fresh one unless given) and is written to the local journal before it\n' +
     'is sent, so a lost answer is looked up, never sent twice (agent-wallet status --last). A manual-mode key gets 402\n' +
     '(exit 4) with the quote: pay it with `agent-wallet pay`, or here with --pay.',
-  options: {
-    ...CALL_OPTIONS,
-    ...BATCH_OPTION,
+  options: mergeOptions(CALL_OPTIONS, BATCH_OPTION, {
     'idempotency-key': { type: 'string', arg: 'KEY', help: 're-use to retry safely: the same key and body answer the first request (default: a fresh UUID)' },
     'strategy-id': { type: 'string', arg: 'LABEL', help: 'your label for the request, echoed by status' },
     'callback-url': { type: 'string', arg: 'URL', help: 'https URL that receives the signed completion webhook (docs/webhooks.md)' },
-    ...WAIT_OPTIONS,
     pay: { type: 'boolean', help: 'if the answer is 402, pay it from the payer key and re-submit (see agent-wallet pay --help)' },
-    ...PAYER_OPTIONS,
-  },
+  }, WAIT_OPTIONS, PAYER_OPTIONS),
   examples: [
     'agent-wallet execute --agent-id my-agent --chain base --to 0xCounter --data 0xd09de08a --wait',
     "agent-wallet execute --agent-id my-agent --to 0xCounter --abi 'function incrementBy(uint256 amount)' --function incrementBy 5",
@@ -76,7 +72,7 @@ export const executeCommand: Command = {
         client,
         { path: '/execute', body, idempotencyKey },
         payer,
-        { method: methodOf(values), token: str(values, 'token') },
+        { method: methodOf(values), token: str(values, 'pay-token') },
         (line) => process.stderr.write(`${line}\n`),
       );
       if (!paid.ok) return printError(paid.error, json);

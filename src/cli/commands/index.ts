@@ -5,6 +5,7 @@ import { faucetCommand } from './faucet.ts';
 import { feedCommand } from './feed.ts';
 import { mcpCommand } from './mcp.ts';
 import { payCommand } from './pay.ts';
+import { protocolsCommand } from './protocols.ts';
 import { simulateCommand } from './simulate.ts';
 import { statusCommand } from './status.ts';
 import { walletCommand } from './wallet.ts';
@@ -19,5 +20,6 @@ export const CLIENT_COMMANDS: readonly Command[] = [
   payCommand,
   feedCommand,
   faucetCommand,
+  protocolsCommand,
   mcpCommand,
 ];

@@ -10,7 +10,7 @@ import { printResult, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
 export const payCommand: Command = {
   name: 'pay',
   summary: "pay a request's 402 quote from your payer key and re-submit it with the payment",
-  usage: 'pay (REQUEST_ID | --last) [--method x402|transfer] [--token SYMBOL] [--payer-key-file FILE] [--rpc-url URL] [--wait] [--json]',
+  usage: 'pay (REQUEST_ID | --last) [--method x402|transfer] [--pay-token SYMBOL] [--payer-key-file FILE] [--rpc-url URL] [--wait] [--json]',
   description:
     'For a manual-mode key: takes the request from the local journal (the same body and Idempotency-Key, so nothing new\n' +
     'is created), reads its quote, pays exactly the quoted amount to the quoted treasury, and re-submits the request with\n' +
@@ -20,7 +20,7 @@ export const payCommand: Command = {
   options: { last: { type: 'boolean', help: 'the newest execute sent from this machine with this key' }, ...PAYER_OPTIONS, ...WAIT_OPTIONS },
   examples: [
     'AGENT_WALLET_PAYER_KEY=0x… agent-wallet pay --last --wait',
-    'agent-wallet pay req-idem-3f… --method transfer --token USDC --payer-key-file ~/.payer --rpc-url http://127.0.0.1:8545',
+    'agent-wallet pay req-idem-3f… --method transfer --pay-token USDC --payer-key-file ~/.payer --rpc-url http://127.0.0.1:8545',
   ],
   async run(values, positionals) {
     const { client, journal } = clientContext(values);
@@ -40,7 +40,7 @@ export const payCommand: Command = {
       client,
       { path: record.sent.path, body: record.sent.body as { agent_id: string; chain: string }, idempotencyKey: record.sent.idempotency_key },
       payer,
-      { method: methodOf(values), token: str(values, 'token') },
+      { method: methodOf(values), token: str(values, 'pay-token') },
       (line) => (json ? undefined : process.stderr.write(`${line}\n`)),
     );
     if (!paid.ok) return printError(paid.error, json);

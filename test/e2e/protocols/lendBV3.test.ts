@@ -2,9 +2,14 @@
  * lend-b-v3 (Compound v3) end to end on the devnet's Comet: every endpoint through the HTTP API, the simulation's
  * effects against what execution then does, every refusal with its reason, and a manual key's 402.
  */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
+import { runCli } from '../../support/cli.ts';
+import { tempDir } from '../../support/env.ts';
 import { fundTokens } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -176,6 +181,49 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     if (!paid.ok) throw paid.error;
     const done = await manual.waitForTerminal(paid.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100 });
     expect(done.ok && done.value.status).toBe('confirmed');
+  });
+
+  it('the family’s CLI commands and MCP tools, generated from the registry, work', { timeout: 180_000 }, async () => {
+    const apiKey = (await svc.newKey('sponsored')).apiKey;
+    const cliAgent = `${agent}-cli`;
+    const env = { AGENT_WALLET_API_KEY: apiKey, AGENT_WALLET_BASE_URL: svc.url, AGENT_WALLET_JOURNAL: join(tempDir('aw-lendb-'), 'j.jsonl') };
+    const w = await createClient({ baseUrl: svc.url, apiKey }).wallet(cliAgent, 'base');
+    if (!w.ok) throw w.error;
+    await fundTokens(svc.devnet, 'base', w.value.smart_wallet_address as Address, { WETH: '2' }, FUNDER);
+
+    const sim = await runCli(['lend-b-v3', 'supply', '--agent-id', cliAgent, '--token', 'WETH', '--amount', '1', '--simulate', '--json'], env);
+    expect(sim.code, sim.stderr).toBe(0);
+    expect(JSON.parse(sim.stdout).effects.position_after.borrow_capacity.formatted).toBe('2325');
+    const run = await runCli(['compound-v3', 'supply', '--agent-id', cliAgent, '--token', 'WETH', '--amount', '1', '--wait'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/status\s+confirmed/);
+    const pos = await runCli(['lend-b-v3', 'position', '--agent-id', cliAgent], env);
+    expect(pos.stdout).toMatch(/borrow_capacity:\s+2325 \(raw 2325000000\)/);
+    const bad = await runCli(['lend-b-v3', 'borrow', '--agent-id', cliAgent, '--amount', '99999', '--json'], env);
+    expect(bad.code).toBe(3);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'NotCollateralized' } });
+
+    const mcp = new Client({ name: 'lend-b-v3-test', version: '1.0.0' });
+    const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
+    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env }, stderr: 'pipe' }));
+    try {
+      const call = async (name: string, args: Json) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Json; content: { text: string }[] };
+      const simulated = await call('lend_b_v3_borrow', { agent_id: cliAgent, amount: '100', simulate: true });
+      expect(simulated.isError, simulated.content[0]?.text).toBeFalsy();
+      expect(simulated.structuredContent!.effects.position_after.borrowed.formatted).toBe('100');
+      expect(simulated.content[0]!.text).toMatch(/health factor after 24\.75/);
+      const borrowed = await call('lend_b_v3_borrow', { agent_id: cliAgent, amount: '100' });
+      expect(borrowed.structuredContent).toMatchObject({ status: 'queued' });
+      const status = await call('get_status', { request_id: borrowed.structuredContent!.request_id, wait_seconds: 30 });
+      expect(status.structuredContent!.status).toBe('confirmed');
+      const capacity = await call('lend_b_v3_borrow_capacity', { agent_id: cliAgent });
+      expect(Number(capacity.structuredContent!.borrow_capacity.formatted)).toBeCloseTo(2225, 2);
+      const refused = await call('lend_b_v3_supply', { agent_id: cliAgent, token: 'DAI', amount: '1' });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ error: 'unknown_token', field: 'token', http_status: 400 });
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('every endpoint is protected: 401 without a key', async () => {

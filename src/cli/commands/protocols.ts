@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { payAndResubmit } from '../../client/payAndResubmit.ts';
+import { flatObject } from '../../protocols/common/inputs.ts';
+import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
+import type { AnyFamily, AnyEndpoint } from '../../protocols/types.ts';
+import { bool, mergeOptions, str, type Command, type Options } from '../command.ts';
+import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
+import { printError, printJson, table } from '../output.ts';
+import { renderBlock } from '../render.ts';
+import { watchRequest } from '../watch.ts';
+import { printResult, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
+
+type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- endpoints of every schema
+
+const kebab = (field: string) => field.replace(/_/g, '-');
+
+/** The description a field's schema carries, through its optional and pipe wrappers. */
+function describe(schema: z.ZodType): string {
+  for (let s: z.ZodType | undefined = schema, depth = 0; s && depth < 6; depth++) {
+    const description = s.meta()?.description;
+    if (typeof description === 'string') return description;
+    const def = s.def as { innerType?: z.ZodType; out?: z.ZodType; in?: z.ZodType };
+    s = def.innerType ?? def.out ?? def.in;
+  }
+  return '';
+}
+
+/** The options of an endpoint: one per field of its input (kebab-case), described by the schema itself. */
+function fieldOptions(input: z.ZodType): Options {
+  const shape = flatObject(input).shape as Record<string, z.ZodType>;
+  return Object.fromEntries(
+    Object.entries(shape).map(([field, schema]) => [kebab(field), { type: 'string' as const, arg: field.toUpperCase(), help: describe(schema).split(/\.\s+(?=[A-Z])/)[0] || field }]),
+  );
+}
+
+/** What the command line gives, as the endpoint's fields (only those given: the API validates the rest). */
+const fieldsOf = (input: z.ZodType, values: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.keys(flatObject(input).shape).flatMap((f) => (typeof values[kebab(f)] === 'string' ? [[f, values[kebab(f)] as string]] : [])));
+
+function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
+  const example = e.kind === 'read' ? `agent-wallet ${family.slug} ${e.path} --agent-id my-agent` : `agent-wallet ${family.slug} ${e.path} --agent-id my-agent ${exampleArgs(family, e.path)}`;
+  if (e.kind === 'read') {
+    return {
+      name: `${family.slug} ${e.path}`,
+      summary: e.summary,
+      usage: `${family.slug} ${e.path} [options]`,
+      description: `${e.description}\n(${family.protocol} on ${family.chain}: GET /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
+      options: fieldOptions(e.query),
+      examples: e.agent ? [example] : [`agent-wallet ${family.slug} ${e.path}`],
+      async run(values) {
+        const { client, json } = clientContext(values);
+        const r = await client.protocols.read(family.slug, e.path, fieldsOf(e.query, values));
+        if (!r.ok) return printError(r.error, json);
+        if (json) printJson(r.value);
+        else process.stdout.write(renderBlock(r.value));
+        return 0;
+      },
+    };
+  }
+  return {
+    name: `${family.slug} ${e.path}`,
+    summary: e.summary,
+    usage: `${family.slug} ${e.path} --agent-id ID [fields] [--simulate | --wait] [--pay ...] [--json]`,
+    description:
+      `${e.description}\n--simulate shows the calls and what they would change (balances, the position before and after) and ` +
+      `broadcasts nothing; otherwise it executes like \`agent-wallet execute\` (journal, Idempotency-Key, 402 and --pay, --wait).\n` +
+      `(${family.protocol} on ${family.chain}: POST /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
+    options: mergeOptions(
+      fieldOptions(e.input),
+      {
+        simulate: { type: 'boolean', help: 'only simulate: the calls and their effects; nothing is broadcast' },
+        'idempotency-key': { type: 'string', arg: 'KEY', help: 're-use to retry safely (default: a fresh UUID)' },
+        pay: { type: 'boolean', help: 'if the answer is 402, pay it from the payer key and re-submit' },
+      },
+      WAIT_OPTIONS,
+      PAYER_OPTIONS,
+    ),
+    examples: [`${example} --simulate`, `${example} --wait`],
+    async run(values) {
+      const { client, json } = clientContext(values);
+      const body = fieldsOf(e.input, values);
+      if (bool(values, 'simulate')) {
+        const r = await client.protocols.simulate(family.slug, e.path, body);
+        if (!r.ok) return printError(r.error, json);
+        if (json) printJson(r.value);
+        else process.stdout.write(renderBlock(r.value));
+        return 0;
+      }
+      const idempotencyKey = str(values, 'idempotency-key') ?? randomUUID();
+      let r = await client.protocols.execute(family.slug, e.path, body, { idempotencyKey });
+      if (!r.ok && r.error.status === 402 && bool(values, 'pay')) {
+        const paid = await payAndResubmit(
+          client,
+          { path: `/protocols/${family.slug}/${e.path}`, body: body as { agent_id: string; chain: string }, idempotencyKey },
+          payerOf(values),
+          { method: methodOf(values), token: str(values, 'pay-token') },
+          (line) => process.stderr.write(`${line}\n`),
+        );
+        if (!paid.ok) return printError(paid.error, json);
+        r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id };
+      }
+      if (!r.ok) return printError(r.error, json);
+      if (json && !bool(values, 'wait')) printJson(r.value);
+      else if (!json) printResult(r.value);
+      return bool(values, 'wait') ? watchRequest(client, r.value.request_id, { json, timeoutMs: timeoutMsOf(str(values, 'timeout')) }) : 0;
+    },
+  };
+}
+
+function exampleArgs(family: AnyFamily, path: string): string {
+  const fields = Object.keys(flatObject((family.endpoints.find((x: AnyEndpoint<never>) => x.path === path) as { input: z.ZodType }).input).shape);
+  return [fields.includes('market') && family.key === 'morphoBlue' ? '--market WETH/USDC' : '', fields.includes('token') ? '--token USDC' : '', '--amount 10']
+    .filter((x) => x !== '')
+    .join(' ');
+}
+
+/** Every endpoint of every family, as `agent-wallet <slug> <endpoint>` commands. */
+export const PROTOCOL_COMMANDS: readonly Command[] = FAMILIES.flatMap((f) => f.endpoints.map((e: AnyEndpoint<never>) => endpointCommand(f, e as Any)));
+
+/** The command a family's slug (or alias) and an endpoint name, e.g. ['aave-v3', 'supply'], stand for. */
+export function protocolCommandFor(slugOrAlias: string, endpoint: string | undefined): { family: AnyFamily; command?: Command } | undefined {
+  const family = FAMILIES.find((f) => f.slug === slugOrAlias || f.aliases.includes(slugOrAlias));
+  if (!family) return undefined;
+  return { family, command: PROTOCOL_COMMANDS.find((c) => c.name === `${family.slug} ${endpoint}`) };
+}
+
+/** `agent-wallet <slug>` alone (or --help): the family's endpoints. */
+export function familyHelp(family: AnyFamily): string {
+  const rows = PROTOCOL_COMMANDS.filter((c) => c.name.startsWith(`${family.slug} `)).map((c) => [`  agent-wallet ${c.name}`, c.summary]);
+  return (
+    `${family.slug} (${family.protocol} on ${family.chain}; alias ${family.aliases.join(', ')}): ${family.description}\n\n` +
+    rows.map(([a, b]) => `${a!.padEnd(44)} ${b}`).join('\n') +
+    `\n\nEach takes --help. docs/protocols/${family.slug}.md has worked examples.\n`
+  );
+}
+
+export const protocolsCommand: Command = {
+  name: 'protocols',
+  summary: 'the DeFi protocol families (lend-a-v3, lend-b-v3, …) and their commands',
+  usage: 'protocols [--json]',
+  description:
+    'Lists the protocol families of spec 4.3: their slugs, the protocols they stand for (also accepted as names), their chain, and\n' +
+    'whether this version serves them. `agent-wallet <slug>` lists a family\'s commands.',
+  options: {},
+  examples: ['agent-wallet protocols', 'agent-wallet lend-b-v3', 'agent-wallet lend-b-v3 supply --help'],
+  async run(values) {
+    const rows = SPEC_PROTOCOLS.map((p) => ({ ...p, served: FAMILIES.some((f) => f.slug === p.slug) }));
+    if (values.json === true) printJson(rows);
+    else process.stdout.write(table(['slug', 'protocol', 'alias', 'chain', 'served'], rows.map((r) => [r.slug, r.protocol, r.alias, r.chain, r.served ? 'yes' : 'not yet'])));
+    return 0;
+  },
+};
