@@ -5,7 +5,10 @@
  * and a config change rolls the pods; each role's ServiceAccount may do what that role does and nothing
  * else. The first test runs test/cluster/helm/check.sh (helm lint, kubeconform), so `npm test` covers it too.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ProtocolsConfigSchema } from '../../../src/config/protocols.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +112,9 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         expect(() => workerChainConfig(chain, { ...secretEnv, AGENT_WALLET_RPC_URL: '' })).toThrow(/no RPC URL/);
       }
     }
+    // The shipped protocol addresses reach the service as its own configuration (src/config/protocols.ts).
+    const shipped = parseYaml(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { chains: Record<string, { protocols: unknown }> };
+    for (const chain of config.chains) expect(chain.protocols, chain.name).toEqual(shipped.chains[chain.name]!.protocols);
     if (values === 'full') {
       expect(config.chains.find((c) => c.name === 'arbitrum')!.rpcUrl).toBeUndefined(); // from the Secret
       const eth = config.chains.find((c) => c.name === 'ethereum')!;
@@ -369,4 +375,16 @@ describe("the chart's RBAC", () => {
     const revokedClient = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
     expect((JSON.parse(revokedClient.stdout) as Tree).spec.enabled).toBe(false);
   }, 180_000); // four CLI processes, each loading tsx and the Kubernetes client
+});
+
+describe('the chart’s values schema', () => {
+  it('takes per chain the protocols configuration the service takes (src/config/protocols.ts), and the tokens it knows', () => {
+    const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as Tree;
+    const { $schema: _, ...protocols } = z.toJSONSchema(ProtocolsConfigSchema, { io: 'input' }) as Record<string, unknown>;
+    for (const chain of ['ethereum', 'base', 'arbitrum']) {
+      const { description: __, ...inChart } = schema.properties.chains.properties[chain].properties.protocols;
+      expect(inChart, chain).toEqual(protocols);
+      expect(schema.properties.chains.properties[chain].properties.tokens.items.properties.symbol.enum).toEqual(['USDC', 'USDT', 'aUSD', 'WETH']);
+    }
+  });
 });
