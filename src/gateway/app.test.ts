@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FAMILIES } from '../protocols/index.ts';
 import { openTestGateway, type TestGateway } from './testing/harness.ts';
 
 describe('gateway plumbing: errors, health, OpenAPI', () => {
@@ -140,9 +141,16 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/execute', '/feed/recent', '/health', '/simulate', '/status/{id}', '/wallet', '/wallet/balance'].sort(),
+    // The core routes, and each served family's under its spec slug (aliases are served but not listed).
+    const protocolPaths = FAMILIES.flatMap((f) =>
+      f.endpoints.flatMap((e: { kind: string; path: string }) =>
+        e.kind === 'read' ? [`/protocols/${f.slug}/${e.path}`] : [`/protocols/${f.slug}/${e.path}`, `/protocols/${f.slug}/${e.path}/simulate`],
+      ),
     );
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      ['/execute', '/feed/recent', '/health', '/simulate', '/status/{id}', '/wallet', '/wallet/balance', ...protocolPaths].sort(),
+    );
+    expect(Object.keys(doc.paths).some((p) => FAMILIES.some((f) => f.aliases.some((a) => p.startsWith(`/protocols/${a}/`))))).toBe(false);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     const execute = doc.paths['/execute'].post;
     expect(execute.security).toEqual([{ apiKey: [] }]);
@@ -176,7 +184,9 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
     });
     expect(doc.components.schemas.ErrorBody).toMatchObject({ type: 'object', required: ['error', 'message'] });
-    expect(Object.keys(doc.components.schemas)).toEqual(['ErrorBody']);
+    // Named schemas: the error body, the protocols' Amount and each family's position; each one referenced.
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorBody', 'Amount']));
+    for (const name of Object.keys(doc.components.schemas)) expect(JSON.stringify(doc.paths)).toContain(`#/components/schemas/${name}`);
     expect(Object.keys(doc.paths['/health'].get.responses).sort()).toEqual(['200', '429', '500', '503']);
     expect(Object.keys(doc.paths['/status/{id}'].get.responses).sort()).toEqual(['200', '400', '401', '404', '414', '429', '500', '503']);
     expect(doc.paths['/feed/recent'].get.parameters).toContainEqual(

@@ -36,11 +36,15 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** The methods the router has a route for at this URL (HEAD included where GET is): the `Allow` of a 405. */
+/**
+ * The methods the router has a route for at this URL (HEAD included where GET is): the `Allow` of a 405. A
+ * wildcard match (the `/protocols/*` catch-all, which answers its own 404s) is not a method the path has.
+ */
 function allowedMethods(app: FastifyInstance, url: string): string[] {
   return app.supportedMethods.filter((method) => {
     try {
-      return app.findRoute({ method: method as HTTPMethods, url }) !== null;
+      const route = app.findRoute({ method: method as HTTPMethods, url });
+      return route !== null && !('*' in (route.params as Record<string, unknown>));
     } catch {
       return false; // e.g. a path parameter over maxParamLength: no route
     }

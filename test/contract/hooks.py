@@ -22,7 +22,14 @@ are well formed, not which calls succeed: a well-formed call that reverts in sim
 generates large values and random calldata), and a well-formed callback_url whose host does not resolve or
 resolves to a private address is 400 `callback_url_not_allowed` (docs/webhooks.md: what the URL reaches,
 not its form). schemathesis's "schema-valid request rejected" (ST202)
-failures with exactly these answers are dropped. Every other rejection of a schema-valid request, in
+failures with exactly these answers are dropped.
+
+The protocol endpoints (docs/protocols/README.md) add answers of the same kind, about the protocol's state on
+chain rather than the request's form: a token or market the deployment's protocol does not list (`unknown_token`,
+`unknown_market`, `ambiguous_market`), an amount with more decimals than that token has (`invalid_amount`), or an
+amount the wallet or the position cannot cover (`insufficient_balance`, `nothing_to_repay`,
+`nothing_to_withdraw`, `amount_above_debt`, `amount_above_supplied`, `conflicting_position`). They are dropped
+the same way, and only as 400s. Every other rejection of a schema-valid request, in
 particular any validation error, still fails the run; the answers dropped here are still held to the
 declared statuses and to the error body schema by the other checks.
 """
@@ -61,6 +68,17 @@ OUTCOMES = {
     (400, "insufficient_funds"),
     (422, "idempotency_key_mismatch"),
     (400, "callback_url_not_allowed"),
+    # protocol endpoints: the protocol's markets, tokens and the agent's position on chain
+    (400, "unknown_token"),
+    (400, "unknown_market"),
+    (400, "ambiguous_market"),
+    (400, "invalid_amount"),
+    (400, "insufficient_balance"),
+    (400, "nothing_to_repay"),
+    (400, "nothing_to_withdraw"),
+    (400, "amount_above_debt"),
+    (400, "amount_above_supplied"),
+    (400, "conflicting_position"),
 }
 
 

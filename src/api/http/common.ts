@@ -1,7 +1,7 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
 import { DEFAULT_KEY_LIMITS } from '../v1alpha1/index.ts';
-import { CHAIN_ALIASES, CHAIN_NAMES, canonicalChain } from '../../config/chains.ts';
+import { CHAIN_ALIASES, CHAIN_NAMES, canonicalChain, type ChainName } from '../../config/chains.ts';
 
 /**
  * The fields the HTTP contract is built of (src/api/http: one file per resource). The gateway validates with
@@ -106,6 +106,18 @@ const CHAIN_INPUTS: readonly string[] = [...CHAIN_NAMES, ...Object.keys(CHAIN_AL
 const CHAIN_PATTERN = new RegExp(`^(?:${CHAIN_INPUTS.map(anyCase).join('|')})$`);
 
 export const CHAIN_DESCRIPTION = 'ethereum, base or arbitrum; the aliases eth and arb are accepted too. Any letter case.';
+
+/**
+ * One chain only, by its name or alias in any case (a protocol family runs on one chain): any other value, another
+ * chain included, is 400 `unsupported_chain` naming it, and the published pattern says exactly that.
+ */
+export const onlyChain = (chain: ChainName) => {
+  const names = [chain, ...Object.entries(CHAIN_ALIASES).filter(([, c]) => c === chain).map(([alias]) => alias)];
+  return text('a chain name')
+    .regex(new RegExp(`^(?:${names.map(anyCase).join('|')})$`), `must be ${chain}${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''}: this family runs there only`)
+    .meta({ examples: [chain] })
+    .transform((v) => canonicalChain(v)!);
+};
 export const ChainSchema = text('a chain name')
   .regex(CHAIN_PATTERN, 'must be one of ethereum, base, arbitrum (aliases: eth, arb)')
   .meta({ examples: [...CHAIN_NAMES] })

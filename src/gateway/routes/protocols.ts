@@ -62,8 +62,9 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       }
     }
 
-    // Anything else under /protocols/: behind the key like the rest (spec 5.1), then a clear answer.
-    app.all('/protocols/*', { schema: { hide: true } }, async (request) => {
+    // Anything else under /protocols/ with the methods the families use: behind the key like the rest (spec 5.1),
+    // then a clear answer. Other methods meet the router's own 405, as on every other path.
+    app.route({ method: ['GET', 'POST'], url: '/protocols/*', schema: { hide: true }, handler: async (request) => {
       const path = request.url.split('?')[0]!.replace(/\/+$/, '');
       const methods = served.get(path);
       if (methods) {
@@ -77,7 +78,7 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         throw new GatewayError(404, 'protocol_not_served', `${spec.slug} (${spec.protocol}) is not served by this deployment yet`);
       }
       throw new GatewayError(404, 'not_found', `no protocol endpoint ${request.method} ${path}; the served ones are in /openapi.json (tag protocols)`);
-    });
+    } });
   };
 }
 
@@ -97,11 +98,11 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
       },
     },
     async (request) => {
-      const q = request.query as { agent_id?: string; chain?: never };
+      const q = request.query as { agent_id?: string };
       return answering(family, async () => {
         const run = endpoint.run as (c: unknown, q: unknown) => Promise<unknown>;
-        if (!endpoint.agent) return run(protocolContext(ctx, family, q.chain), q);
-        return run(await agentContext(ctx, family, clientOf(request), q.agent_id!, q.chain), q);
+        if (!endpoint.agent) return run(protocolContext(ctx, family), q);
+        return run(await agentContext(ctx, family, clientOf(request), q.agent_id!), q);
       });
     },
   );
@@ -109,7 +110,6 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
 
 interface ActionBody {
   agent_id: string;
-  chain?: never;
   strategy_id?: string;
   callback_url?: string;
 }
@@ -119,7 +119,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
   const common = { hide: alias, tags: ['protocols', family.slug], security: [{ apiKey: [] }], body: endpoint.input };
   const planOf = async (request: { body: unknown }, client: ReturnType<typeof clientOf>) => {
     const body = request.body as ActionBody;
-    const actx = await agentContext(ctx, family, client, body.agent_id, body.chain);
+    const actx = await agentContext(ctx, family, client, body.agent_id);
     return { body, actx, plan: await endpoint.plan(actx, body) };
   };
 

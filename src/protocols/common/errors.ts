@@ -7,7 +7,6 @@ import { AgentWalletError } from '../../lib/errors.ts';
  * is ours: 502.
  */
 export type ProtocolErrorCode =
-  | 'unsupported_chain' // the family runs on another chain
   | 'unknown_token' // the protocol lists no such token (symbol or address) here
   | 'unknown_market' // no such market
   | 'ambiguous_market' // a pair names several markets: give the market id
@@ -22,7 +21,6 @@ export type ProtocolErrorCode =
   | 'protocol_read_failed'; // a read of the protocol's contracts failed
 
 const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
-  unsupported_chain: 400,
   unknown_token: 400,
   unknown_market: 400,
   ambiguous_market: 400,

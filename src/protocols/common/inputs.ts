@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentId, CallbackUrl, ChainSchema, REQUIRED, StrategyId, decimalAtMostPattern, queryParam } from '../../api/http/index.ts';
+import { AgentId, CallbackUrl, onlyChain, REQUIRED, StrategyId, decimalAtMostPattern, queryParam } from '../../api/http/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 
 /**
@@ -12,7 +12,7 @@ const MAX_UINT256 = 2n ** 256n - 1n;
 
 /** `chain`, optional: the family's own chain by default; any other is 400 unsupported_chain (checked by the route). */
 export const chainInput = (chain: ChainName) =>
-  ChainSchema.optional().meta({ description: `Default and only accepted value: ${chain} (aliases and any letter case are accepted).` });
+  onlyChain(chain).optional().meta({ description: `Optional: the family runs on ${chain} only (an alias, in any letter case, is accepted too).` });
 
 export const TokenInput = z
   .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a token symbol or address') })

@@ -236,4 +236,17 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     }
     expect((await refusal(anonymous.protocols.read('pool-a-v3', 'pools'))).status).toBe(401);
   });
+
+  it('answers a wrong method 405 with the methods the path has, and an unknown or unserved path 404 with a code', async () => {
+    const { apiKey } = await svc.newKey('sponsored');
+    const call = async (method: string, path: string) => {
+      const res = await fetch(`${svc.url}${path}`, { method, headers: { 'x-api-key': apiKey } });
+      return { status: res.status, allow: res.headers.get('allow'), error: ((await res.json()) as Json).error };
+    };
+    expect(await call('DELETE', `/protocols/${SLUG}/markets`)).toMatchObject({ status: 405, allow: 'GET, HEAD', error: 'method_not_allowed' });
+    expect(await call('GET', `/protocols/${SLUG}/supply`)).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
+    expect(await call('GET', `/protocols/${SLUG}/nothing-here`)).toMatchObject({ status: 404, error: 'not_found' });
+    expect(await call('POST', '/protocols/perp-v2/orders')).toMatchObject({ status: 404, error: 'protocol_not_served' });
+    expect(await call('GET', '/protocols/uniswap-v3/pools')).toMatchObject({ status: 404, error: 'protocol_not_served' });
+  });
 });

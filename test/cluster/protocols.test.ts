@@ -1,0 +1,53 @@
+/**
+ * The protocol families in the cluster layout: one action per family through the real kube-apiserver (gateway,
+ * controllers and chain workers as processes, reads over gRPC), its simulation's effects first, then the
+ * execution to confirmed and the position read back.
+ */
+import type { Address } from 'viem';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClient } from '../../src/client/index.ts';
+import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { fundTokens } from '../support/protocols.ts';
+
+type Json = Record<string, any>;
+let cluster: TestCluster;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Per family: the wallet's funding, one action (simulated, then executed), and what its position then shows. */
+const CASES: { slug: string; chain: 'ethereum' | 'base'; fund: Record<string, string>; action: string; body: Json; check(position: Json): void }[] = [
+  {
+    slug: 'lend-b-v3',
+    chain: 'base',
+    fund: { WETH: '1' },
+    action: 'supply',
+    body: { token: 'WETH', amount: '1' },
+    check: (p) => expect(p.positions[0]).toMatchObject({ collateral: [{ token: { symbol: 'WETH' }, balance: { formatted: '1' } }] }),
+  },
+];
+
+for (const c of CASES) {
+  it(`${c.slug}: ${c.action} simulated with its effects, executed to confirmed, read back`, { timeout: 120_000 }, async () => {
+    const client = createClient({ baseUrl: cluster.url, apiKey: (await cluster.newKey('sponsored')).apiKey });
+    const agent = `cluster-${c.slug}`;
+    const w = await client.wallet(agent, c.chain);
+    if (!w.ok) throw w.error;
+    await fundTokens(cluster.devnet, c.chain, w.value.smart_wallet_address as Address, c.fund, 2);
+    const body = { agent_id: agent, ...c.body };
+    const sim = await client.protocols.simulate<Json>(c.slug, c.action, body);
+    if (!sim.ok) throw sim.error;
+    expect(sim.value.effects.balance_changes.length).toBeGreaterThan(0);
+    expect(sim.value.effects.position_after).not.toBeNull();
+    const run = await client.protocols.execute(c.slug, c.action, body);
+    if (!run.ok) throw run.error;
+    const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 60_000 });
+    expect(done.ok && done.value.status).toBe('confirmed');
+    const position = await client.protocols.read<Json>(c.slug, 'position', { agent_id: agent });
+    if (!position.ok) throw position.error;
+    c.check(position.value);
+  });
+}
