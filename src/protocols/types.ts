@@ -15,6 +15,8 @@ export interface ProtocolContext<K extends ProtocolKey> {
   chain: ChainName;
   config: ConfigOf<K>;
   read: Reader;
+  /** The chain's latest block time (Unix seconds): interest accrued since a protocol's last update is computed to it. */
+  now(): Promise<bigint>;
 }
 
 /** An endpoint about an agent also gets the agent's smart wallet (resolved, counterfactual or not). */

@@ -14,7 +14,7 @@ export function protocolContext(ctx: GatewayContext, family: AnyFamily): Protoco
   if (config === undefined) {
     throw new ProtocolError('protocol_not_configured', `this deployment does not serve ${family.protocol} on ${family.chain}`);
   }
-  return { chain: family.chain, config, read: createReader(worker) };
+  return { chain: family.chain, config, read: createReader(worker), now: async () => (await worker.getHead()).timestamp };
 }
 
 /** The same, with the agent's smart wallet resolved (counterfactual or deployed: its address is known either way). */
