@@ -1,4 +1,5 @@
 import type { DevnetProtocol } from './types.ts';
+import { morphoBlue } from './morphoBlue/index.ts';
 
 export type { DevnetProtocol, ProtocolDeployContext, ProtocolDeployResult } from './types.ts';
 
@@ -6,4 +7,6 @@ export type { DevnetProtocol, ProtocolDeployContext, ProtocolDeployResult } from
  * The protocols the devnet runs for the protocol families (issue: protocol families, part 1), deployed after
  * the service's own contracts, in this order. Each lives in its own folder.
  */
-export const DEVNET_PROTOCOLS: readonly DevnetProtocol[] = [];
+export const DEVNET_PROTOCOLS: readonly DevnetProtocol[] = [
+  morphoBlue,
+];
