@@ -44,10 +44,15 @@ async function deploy(ctx: ProtocolDeployContext): Promise<ProtocolDeployResult<
   if (missingParts(state, contracts, plan).length === 0) return { deployed: [], config };
 
   const deployed: string[] = [];
-  // The ...Sync send returns the receipt (an idle automine anvil gives waitForTransactionReceipt no new block).
   const send = async (label: string, tx: { to: Address; data: Hex }): Promise<void> => {
     try {
-      await wallet.sendTransactionSync({ ...tx, throwOnReceiptRevert: true });
+      // Headroom over the estimate: Morpho's gas depends on the block's second. A call estimated in the second
+      // its market was last updated accrues no interest; mined in the next one it also calls the IRM and writes
+      // more storage (≈ +14k for the first seed supply), and an exact estimate runs out of gas. An estimate that
+      // reverts still says why, in Morpho's words.
+      const gas = await client.estimateGas({ account: wallet.account, ...tx });
+      // The ...Sync send returns the receipt (an idle automine anvil gives waitForTransactionReceipt no new block).
+      await wallet.sendTransactionSync({ ...tx, gas: gas + gas / 2n, throwOnReceiptRevert: true });
     } catch (error) {
       throw new Error(`${label} failed: ${describe(error)}`, { cause: error });
     }

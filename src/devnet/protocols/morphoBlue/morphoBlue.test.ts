@@ -15,6 +15,7 @@ import {
   parseUnits,
   toFunctionSignature,
   type Abi,
+  type Hex,
   type AbiFunction,
   type TransactionReceipt,
 } from 'viem';
@@ -93,6 +94,13 @@ async function health(user: `0x${string}`) {
   return { borrowed, maxBorrow, healthy: maxBorrow >= borrowed };
 }
 
+/**
+ * Morpho writes get a fixed gas limit instead of viem's exact estimate: estimated in the second of the market's
+ * last update no interest accrues, mined in the next one it does (an IRM call, more storage), and an exact
+ * estimate then runs out of gas. (The deployment adds headroom for the same reason: see deploy.ts.)
+ */
+const MINED = { gas: 1_000_000n, throwOnReceiptRevert: true } as const;
+
 const gas: Record<string, bigint> = {};
 afterAll(() => {
   if (Object.keys(gas).length > 0) console.log(`Morpho Blue gas: ${Object.entries(gas).map(([op, g]) => `${op} ${g}`).join(', ')}`);
@@ -152,7 +160,7 @@ describe('Morpho Blue on the devnet base chain', () => {
 
     // Supply: the shares land in position(id, user).
     const before = await readMarket();
-    const supplied = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'supply', args: [params, usd(10_000), 0n, me, '0x'], throwOnReceiptRevert: true });
+    const supplied = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'supply', args: [params, usd(10_000), 0n, me, '0x'], ...MINED });
     gas.supply = supplied.gasUsed;
     const supply = eventOf(supplied, 'Supply');
     expect(supply.assets).toBe(usd(10_000));
@@ -163,13 +171,13 @@ describe('Morpho Blue on the devnet base chain', () => {
     expect(afterSupply.totalSupplyAssets - before.totalSupplyAssets).toBeGreaterThanOrEqual(usd(10_000)); // plus any interest accrued
 
     // Collateral: 10 WETH, worth 30,000 USDC at the oracle: 25,800 USDC may be borrowed at 86 %.
-    const collateralized = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'supplyCollateral', args: [params, eth(10), me, '0x'], throwOnReceiptRevert: true });
+    const collateralized = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'supplyCollateral', args: [params, eth(10), me, '0x'], ...MINED });
     gas.supplyCollateral = collateralized.gasUsed;
     expect((await readPosition(me)).collateral).toBe(eth(10));
 
     // Borrow.
     const usdcBefore = await balanceOf(usdc);
-    const borrowed = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'borrow', args: [params, usd(5_000), 0n, me, me], throwOnReceiptRevert: true });
+    const borrowed = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'borrow', args: [params, usd(5_000), 0n, me, me], ...MINED });
     gas.borrow = borrowed.gasUsed;
     const borrow = eventOf(borrowed, 'Borrow');
     expect(await balanceOf(usdc)).toBe(usdcBefore + usd(5_000));
@@ -213,20 +221,20 @@ describe('Morpho Blue on the devnet base chain', () => {
 
     // Repay everything by shares (assets 0): the interest accrued since is paid too.
     const { borrowShares } = await readPosition(me);
-    const repaid = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'repay', args: [params, 0n, borrowShares, me, '0x'], throwOnReceiptRevert: true });
+    const repaid = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'repay', args: [params, 0n, borrowShares, me, '0x'], ...MINED });
     gas.repay = repaid.gasUsed;
     const repay = eventOf(repaid, 'Repay');
     expect(repay.shares).toBe(borrowShares);
     expect(repay.assets).toBeGreaterThanOrEqual(usd(5_000));
     expect((await readPosition(me)).borrowShares).toBe(0n);
 
-    const withdrawnCollateral = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'withdrawCollateral', args: [params, eth(10), me, me], throwOnReceiptRevert: true });
+    const withdrawnCollateral = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'withdrawCollateral', args: [params, eth(10), me, me], ...MINED });
     gas.withdrawCollateral = withdrawnCollateral.gasUsed;
     expect((await readPosition(me)).collateral).toBe(0n);
     expect(await balanceOf(weth)).toBe(eth(10));
 
     const usdcBeforeWithdraw = await balanceOf(usdc);
-    const withdrawn = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'withdraw', args: [params, 0n, supply.shares, me, me], throwOnReceiptRevert: true });
+    const withdrawn = await wallet.writeContractSync({ address: config.morpho, abi: morphoAbi, functionName: 'withdraw', args: [params, 0n, supply.shares, me, me], ...MINED });
     gas.withdraw = withdrawn.gasUsed;
     expect((await readPosition(me)).supplyShares).toBe(0n);
     expect((await balanceOf(usdc)) - usdcBeforeWithdraw).toBeGreaterThanOrEqual(usd(10_000) - 1n); // rounded down, plus interest
@@ -280,25 +288,46 @@ describe('a fresh chain', () => {
     return { node, chain, ctx };
   }
 
-  /** A JSON-RPC proxy to `target` that fails every call once `budget` transactions went through it. */
-  async function crashingProxy(target: string, budget: number): Promise<{ url: string; server: Server }> {
+  /**
+   * A JSON-RPC proxy to `target` in front of the deployment. `crashAfter`: every call fails once that many
+   * transactions went through (they are mined all the same). `lateSends`: gas is estimated at the latest block
+   * and every block keeps its timestamp, except that the transactions with these (1-based) numbers are mined one
+   * second later: what a loaded machine does when a second ticks between a gas estimate and its block.
+   */
+  async function proxy(target: string, opts: { crashAfter?: number; lateSends?: number[] }): Promise<{ url: string; server: Server }> {
     let sent = 0;
+    const rpc = async (method: string, params: unknown[]) => {
+      const r = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }) });
+      return ((await r.json()) as { result: unknown }).result;
+    };
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         void (async () => {
-          const call = JSON.parse(body) as { id: number; method: string };
+          const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
           const reply = (json: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(json);
           // -32000 is not retried by viem: the "process" is gone.
-          if (sent >= budget) return reply(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32000, message: `injected crash after ${budget} transactions` } }));
-          if (call.method.startsWith('eth_sendRawTransaction')) sent++;
-          const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          if (opts.crashAfter !== undefined && sent >= opts.crashAfter) {
+            return reply(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32000, message: `injected crash after ${opts.crashAfter} transactions` } }));
+          }
+          if (opts.lateSends && call.method === 'eth_estimateGas') {
+            call.params = [call.params[0], 'latest'];
+          }
+          if (call.method.startsWith('eth_sendRawTransaction')) {
+            sent++;
+            if (opts.lateSends) {
+              const latest = (await rpc('eth_getBlockByNumber', ['latest', false])) as { timestamp: Hex };
+              await rpc('evm_setNextBlockTimestamp', [Number(BigInt(latest.timestamp) + (opts.lateSends.includes(sent) ? 1n : 0n))]);
+            }
+          }
+          const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call) });
           reply(await upstream.text());
         })();
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    onTestFinished(() => void server.close());
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('proxy has no port');
     return { url: `http://127.0.0.1:${address.port}`, server };
@@ -325,11 +354,11 @@ describe('a fresh chain', () => {
 
     for (let cut = 1; cut < full.deployed.length; cut++) {
       await restore();
-      const proxy = await crashingProxy(node.rpcUrl, cut);
+      const cutting = await proxy(node.rpcUrl, { crashAfter: cut });
       try {
-        await expect(morphoBlue.deploy(ctx(proxy.url)), `cut after ${cut}`).rejects.toThrow(/^base: morphoBlue: .*injected crash after/s);
+        await expect(morphoBlue.deploy(ctx(cutting.url)), `cut after ${cut}`).rejects.toThrow(/^base: morphoBlue: .*injected crash after/s);
       } finally {
-        proxy.server.close();
+        cutting.server.close();
       }
       const rest = await morphoBlue.deploy(ctx(node.rpcUrl));
       expect(rest.config, `cut after ${cut}`).toEqual(config);
@@ -342,6 +371,16 @@ describe('a fresh chain', () => {
       expect(shares).toBe(usd(SEED_SUPPLY.toString()) * 10n ** 6n);
     }
   }, 60_000);
+
+  test('deploys when a second ticks between a gas estimate and its block (interest then accrues)', async () => {
+    const { node, ctx } = await privateChain();
+    // The 12th transaction is the first seed supply: estimated in the second its market was created (no
+    // interest to accrue), mined in the next (Morpho then calls the IRM and writes more storage).
+    const late = await proxy(node.rpcUrl, { lateSends: [12] });
+    const result = await morphoBlue.deploy(ctx(late.url));
+    expect(result.deployed[11]).toBe('supply 1000000 USDC to USDC/WETH 86%');
+    expect(result.config).toEqual(config);
+  });
 });
 
 test('the committed artifacts are what scripts/build-morpho.ts compiles', async () => {
