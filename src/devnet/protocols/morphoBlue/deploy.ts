@@ -16,12 +16,12 @@ export async function deployMorphoBlue(ctx: ProtocolDeployContext): Promise<Prot
   try {
     return await deploy(ctx);
   } catch (error) {
-    throw new Error(`${ctx.name}: morphoBlue: ${describe(error)}`, { cause: error });
+    throw new Error(`${ctx.name}: morphoBlue: ${reasonOf(error)}`, { cause: error });
   }
 }
 
 /** viem's short message and the node's own words (e.g. the revert reason anvil gave). */
-function describe(error: unknown): string {
+function reasonOf(error: unknown): string {
   if (!(error instanceof BaseError)) return (error as Error).message;
   return error.details && !error.shortMessage.includes(error.details) ? `${error.shortMessage} (${error.details})` : error.shortMessage;
 }
@@ -54,7 +54,7 @@ async function deploy(ctx: ProtocolDeployContext): Promise<ProtocolDeployResult<
       // The ...Sync send returns the receipt (an idle automine anvil gives waitForTransactionReceipt no new block).
       await wallet.sendTransactionSync({ ...tx, gas: gas + gas / 2n, throwOnReceiptRevert: true });
     } catch (error) {
-      throw new Error(`${label} failed: ${describe(error)}`, { cause: error });
+      throw new Error(`${label} failed: ${reasonOf(error)}`, { cause: error });
     }
     deployed.push(label);
   };
