@@ -3,7 +3,7 @@ import { bytesToHex, hexToBytes, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { encodeHandleOps, simulateBundle } from './bundler/bundleSimulation.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
-import { calldataGas, GAS, handleOpsGasLimit, walletFrameGas, type OperationGasLimits } from './gas.ts';
+import { callGasLimitFromEstimate, calldataGas, GAS, handleOpsGasLimit, walletFrameGas, type OperationGasLimits } from './gas.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
 import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testing/support.ts';
 import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from './userOperation.ts';
@@ -111,5 +111,13 @@ describe('gas limits (devnet)', () => {
     const ops = [base, { ...base, callGasLimit: 1_000_000n }];
     const sum = ops.reduce((s, g) => s + g.callGasLimit + g.verificationGasLimit + g.paymasterVerificationGasLimit + g.preVerificationGas, 0n);
     expect(handleOpsGasLimit(ops)).toBeGreaterThan(sum);
+  });
+
+  it('leaves even a small call the headroom of a lending protocol accruing interest a second after its estimate (≥ 15k)', () => {
+    const data = '0x' as const;
+    for (const walletGas of [30_000n, 57_000n, 90_000n]) {
+      const limit = callGasLimitFromEstimate(21_000n + walletGas, data, false);
+      expect(limit - walletGas).toBeGreaterThanOrEqual(15_000n);
+    }
   });
 });

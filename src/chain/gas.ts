@@ -34,9 +34,15 @@ export const GAS = {
   proxyOverhead: 7_000n,
   /** Per-operation share of the bundle transaction not metered by the EntryPoint (base cost, loop, events). */
   preVerificationOverhead: 12_000n,
-  /** Margin on the estimated call gas: +10% and a fixed 3k. */
+  /**
+   * Margin on the estimated call gas: +10% and a fixed 20k. The fixed part covers what a call costs more when it
+   * lands a second after its estimate: lending protocols accrue interest only when time has passed since their last
+   * update (Comet ≈ 7k more, Morpho Blue ≈ 14k with its rate model's call, measured on the devnet), so a call
+   * estimated in the same second as that update runs out of gas a second later with a small margin. EntryPoint
+   * v0.7 charges 10 % of unused call gas only past 40k unused: most operations pay nothing for it.
+   */
   callGasMarginPercent: 10n,
-  callGasMarginFixed: 3_000n,
+  callGasMarginFixed: 20_000n,
   /** EIP-7825 (Osaka) caps one transaction at 2^24 gas; a bundle stays under it on every chain. */
   maxTransactionGas: 16_777_216n,
 } as const;
