@@ -1,5 +1,6 @@
 import type { ChainName } from '../config/chains.ts';
 import { compoundV3Family } from './compoundV3/index.ts';
+import { morphoBlueFamily } from './morphoBlue/index.ts';
 import type { AnyFamily } from './types.ts';
 
 /** The six slugs of spec 4.3, with the protocol each stands for, its own name (an alias) and its chain. */
@@ -16,7 +17,7 @@ export const SPEC_PROTOCOLS: readonly { slug: string; protocol: string; alias: s
  * The families this service serves: routes, OpenAPI, CLI commands and MCP tools are generated from these
  * declarations. A spec slug without a family here answers 404 protocol_not_served (after the API key).
  */
-export const FAMILIES: readonly AnyFamily[] = [compoundV3Family];
+export const FAMILIES: readonly AnyFamily[] = [compoundV3Family, morphoBlueFamily];
 
 /** The family a slug or an alias names. */
 export const familyOf = (slugOrAlias: string): AnyFamily | undefined =>

@@ -28,6 +28,15 @@ const CASES: { slug: string; chain: 'ethereum' | 'base'; fund: Record<string, st
     body: { token: 'WETH', amount: '1' },
     check: (p) => expect(p.positions[0]).toMatchObject({ collateral: [{ token: { symbol: 'WETH' }, balance: { formatted: '1' } }] }),
   },
+  {
+    slug: 'lend-c',
+    chain: 'base',
+    fund: { WETH: '1' },
+    action: 'supply-collateral',
+    // The 86 % WETH/USDC market (the devnet has two markets of that pair).
+    body: { market: '0x803d4616fcd4d768d893c25081caf0d6d97c9b74133dfba9cd5e0da18129dec3', amount: '1' },
+    check: (p) => expect(p.positions[0]).toMatchObject({ pair: 'WETH/USDC', collateral: { formatted: '1' }, max_borrow: { formatted: '2580' } }),
+  },
 ];
 
 for (const c of CASES) {

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import { runCli } from '../../support/cli.ts';
 import { tempDir } from '../../support/env.ts';
-import { fundTokens } from '../../support/protocols.ts';
-import { newPayer } from '../../support/payer.ts';
+import { familyCalls, fundTokens, payProtocolAction } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 const SLUG = 'lend-b-v3';
@@ -20,37 +19,20 @@ type Json = Record<string, any>;
 
 let svc: TestService;
 let client: AgentWalletClient;
+let calls: ReturnType<typeof familyCalls>;
 beforeAll(async () => {
   svc = await startTestService();
   client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
+  calls = familyCalls(client, SLUG);
 });
+const get = (path: string, q: Record<string, string> = {}) => calls.get(path, q);
+const simulate = (action: string, body: Json) => calls.simulate(action, body);
+const execute = (action: string, body: Json) => calls.execute(action, body);
+const refusal = (p: Promise<{ ok: boolean; error?: unknown }>) => calls.refusal(p);
 afterAll(async () => {
   await svc?.stop();
 });
 
-const get = async (path: string, q: Record<string, string>) => {
-  const r = await client.protocols.read<Json>(SLUG, path, q);
-  if (!r.ok) throw r.error;
-  return r.value;
-};
-const simulate = async (action: string, body: Json) => {
-  const r = await client.protocols.simulate<Json>(SLUG, action, body);
-  if (!r.ok) throw r.error;
-  return r.value;
-};
-const execute = async (action: string, body: Json) => {
-  const r = await client.protocols.execute(SLUG, action, body);
-  if (!r.ok) throw r.error;
-  const done = await client.waitForTerminal(r.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100, timeoutMs: 60_000 });
-  if (!done.ok) throw done.error;
-  expect(done.value.status, JSON.stringify(done.value.failure)).toBe('confirmed');
-  return done.value;
-};
-const refusal = async (p: Promise<{ ok: boolean; error?: any }>) => {
-  const r = await p;
-  expect(r.ok).toBe(false);
-  return r.error as { status: number; code: string; body: Json };
-};
 const position = async (agent: string) => (await get('position', { agent_id: agent })).positions[0];
 
 describe('lend-b-v3: Compound v3 on the devnet', () => {
@@ -168,19 +150,7 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     const w = await manual.wallet(payAgent, 'base');
     if (!w.ok) throw w.error;
     await fundTokens(svc.devnet, 'base', w.value.smart_wallet_address as Address, { USDC: '50' }, FUNDER);
-    const body = { agent_id: payAgent, token: 'USDC', amount: '10' };
-    const first = await manual.protocols.execute(SLUG, 'supply', body);
-    expect(!first.ok && first.error.status).toBe(402);
-    const quote = !first.ok ? first.error.payment! : undefined!;
-    const payer = await newPayer(svc.devnet, 'base');
-    const tx = await payer.pay('USDC', quote.payment_address as Address, BigInt(quote.required_amount_raw.USDC!));
-    const paid = await manual.protocols.execute(SLUG, 'supply', body, {
-      idempotencyKey: first.idempotencyKey,
-      paymentProof: { request_id: quote.request_id, payer: payer.address, token: 'USDC', chain: 'base', tx_hash: tx },
-    });
-    if (!paid.ok) throw paid.error;
-    const done = await manual.waitForTerminal(paid.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100 });
-    expect(done.ok && done.value.status).toBe('confirmed');
+    await payProtocolAction(svc.devnet, manual, SLUG, 'supply', { agent_id: payAgent, token: 'USDC', amount: '10' });
   });
 
   it('the family’s CLI commands and MCP tools, generated from the registry, work', { timeout: 180_000 }, async () => {
