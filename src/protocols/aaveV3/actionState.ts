@@ -1,5 +1,6 @@
-import { getAddress, type Address } from 'viem';
+import { erc20Abi, getAddress, type Address } from 'viem';
 import type { TokenInfo } from '../common/amounts.ts';
+import { readOf } from '../common/reads.ts';
 import { balanceOfRead, resolveToken } from '../common/tokens.ts';
 import type { AgentContext } from '../types.ts';
 import { accountOf, accountReads, type UserReserve } from './position.ts';
@@ -12,18 +13,33 @@ export interface ActionState {
   reserve: Reserve;
   user: UserReserve;
   walletBalance: bigint;
+  /** The reserve's aToken and variable debt token, as their contracts name them (for the effects). */
+  aToken: TokenInfo;
+  debtToken: TokenInfo;
 }
 
 export async function actionState(ctx: AgentContext<'aaveV3'>, token: string): Promise<ActionState> {
   const reserves = await loadReserves(ctx.read, ctx.config);
   const named: TokenInfo = resolveToken(token, reserves.map((r) => r.token), 'token', 'the Aave v3 Pool');
   const index = reserves.findIndex((r) => r.token.address === named.address);
-  const [walletBalance, ...account] = await ctx.read([balanceOfRead(named.address, ctx.wallet), ...accountReads(ctx.config, reserves, ctx.wallet)]);
-  return { pool: getAddress(ctx.config.pool), reserves, reserve: reserves[index]!, user: accountOf(account).reserves[index]!, walletBalance: walletBalance as bigint };
+  const reserve = reserves[index]!;
+  const [walletBalance, aSymbol, debtSymbol, ...account] = await ctx.read([
+    balanceOfRead(named.address, ctx.wallet),
+    readOf({ address: reserve.aToken, abi: erc20Abi, functionName: 'symbol' }),
+    readOf({ address: reserve.variableDebtToken, abi: erc20Abi, functionName: 'symbol' }),
+    ...accountReads(ctx.config, reserves, ctx.wallet),
+  ]);
+  const decimals = reserve.token.decimals;
+  return {
+    pool: getAddress(ctx.config.pool),
+    reserves,
+    reserve,
+    user: accountOf(account).reserves[index]!,
+    walletBalance: walletBalance as bigint,
+    aToken: { symbol: aSymbol as string, address: reserve.aToken, decimals },
+    debtToken: { symbol: debtSymbol as string, address: reserve.variableDebtToken, decimals },
+  };
 }
 
-/** The tokens an action moves in the wallet, and its receipt token (aToken or debt token), for the effects. */
-export const effectTokens = (r: Reserve, receipt: 'aToken' | 'variableDebtToken'): TokenInfo[] => [
-  r.token,
-  { symbol: receipt === 'aToken' ? `a${r.token.symbol}` : `variableDebt${r.token.symbol}`, address: r[receipt], decimals: r.token.decimals },
-];
+/** What an action moves in the wallet: the reserve's token, and its aToken (supply, withdraw) or debt token (borrow, repay). */
+export const effectTokens = (s: ActionState, receipt: 'aToken' | 'debtToken'): TokenInfo[] => [s.reserve.token, s[receipt]];

@@ -19,7 +19,7 @@ export const borrow = defineAction({
     if (amount.kind !== 'exact') throw new Error('unreachable: borrow takes no max');
     return {
       calls: [callOf({ address: s.pool, abi: poolAbi, functionName: 'borrow', args: [s.reserve.token.address, amount.raw, VARIABLE_RATE, 0, ctx.wallet] })],
-      tokens: effectTokens(s.reserve, 'variableDebtToken'),
+      tokens: effectTokens(s, 'debtToken'),
       position: positionObservation(ctx.config, s.reserves, ctx.wallet),
     };
   },

@@ -30,7 +30,7 @@ export const repay = defineAction({
     return {
       // The Pool repays the whole debt, interest to the second, for type(uint256).max: the amount is known only at execution.
       calls: amount.kind === 'exact' ? withApproval(t.address, s.pool, amount.raw, repayCall(amount.raw)) : withApproval(t.address, s.pool, 'unbounded', repayCall(maxUint256)),
-      tokens: effectTokens(s.reserve, 'variableDebtToken'),
+      tokens: effectTokens(s, 'debtToken'),
       position: positionObservation(ctx.config, s.reserves, ctx.wallet),
     };
   },

@@ -21,7 +21,7 @@ export const supply = defineAction({
     requireBalance(s.walletBalance, amount.raw, s.reserve.token);
     return {
       calls: withApproval(s.reserve.token.address, s.pool, amount.raw, callOf({ address: s.pool, abi: poolAbi, functionName: 'supply', args: [s.reserve.token.address, amount.raw, ctx.wallet, 0] })),
-      tokens: effectTokens(s.reserve, 'aToken'),
+      tokens: effectTokens(s, 'aToken'),
       position: positionObservation(ctx.config, s.reserves, ctx.wallet),
     };
   },

@@ -27,7 +27,7 @@ export const withdraw = defineAction({
     return {
       // The Pool withdraws the whole balance, interest to the second, for type(uint256).max.
       calls: [callOf({ address: s.pool, abi: poolAbi, functionName: 'withdraw', args: [t.address, amount.kind === 'exact' ? amount.raw : maxUint256, ctx.wallet] })],
-      tokens: effectTokens(s.reserve, 'aToken'),
+      tokens: effectTokens(s, 'aToken'),
       position: positionObservation(ctx.config, s.reserves, ctx.wallet),
     };
   },
