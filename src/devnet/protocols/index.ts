@@ -1,14 +1,13 @@
+import { aaveV3 } from './aaveV3/index.ts';
 import { compoundV3 } from './compoundV3/index.ts';
-import type { DevnetProtocol } from './types.ts';
 import { morphoBlue } from './morphoBlue/index.ts';
+import type { DevnetProtocol } from './types.ts';
 
 export type { DevnetProtocol, ProtocolDeployContext, ProtocolDeployResult } from './types.ts';
 
 /**
- * The protocols the devnet runs for the protocol families (issue: protocol families, part 1), deployed after
- * the service's own contracts, in this order. Each lives in its own folder.
+ * The protocols the devnet runs for the protocol families, each in its own folder, deployed after the service's own
+ * contracts (on a chain, one after another: they share the protocol deployer's account). Their addresses do not
+ * depend on this order (CREATE2).
  */
-export const DEVNET_PROTOCOLS: readonly DevnetProtocol[] = [
-  compoundV3,
-  morphoBlue,
-];
+export const DEVNET_PROTOCOLS: readonly DevnetProtocol[] = [aaveV3, compoundV3, morphoBlue];
