@@ -1,4 +1,5 @@
 import type { ChainName } from '../config/chains.ts';
+import { aaveV3Family } from './aaveV3/index.ts';
 import { compoundV3Family } from './compoundV3/index.ts';
 import { morphoBlueFamily } from './morphoBlue/index.ts';
 import type { AnyFamily } from './types.ts';
@@ -17,7 +18,7 @@ export const SPEC_PROTOCOLS: readonly { slug: string; protocol: string; alias: s
  * The families this service serves: routes, OpenAPI, CLI commands and MCP tools are generated from these
  * declarations. A spec slug without a family here answers 404 protocol_not_served (after the API key).
  */
-export const FAMILIES: readonly AnyFamily[] = [compoundV3Family, morphoBlueFamily];
+export const FAMILIES: readonly AnyFamily[] = [aaveV3Family, compoundV3Family, morphoBlueFamily];
 
 /** The family a slug or an alias names. */
 export const familyOf = (slugOrAlias: string): AnyFamily | undefined =>

@@ -21,6 +21,14 @@ afterAll(async () => {
 /** Per family: the wallet's funding, one action (simulated, then executed), and what its position then shows. */
 const CASES: { slug: string; chain: 'ethereum' | 'base'; fund: Record<string, string>; action: string; body: Json; check(position: Json): void }[] = [
   {
+    slug: 'lend-a-v3',
+    chain: 'ethereum',
+    fund: { WETH: '1' },
+    action: 'supply',
+    body: { token: 'WETH', amount: '1' },
+    check: (p) => expect(p.position).toMatchObject({ total_collateral_usd: '3000', available_borrows_usd: '2400' }),
+  },
+  {
     slug: 'lend-b-v3',
     chain: 'base',
     fund: { WETH: '1' },
