@@ -5,7 +5,8 @@
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
  * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_WEBHOOK_N (default 50:
  * sequential executes with a callback_url, for the webhook delivery latency), BENCH_MANUAL_N (default 50: manual-mode
- * executes paid on chain, for the payment flow's latency), BENCH_CPU_PROFILE=<file> to
+ * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads,
+ * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
  *
@@ -25,6 +26,7 @@ import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
+import { measureProtocols, printProtocols } from './protocols.ts';
 import { measureWebhookLatency, printWebhookLatency } from './webhooks.ts';
 import { startWebhookReceiver } from '../test/support/webhookReceiver.ts';
 
@@ -35,6 +37,7 @@ const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 8);
 const CEILING_OPS = Number(process.env.BENCH_CEILING_OPS ?? 1500);
 const WEBHOOK_N = Number(process.env.BENCH_WEBHOOK_N ?? 50);
 const MANUAL_N = Number(process.env.BENCH_MANUAL_N ?? 50);
+const PROTOCOL_N = Number(process.env.BENCH_PROTOCOL_N ?? 30);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 const devnet = await startDevnet({ dataDir, log: () => undefined });
@@ -71,6 +74,9 @@ printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_
 // 1c. The manual payment flow (402 → on-chain payment → proof → confirmed), beside the chain's own transfer time.
 const manual = await createKey(service.store, { mode: 'manual', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
 printManualFlow(await measureManualFlow({ url: service.url, apiKey: manual.api_key, manifest: devnet.manifest, payerKey: devnet.manifest.accounts.funded[1]!.privateKey }, MANUAL_N));
+
+// 1d. The protocol families: a read, a simulation with effects, an action to confirmed, each beside its core endpoint.
+printProtocols(await measureProtocols({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
