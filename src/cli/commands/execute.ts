@@ -1,4 +1,4 @@
-import { bool, mergeOptions, str, type Command } from '../command.ts';
+import { bool, mergeOptions, str, type Command, type ParsedValues } from '../command.ts';
 import { BATCH_OPTION, callBodyOf, CALL_OPTIONS } from '../callsInput.ts';
 import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
 import { fields, printError, printJson, statusColour } from '../output.ts';
@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { CliError } from '../../lib/args.ts';
 import { watchRequest } from '../watch.ts';
 import type { ExecutionResult } from '../../api/http/index.ts';
+import type { AgentWalletClient } from '../../client/index.ts';
 
 export const WAIT_OPTIONS = {
   wait: { type: 'boolean', help: 'then follow the request to confirmed, reverted or failed (exit 0, 1) as status --watch does' },
@@ -64,24 +65,34 @@ export const executeCommand: Command = {
       const v = str(values, flag);
       if (v !== undefined) body[field] = v;
     }
-    const idempotencyKey = str(values, 'idempotency-key') ?? randomUUID();
-    let r = await client.execute(body as never, { idempotencyKey });
-    if (!r.ok && r.error.status === 402 && bool(values, 'pay')) {
-      const payer = payerOf(values);
-      const paid = await payAndResubmit(
-        client,
-        { path: '/execute', body, idempotencyKey },
-        payer,
-        { method: methodOf(values), token: str(values, 'pay-token') },
-        (line) => process.stderr.write(`${line}\n`),
-      );
-      if (!paid.ok) return printError(paid.error, json);
-      r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id };
-    }
-    if (!r.ok) return printError(r.error, json);
-    if (json && !bool(values, 'wait')) printJson(r.value);
-    else if (!json) printResult(r.value);
-    if (!bool(values, 'wait')) return 0;
-    return watchRequest(client, r.value.request_id, { json, timeoutMs });
+    return submitAndReport(client, '/execute', body as ExecuteBody, values, json, timeoutMs);
   },
 };
+
+type ExecuteBody = { agent_id: string; chain: string } & Record<string, unknown>;
+
+/**
+ * Sends an executing call (POST /execute or a protocol action) with an Idempotency-Key (--idempotency-key or a
+ * fresh one); a 402 with --pay is paid from the payer key and re-submitted; prints the answer, then follows the
+ * request with --wait. Answers the exit code.
+ */
+export async function submitAndReport(client: AgentWalletClient, path: string, body: ExecuteBody, values: ParsedValues, json: boolean, timeoutMs: number): Promise<number> {
+  const idempotencyKey = str(values, 'idempotency-key') ?? randomUUID();
+  let r = await client.executeAt(path, body, { idempotencyKey });
+  if (!r.ok && r.error.status === 402 && bool(values, 'pay')) {
+    const paid = await payAndResubmit(
+      client,
+      { path, body, idempotencyKey },
+      payerOf(values),
+      { method: methodOf(values), token: str(values, 'pay-token') },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    if (!paid.ok) return printError(paid.error, json);
+    r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id };
+  }
+  if (!r.ok) return printError(r.error, json);
+  if (json && !bool(values, 'wait')) printJson(r.value);
+  else if (!json) printResult(r.value);
+  if (!bool(values, 'wait')) return 0;
+  return watchRequest(client, r.value.request_id, { json, timeoutMs });
+}

@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { payAndResubmit } from '../../client/payAndResubmit.ts';
 import { flatObject } from '../../protocols/common/inputs.ts';
 import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
 import type { AnyFamily, AnyEndpoint } from '../../protocols/types.ts';
 import { bool, mergeOptions, str, type Command, type Options } from '../command.ts';
-import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
+import { clientContext, PAYER_OPTIONS } from '../context.ts';
 import { printError, printJson, table } from '../output.ts';
 import { renderBlock } from '../render.ts';
-import { watchRequest } from '../watch.ts';
-import { printResult, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
+import { submitAndReport, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- endpoints of every schema
 
@@ -87,23 +84,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
         else process.stdout.write(renderBlock(r.value));
         return 0;
       }
-      const idempotencyKey = str(values, 'idempotency-key') ?? randomUUID();
-      let r = await client.protocols.execute(family.slug, e.path, body, { idempotencyKey });
-      if (!r.ok && r.error.status === 402 && bool(values, 'pay')) {
-        const paid = await payAndResubmit(
-          client,
-          { path: `/protocols/${family.slug}/${e.path}`, body: body as { agent_id: string; chain: string }, idempotencyKey },
-          payerOf(values),
-          { method: methodOf(values), token: str(values, 'pay-token') },
-          (line) => process.stderr.write(`${line}\n`),
-        );
-        if (!paid.ok) return printError(paid.error, json);
-        r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id };
-      }
-      if (!r.ok) return printError(r.error, json);
-      if (json && !bool(values, 'wait')) printJson(r.value);
-      else if (!json) printResult(r.value);
-      return bool(values, 'wait') ? watchRequest(client, r.value.request_id, { json, timeoutMs: timeoutMsOf(str(values, 'timeout')) }) : 0;
+      return submitAndReport(client, `/protocols/${family.slug}/${e.path}`, body as { agent_id: string; chain: string }, values, json, timeoutMsOf(str(values, 'timeout')));
     },
   };
 }

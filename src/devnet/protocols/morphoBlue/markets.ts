@@ -1,17 +1,12 @@
-import { encodeAbiParameters, formatUnits, keccak256, parseUnits, type Address, type Hex } from 'viem';
+import { formatUnits, parseUnits, type Address, type Hex } from 'viem';
 import type { TokenSymbol } from '../../../config/chainConfig.ts';
 import type { MorphoMarketParams } from '../../../config/protocols.ts';
 import type { DevnetChain } from '../../manifest.ts';
+import { marketId, type MarketParams } from '../../../protocols/morphoBlue/markets.ts';
 import type { MorphoBlueContracts } from './contracts.ts';
 
-/** Morpho's MarketParams as the contract takes them (lltv a bigint; the config keeps it as a decimal string). */
-export interface MarketParams {
-  loanToken: Address;
-  collateralToken: Address;
-  oracle: Address;
-  irm: Address;
-  lltv: bigint;
-}
+// Morpho's MarketParams (lltv a bigint; the config keeps it as a decimal string) and its market id, as the service reads them.
+export { marketId, type MarketParams };
 
 /**
  * The one pair the devnet's markets lend: USDC against WETH, priced by one OracleMock at `collateralPrice` whole
@@ -25,16 +20,6 @@ export const DEVNET_PAIR = { loan: 'USDC', collateral: 'WETH', collateralPrice: 
 export const DEVNET_LLTVS: readonly bigint[] = [parseUnits('0.86', 18), parseUnits('0.945', 18)];
 /** Whole loan tokens the deployer supplies to each market, so that borrowing works from the first block. */
 export const SEED_SUPPLY = 1_000_000n;
-
-/** Morpho's market id: keccak256 of the ABI-encoded MarketParams (MarketParamsLib.id). */
-export function marketId(p: MarketParams): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: 'address' }, { type: 'address' }, { type: 'address' }, { type: 'address' }, { type: 'uint256' }],
-      [p.loanToken, p.collateralToken, p.oracle, p.irm, p.lltv],
-    ),
-  );
-}
 
 /**
  * An oracle price as Morpho reads it: loan-token units per collateral-token unit, scaled by 1e36 (so 1 WETH at
