@@ -24,7 +24,7 @@ Service commands:
                           --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
                           --allow-loopback-webhooks (AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK=1): deliver
                           webhooks to https://127.0.0.1/… or ::1 (a receiver on this machine; never in production)
-  faucet                  the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
+  faucet-server           the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
                           --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
                           --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
                           --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML, key in AGENT_WALLET_FAUCET_KEY
@@ -48,8 +48,15 @@ Service commands:
   help                    this text
 `;
 
+/** Options of the faucet service that the `faucet` client command does not take: a sign the service was meant. */
+const FAUCET_SERVER_OPTIONS = new Set(['--data-dir', '--config', '--port', '--host', '--quiet']);
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `faucet` asks a faucet for aUSD (a client command); the faucet service is `faucet-server`.
+  if (command === 'faucet' && rest.some((a) => FAUCET_SERVER_OPTIONS.has(a.split('=')[0]!))) {
+    throw new CliError('`agent-wallet faucet` asks a faucet for test aUSD; the faucet service itself is `agent-wallet faucet-server`');
+  }
   const client = CLIENT_COMMANDS.find((c) => c.name === command);
   if (client) return runCommand(client, rest);
   // `agent-wallet <protocol slug or name> <endpoint> …`: the commands generated from the protocol registry.
@@ -64,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
       return runDev(rest);
     case 'keys':
       return runKeys(rest);
-    case 'faucet':
+    case 'faucet-server':
       return (await import('../roles/faucet.ts')).runFaucet(rest);
     case 'webhooks':
       return runWebhooks(rest);
@@ -87,7 +94,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const LONG_RUNNING_ROLES = new Set(['gateway', 'controller', 'chain-worker', 'faucet']);
+const LONG_RUNNING_ROLES = new Set(['gateway', 'controller', 'chain-worker', 'faucet-server']);
 
 main(process.argv.slice(2)).then(
   (code) => {

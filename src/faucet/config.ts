@@ -8,7 +8,7 @@ import type { RateLimit } from '../ratelimit/index.ts';
 
 /**
  * The faucet's configuration, from either source:
- * - the devnet (`agent-wallet faucet --data-dir D`, and `npm start`): `<D>/devnet/manifest.json` gives the RPC
+ * - the devnet (`agent-wallet faucet-server --data-dir D`, and `npm start`): `<D>/devnet/manifest.json` gives the RPC
  *   URLs, the aUSD addresses and a funded account (faucetSettingsFromManifest);
  * - a deployment: a YAML file (FaucetConfigSchema) plus secrets from the environment (loadFaucetConfig):
  *

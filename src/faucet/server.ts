@@ -37,7 +37,7 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** The faucet as a process runs it: sender, limits, HTTP server; `agent-wallet faucet` and `npm start` call this. */
+/** The faucet as a process runs it: sender, limits, HTTP server; `agent-wallet faucet-server` and `npm start` call this. */
 export async function startFaucet(opts: StartFaucetOptions): Promise<RunningFaucet> {
   const log = opts.logger ?? pino({ level: opts.logLevel ?? 'silent' });
   const { settings } = opts;

@@ -76,7 +76,7 @@ function fromDevnet(dataDir: string, values: { port?: string | undefined; host?:
 }
 
 /**
- * `agent-wallet faucet`: the aUSD faucet (spec §2.7 `{faucet_url}`) on its own port. With `--config F` (or
+ * `agent-wallet faucet-server`: the aUSD faucet (spec §2.7 `{faucet_url}`) on its own port. With `--config F` (or
  * AGENT_WALLET_FAUCET_CONFIG) it serves a deployment's chains; without, the devnet of `--data-dir`.
  */
 export async function runFaucet(argv: string[]): Promise<number> {

@@ -151,9 +151,9 @@ describe('faucet on the devnet', () => {
   });
 });
 
-/** Runs `agent-wallet faucet <args>` until it prints its URL; `stop()` sends SIGTERM and resolves with the exit code. */
+/** Runs `agent-wallet faucet-server <args>` until it prints its URL; `stop()` sends SIGTERM and resolves with the exit code. */
 async function spawnFaucet(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, ['bin/agent-wallet.js', 'faucet', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, ['bin/agent-wallet.js', 'faucet-server', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const stop = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -181,15 +181,15 @@ async function spawnFaucet(args: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-describe('agent-wallet faucet (the role)', () => {
+describe('agent-wallet faucet-server (the role)', () => {
   const run = promisify(execFile);
   const fails = async (args: string[], env: NodeJS.ProcessEnv = process.env) => {
     try {
-      await run(process.execPath, ['bin/agent-wallet.js', 'faucet', ...args], { env });
+      await run(process.execPath, ['bin/agent-wallet.js', 'faucet-server', ...args], { env });
     } catch (e) {
       return e as { code: number; stderr: string };
     }
-    throw new Error(`agent-wallet faucet ${args.join(' ')} succeeded`);
+    throw new Error(`agent-wallet faucet-server ${args.join(' ')} succeeded`);
   };
 
   it('serves the devnet of --data-dir on --port, prints its URL and stops on SIGTERM', async () => {
@@ -266,5 +266,14 @@ describe('agent-wallet faucet (the role)', () => {
     const noKey = await fails(['--config', config], env);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/AGENT_WALLET_FAUCET_KEY must hold/);
+  });
+
+  it('`agent-wallet faucet` with the service’s options says the service is faucet-server (faucet is the client command)', async () => {
+    const e = await run(process.execPath, ['bin/agent-wallet.js', 'faucet', '--data-dir', tempDir('aw-faucet-client-')]).then(
+      () => ({ code: 0, stderr: '' }),
+      (x: { code: number; stderr: string }) => x,
+    );
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/the faucet service itself is `agent-wallet faucet-server`/);
   });
 });

@@ -43,7 +43,7 @@ const AMOUNT = 1_234_567n;
 
 const tokens = await Promise.all(
   chain.tokens
-    .filter((t) => t.symbol !== 'USDT')
+    .filter((t) => t.eip3009 !== undefined) // the tokens x402 pays with: USDC and aUSD
     .map(async (t) => {
       // What the service would do too: read the EIP-712 domain the token signs over (ERC-5267).
       const [, name, version] = await client.readContract({ address: t.address, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
