@@ -1,6 +1,3 @@
-import { runDev } from '../roles/dev.ts';
-import { runKeys } from './keys.ts';
-import { runWebhooks } from './webhooks.ts';
 import { CliError } from '../lib/args.ts';
 import { runCommand } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/index.ts';
@@ -48,6 +45,8 @@ Service commands:
   help                    this text
 `;
 
+const SERVICE_COMMANDS = new Set(['dev', 'keys', 'faucet-server', 'webhooks', 'gateway', 'controller', 'chain-worker']);
+
 /** Options of the faucet service that the `faucet` client command does not take: a sign the service was meant. */
 const FAUCET_SERVER_OPTIONS = new Set(['--data-dir', '--config', '--port', '--host', '--quiet']);
 
@@ -66,16 +65,21 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(familyHelp(protocol.family));
     return rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? 0 : 2;
   }
+  // The service commands' options are described together, in the usage text.
+  if (command !== undefined && SERVICE_COMMANDS.has(command) && rest.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   switch (command) {
+    // Every service command is imported on demand: an agent's one-shot command must not load the whole service.
     case 'dev':
-      return runDev(rest);
+      return (await import('../roles/dev.ts')).runDev(rest);
     case 'keys':
-      return runKeys(rest);
+      return (await import('./keys.ts')).runKeys(rest);
     case 'faucet-server':
       return (await import('../roles/faucet.ts')).runFaucet(rest);
     case 'webhooks':
-      return runWebhooks(rest);
-    // The cluster roles are imported on demand: `dev` and `keys` need none of the Kubernetes, gRPC or Redis clients.
+      return (await import('./webhooks.ts')).runWebhooks(rest);
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
     case 'controller':

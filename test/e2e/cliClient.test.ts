@@ -259,5 +259,10 @@ describe('agent-wallet: the agents’ commands', { timeout: TIMEOUT }, () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('usage: agent-wallet status');
     expect(run.stdout).toMatch(/example/);
+    for (const service of [['dev', '--help'], ['keys', 'list', '-h'], ['faucet-server', '--help']]) {
+      const help = await cli(service, null);
+      expect({ service, code: help.code }).toEqual({ service, code: 0 });
+      expect(help.stdout).toContain('Service commands:');
+    }
   });
 });
