@@ -51,6 +51,8 @@ export const statusColour = (status: string) => {
 };
 
 export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** One JSON record on one line: what a stream of records (`--watch`, `--wait`) is made of. */
+export const printJsonLine = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 /**
  * An error as the user reads it: the API's own `error` code and message (a missing key is the API's 401,

@@ -1,6 +1,6 @@
 import type { StatusRecord } from '../api/http/index.ts';
 import type { AgentWalletClient } from '../client/client.ts';
-import { colours, EXIT, fields, printError, statusColour } from './output.ts';
+import { colours, EXIT, fields, printError, printJsonLine, statusColour } from './output.ts';
 
 export interface WatchOptions {
   json: boolean;
@@ -37,7 +37,7 @@ export async function watchRequest(client: AgentWalletClient, requestId: string,
       const changed = seen.at(-1) !== s.status;
       if (changed) seen.push(s.status);
       if (o.json) {
-        if (changed) process.stdout.write(`${JSON.stringify(s)}\n`);
+        if (changed) printJsonLine(s);
       } else if (live) {
         process.stdout.write(`\r\x1b[2K${line(s)}`);
       } else if (changed) {

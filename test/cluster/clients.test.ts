@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { erc20Abi } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { runCli } from '../support/cli.ts';
@@ -17,7 +18,7 @@ const CHAIN = 'base';
 let cluster: TestCluster;
 let journal: string;
 beforeAll(async () => {
-  cluster = await startTestCluster();
+  cluster = await startTestCluster({ x402: true }); // the controller's leader settles x402 payments
   journal = join(tempDir('aw-cluster-cli-'), 'journal.jsonl');
 });
 afterAll(async () => {
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 const env = (apiKey: string, extra: Record<string, string> = {}) => ({ AGENT_WALLET_API_KEY: apiKey, AGENT_WALLET_BASE_URL: cluster.url, AGENT_WALLET_JOURNAL: journal, ...extra });
 
-it('CLI: execute --wait to confirmed, status --last finds it; a manual key’s 402 paid with pay --last', { timeout: 240_000 }, async () => {
+it('CLI: execute --wait to confirmed, status --last finds it; a manual key’s 402 paid by x402 signature with pay --last', { timeout: 240_000 }, async () => {
   const counter = cluster.devnet.chain(CHAIN).testContracts.counter;
   const { apiKey } = await cluster.newKey('sponsored');
   const run = await runCli(['execute', '--agent-id', 'cl-cli', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--wait', '--json'], env(apiKey));
@@ -41,9 +42,16 @@ it('CLI: execute --wait to confirmed, status --last finds it; a manual key’s 4
   expect(quoted.code).toBe(4);
   const payer = await newPayer(cluster.devnet, CHAIN);
   await payer.mint('USDC', payer.address, 10_000_000n);
-  const paid = await runCli(['pay', '--last', '--method', 'transfer', '--wait', '--json'], env(manual, { AGENT_WALLET_PAYER_KEY: payer.privateKey, AGENT_WALLET_RPC_URL_BASE: cluster.devnet.chain(CHAIN).rpcUrl }));
+  // x402: the payer signs an EIP-3009 authorization (no RPC of its own); the controller's leader settles it on chain.
+  const usdc = cluster.devnet.chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;
+  const usdcOf = () => cluster.devnet.publicClient(CHAIN).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [payer.address] });
+  const before = await usdcOf();
+  const paid = await runCli(['pay', '--last', '--method', 'x402', '--wait', '--json'], env(manual, { AGENT_WALLET_PAYER_KEY: payer.privateKey }));
   expect(paid.code, paid.stderr).toBe(0);
-  expect(JSON.parse(paid.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'confirmed' });
+  const lines = paid.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  expect(lines[0]).toMatchObject({ payment: { method: 'x402', token: 'USDC' } });
+  expect(lines.at(-1)).toMatchObject({ status: 'confirmed' });
+  expect(before - (await usdcOf())).toBe(BigInt(lines[0]!.payment.amount_raw)); // moved once, exactly the quote
 });
 
 it('MCP over stdio: execute, then get_status waits until confirmed', { timeout: 180_000 }, async () => {

@@ -3,7 +3,7 @@ import { payAndResubmit } from '../../client/payAndResubmit.ts';
 import { clientIdOf } from '../../client/requestIds.ts';
 import { bool, str, type Command } from '../command.ts';
 import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
-import { printError, printJson } from '../output.ts';
+import { printError, printJson, printJsonLine } from '../output.ts';
 import { watchRequest } from '../watch.ts';
 import { printResult, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
 
@@ -45,7 +45,8 @@ export const payCommand: Command = {
     );
     if (!paid.ok) return printError(paid.error, json);
     const result = paid.value.result;
-    if (json) printJson({ ...result, payment: paid.value.payment ? { method: paid.value.payment.method, token: paid.value.payment.token, amount_raw: paid.value.payment.amountRaw, tx_hash: paid.value.payment.txHash ?? null } : null });
+    // With --wait the states follow, one record per line: this record is one line too.
+    if (json) (bool(values, 'wait') ? printJsonLine : printJson)({ ...result, payment: paid.value.payment ? { method: paid.value.payment.method, token: paid.value.payment.token, amount_raw: paid.value.payment.amountRaw, tx_hash: paid.value.payment.txHash ?? null } : null });
     else {
       if (!paid.value.payment) process.stderr.write('nothing to pay: the request did not ask for a payment (any more)\n');
       printResult(result);
