@@ -57,7 +57,8 @@ const timed = async <T>(xs: number[], f: () => Promise<T>): Promise<T> => {
   return v;
 };
 
-const ok = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => {
+/** The value of an answer the benchmark needs; a refusal ends the run. */
+const valueOf = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => {
   if (!r.ok) throw r.error;
   return r.value;
 };
@@ -65,28 +66,28 @@ const ok = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => 
 export async function measureProtocols(t: ProtocolBenchTarget, n: number): Promise<ProtocolLatency[]> {
   const client = createClient({ baseUrl: t.url, apiKey: t.apiKey, attempts: 1 });
   const confirm = async (requestId: string) => {
-    const done = ok(await client.waitForTerminal(requestId, { minIntervalMs: 5, maxIntervalMs: 5, timeoutMs: 60_000 }));
+    const done = valueOf(await client.waitForTerminal(requestId, { minIntervalMs: 5, maxIntervalMs: 5, timeoutMs: 60_000 }));
     if (done.status !== 'confirmed') throw new Error(`${requestId} ended ${done.status}`);
   };
   const out: ProtocolLatency[] = [];
   for (const f of FAMILIES) {
     const chain = t.manifest.chains.find((c) => c.name === f.chain)!;
     const agentId = `bench-${f.slug}`;
-    const wallet = ok(await client.wallet(agentId, f.chain)).smart_wallet_address as Address;
+    const wallet = valueOf(await client.wallet(agentId, f.chain)).smart_wallet_address as Address;
     const usdc = chain.tokens.find((x) => x.symbol === 'USDC')!;
     const funder = devnetWalletClient(devnetChain(chain), t.funderKey);
     await funder.writeContractSync({ address: usdc.address, abi: testStablecoinAbi, functionName: 'mint', args: [wallet, parseUnits(String(n + 10), usdc.decimals)] });
     const counter = { agent_id: agentId, chain: f.chain, target_contract: chain.testContracts.counter, calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }) };
-    await confirm(ok(await client.execute(counter)).request_id); // deploys the wallet: not measured
+    await confirm(valueOf(await client.execute(counter)).request_id); // deploys the wallet: not measured
     const supply = { agent_id: agentId, ...(await f.supply(client)) };
     const r: ProtocolLatency = { slug: f.slug, chain: f.chain, position: [], walletBalance: [], simulate: [], coreSimulate: [], execute: [], coreExecute: [] };
     for (let i = 0; i < n; i++) {
-      ok(await timed(r.position, () => client.protocols.read(f.slug, 'position', { agent_id: agentId })));
-      ok(await timed(r.walletBalance, () => client.balance(agentId, f.chain)));
-      ok(await timed(r.simulate, () => client.protocols.simulate(f.slug, 'supply', supply)));
-      ok(await timed(r.coreSimulate, () => client.simulate(counter)));
-      await timed(r.execute, async () => confirm(ok(await client.protocols.execute(f.slug, 'supply', supply)).request_id));
-      await timed(r.coreExecute, async () => confirm(ok(await client.execute(counter)).request_id));
+      valueOf(await timed(r.position, () => client.protocols.read(f.slug, 'position', { agent_id: agentId })));
+      valueOf(await timed(r.walletBalance, () => client.balance(agentId, f.chain)));
+      valueOf(await timed(r.simulate, () => client.protocols.simulate(f.slug, 'supply', supply)));
+      valueOf(await timed(r.coreSimulate, () => client.simulate(counter)));
+      await timed(r.execute, async () => confirm(valueOf(await client.protocols.execute(f.slug, 'supply', supply)).request_id));
+      await timed(r.coreExecute, async () => confirm(valueOf(await client.execute(counter)).request_id));
     }
     out.push(r);
   }

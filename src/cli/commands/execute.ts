@@ -8,6 +8,7 @@ import { CliError } from '../../lib/args.ts';
 import { watchRequest } from '../watch.ts';
 import type { ExecutionResult } from '../../api/http/index.ts';
 import type { AgentWalletClient } from '../../client/index.ts';
+import type { PayableCall } from '../../client/payAndResubmit.ts';
 
 export const WAIT_OPTIONS = {
   wait: { type: 'boolean', help: 'then follow the request to confirmed, reverted or failed (exit 0, 1) as status --watch does' },
@@ -58,25 +59,23 @@ export const executeCommand: Command = {
   ],
   async run(values, positionals) {
     const { client } = clientContext(values);
-    const json = bool(values, 'json');
-    const timeoutMs = timeoutMsOf(str(values, 'timeout'));
     const body = await callBodyOf(values, positionals);
     for (const [flag, field] of [['strategy-id', 'strategy_id'], ['callback-url', 'callback_url']] as const) {
       const v = str(values, flag);
       if (v !== undefined) body[field] = v;
     }
-    return submitAndReport(client, '/execute', body as ExecuteBody, values, json, timeoutMs);
+    return submitAndReport(client, '/execute', body as PayableCall['body'], values);
   },
 };
-
-type ExecuteBody = { agent_id: string; chain: string } & Record<string, unknown>;
 
 /**
  * Sends an executing call (POST /execute or a protocol action) with an Idempotency-Key (--idempotency-key or a
  * fresh one); a 402 with --pay is paid from the payer key and re-submitted; prints the answer, then follows the
  * request with --wait. Answers the exit code.
  */
-export async function submitAndReport(client: AgentWalletClient, path: string, body: ExecuteBody, values: ParsedValues, json: boolean, timeoutMs: number): Promise<number> {
+export async function submitAndReport(client: AgentWalletClient, path: string, body: PayableCall['body'], values: ParsedValues): Promise<number> {
+  const json = bool(values, 'json');
+  const timeoutMs = timeoutMsOf(str(values, 'timeout')); // refused before anything is sent
   const idempotencyKey = str(values, 'idempotency-key') ?? randomUUID();
   let r = await client.executeAt(path, body, { idempotencyKey });
   if (!r.ok && r.error.status === 402 && bool(values, 'pay')) {

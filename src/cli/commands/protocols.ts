@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PayableCall } from '../../client/payAndResubmit.ts';
 import { flatObject } from '../../protocols/common/inputs.ts';
 import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
 import type { AnyFamily, AnyEndpoint } from '../../protocols/types.ts';
@@ -6,7 +7,7 @@ import { bool, mergeOptions, str, type Command, type Options } from '../command.
 import { clientContext, PAYER_OPTIONS } from '../context.ts';
 import { printError, printJson, table } from '../output.ts';
 import { renderBlock } from '../render.ts';
-import { submitAndReport, timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
+import { submitAndReport, WAIT_OPTIONS } from './execute.ts';
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- endpoints of every schema
 
@@ -84,7 +85,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
         else process.stdout.write(renderBlock(r.value));
         return 0;
       }
-      return submitAndReport(client, `/protocols/${family.slug}/${e.path}`, body as { agent_id: string; chain: string }, values, json, timeoutMsOf(str(values, 'timeout')));
+      return submitAndReport(client, `/protocols/${family.slug}/${e.path}`, body as PayableCall['body'], values);
     },
   };
 }
