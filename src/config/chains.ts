@@ -23,5 +23,6 @@ export const CHAIN_NETWORK_NAMES: Readonly<Record<ChainName, string>> = {
 export function canonicalChain(value: string): ChainName | undefined {
   const v = value.trim().toLowerCase();
   if ((CHAIN_NAMES as readonly string[]).includes(v)) return v as ChainName;
-  return CHAIN_ALIASES[v];
+  // Own keys only: `constructor` or `__proto__` must not find Object.prototype's members.
+  return Object.hasOwn(CHAIN_ALIASES, v) ? CHAIN_ALIASES[v] : undefined;
 }

@@ -120,6 +120,12 @@ export class Metrics {
     labelNames: ['controller', 'code'] as const,
     registers: [this.registry],
   });
+  readonly executionInternalErrors = new Counter({
+    name: 'agentwallet_execution_internal_errors_total',
+    help: 'Requests failed with internal_error: an unexpected error while admitting one (step admission) or judging its payment (step payment)',
+    labelNames: ['step'] as const,
+    registers: [this.registry],
+  });
   readonly reconcileTime = new Histogram({
     name: 'agentwallet_reconcile_time_seconds',
     help: 'Time a reconcile took',

@@ -14,7 +14,10 @@ const TX: Hex = `0x${'ab'.repeat(32)}`;
 const terms: ProofTerms = {
   chain: 'base',
   treasury: TREASURY,
-  tokens: { USDC: { address: USDC, amountRaw: 650_000n }, aUSD: { address: AUSD, amountRaw: 650_000n } },
+  tokens: new Map([
+    ['USDC', { address: USDC, amountRaw: 650_000n }],
+    ['aUSD', { address: AUSD, amountRaw: 650_000n }],
+  ]),
   requiredConfirmations: 3,
 };
 const proof = (p: Partial<PaymentProof> = {}): PaymentProof => ({ payer: PAYER, token: 'USDC', chain: 'base', txHash: TX, ...p });

@@ -36,8 +36,8 @@ export interface ProofRejection {
 export interface ProofTerms {
   chain: ChainName;
   treasury: Address;
-  /** Accepted tokens on the chain, by symbol, with the raw amount each must pay. */
-  tokens: Readonly<Record<string, { address: Address; amountRaw: bigint }>>;
+  /** Accepted tokens on the chain, by symbol, with the raw amount each must pay (a Map: a caller's symbol is looked up). */
+  tokens: ReadonlyMap<string, { address: Address; amountRaw: bigint }>;
   requiredConfirmations: number;
 }
 
@@ -78,9 +78,9 @@ const refuse = (reason: ProofReason, message: string, extra: Partial<ProofReject
 /** The checks that need no chain: the proof names the request's chain and an accepted token. */
 export function checkProofTerms(proof: PaymentProof, terms: ProofTerms): Result<{ address: Address; amountRaw: bigint }, ProofRejection> {
   if (proof.chain !== terms.chain) return refuse('chain_mismatch', `the proof names ${proof.chain}; the request runs on ${terms.chain}`);
-  const token = terms.tokens[proof.token];
+  const token = terms.tokens.get(proof.token);
   if (!token) {
-    return refuse('token_not_accepted', `${proof.token} is not accepted on ${terms.chain}; accepted: ${Object.keys(terms.tokens).join(', ')}`);
+    return refuse('token_not_accepted', `${proof.token} is not accepted on ${terms.chain}; accepted: ${[...terms.tokens.keys()].join(', ')}`);
   }
   return ok(token);
 }

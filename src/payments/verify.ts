@@ -62,7 +62,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
     const terms: ProofTerms = {
       chain: request.spec.chain,
       treasury: quote.recipient as Address,
-      tokens: Object.fromEntries(quote.tokens.map((t) => [t.symbol, { address: t.address as Address, amountRaw: BigInt(t.amountRaw) }])),
+      tokens: new Map(quote.tokens.map((t) => [t.symbol, { address: t.address as Address, amountRaw: BigInt(t.amountRaw) }])),
       requiredConfirmations: chainTerms.paymentConfirmations,
     };
     // The checks that need no chain first: a proof for another chain is not looked up on this one.

@@ -17,6 +17,8 @@ export async function startTestService(
     connections?: EmbeddedServiceOptions['connections'];
     /** Confirmations a payment transaction needs on every chain (the devnet's default: 1). */
     paymentConfirmations?: number;
+    /** How long the gateway waits for the controller's decision before answering 500 decision_timeout. */
+    decisionTimeoutMs?: number;
   } = {},
 ) {
   const devnet = testDevnet();
@@ -27,7 +29,7 @@ export async function startTestService(
     chains: devnet.chainConfigs().map((c) => ({ ...c, paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations })),
     serviceSecret,
     port: 0,
-    decisionTimeoutMs: 20_000,
+    decisionTimeoutMs: opts.decisionTimeoutMs ?? 20_000,
     ...(opts.webhooks && { webhooks: opts.webhooks }),
     ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
     ...(opts.payments && { payments: opts.payments }),

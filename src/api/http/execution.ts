@@ -186,7 +186,11 @@ export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 export const PaymentProofHeaderSchema = z.object({
   request_id: z.string().min(1).max(253, 'must be at most 253 characters').optional(),
   payer: targetContract(`${REQUIRED}`).meta({ description: 'The address that paid' }),
-  token: z.string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a token symbol') }).min(1).max(16),
+  // A symbol's letters and digits only: the name is looked up among the accepted tokens, and no such name is a
+  // key every object has (`__proto__`); the verifier's lookup is by own keys too.
+  token: z
+    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a token symbol') })
+    .regex(/^[A-Za-z0-9]{1,16}$/, 'must be a token symbol: 1 to 16 letters and digits, e.g. USDC'),
   chain: ChainSchema,
   tx_hash: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a transaction hash') })

@@ -42,7 +42,7 @@ export const CONDITION = {
 export const PaymentProofSchema = z.object({
   requestId: z.string().optional(),
   payer: Address,
-  token: z.string(),
+  token: z.string().regex(/^[A-Za-z0-9]{1,16}$/),
   chain: ChainNameSchema,
   txHash: Hash,
 });

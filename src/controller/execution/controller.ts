@@ -83,6 +83,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
+    onInternalError: (step) => opts.metrics?.executionInternalErrors.inc({ step }),
     cached: (ns, name) => informer.get(name, ns),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();

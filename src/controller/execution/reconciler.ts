@@ -34,7 +34,17 @@ export interface ExecutionReconcilerDeps {
    * a clear "not executed, retry later" instead of a timeout that leaves it guessing.
    */
   admissionRetryMs?: number;
+  /**
+   * How long a request may stay unadmitted (no phase, or Pending) before it fails with `admission_timeout`,
+   * whatever keeps it there (default 2 min): a request must leave `pending` (spec §3: it reaches a terminal state).
+   */
+  admissionTimeoutMs?: number;
+  /** Counts an unexpected error that failed a request with `internal_error` (the step it came from). */
+  onInternalError?: (step: InternalErrorStep) => void;
 }
+
+/** Where an unexpected error failed a request: admitting it, or judging a payment attached to it. */
+export type InternalErrorStep = 'admission' | 'payment';
 
 /** Pace of retries while a chain or its worker does not answer. */
 const UNAVAILABLE_RETRY_MS = 1_000;
@@ -47,6 +57,8 @@ const retryWhenUnavailable = (e: unknown): ReconcileResult => {
   if (isChainError(e, 'rpc_unavailable')) return { requeueAfterMs: UNAVAILABLE_RETRY_MS };
   throw e;
 };
+/** Errors worth retrying: the store or a chain did not answer. Anything else is a defect, not a condition. */
+const isTransient = (e: unknown): boolean => isChainError(e, 'rpc_unavailable') || isStoreError(e);
 
 /**
  * The execution reconciler: reads one ExecutionRequest, takes the one next step of spec §3 and writes status.
@@ -67,6 +79,23 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const inclusionPollMs = deps.inclusionPollMs ?? 2_000;
   const paymentGraceMs = deps.paymentGraceMs ?? 60_000;
   const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
+  const admissionTimeoutMs = deps.admissionTimeoutMs ?? 120_000;
+
+  /**
+   * An unexpected error while admitting a request or judging its payment (a defect, or input no check foresaw)
+   * fails the request with `internal_error` and is counted, rather than retried forever: a retry meets the same
+   * error, and the request would never leave `pending` (nor its quote ever expire, being made again each time).
+   * Nothing was signed, so failing moves no money.
+   */
+  function failInternally(req: ExecutionRequest, step: InternalErrorStep, e: unknown): Promise<ReconcileResult> {
+    if (isTransient(e)) throw e;
+    deps.onInternalError?.(step);
+    const detail = e instanceof Error ? e.message : String(e);
+    return fail(req, {
+      code: 'internal_error',
+      message: `the request failed on an internal error while ${step === 'admission' ? 'being admitted' : 'its payment was verified'}; nothing was executed (${detail.split('\n')[0]!.slice(0, 200)})`,
+    });
+  }
 
   async function reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const req = deps.cached(namespace, name);
@@ -78,13 +107,20 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
 
     switch (phase) {
       case undefined:
-      case 'Pending':
+      case 'Pending': {
+        const ageOf = () => now().getTime() - Date.parse(req.metadata.creationTimestamp ?? now().toISOString());
+        if (ageOf() >= admissionTimeoutMs) {
+          return fail(req, {
+            code: 'admission_timeout',
+            message: `the request was not admitted within ${Math.round(admissionTimeoutMs / 1000)} s of its acceptance; nothing was executed; send it again`,
+          });
+        }
         return admitAndSign(req, worker).catch((e: unknown) => {
           // A chain (or its worker) that does not answer: tried again every second, until admissionRetryMs
           // after acceptance. A fixed pace, not the queue's error backoff: failures come fast (connection
           // refused), and an exponential delay would grow past the deadline after a few of them.
-          if (!isChainError(e, 'rpc_unavailable')) throw e;
-          const age = now().getTime() - Date.parse(req.metadata.creationTimestamp ?? now().toISOString());
+          if (!isChainError(e, 'rpc_unavailable')) return failInternally(req, 'admission', e);
+          const age = ageOf();
           if (age < admissionRetryMs) return { requeueAfterMs: Math.min(UNAVAILABLE_RETRY_MS, admissionRetryMs - age) };
           return fail(
             req,
@@ -92,9 +128,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
             { Simulated: ['Unknown', 'ChainUnavailable', e.shortMessage] },
           );
         });
+      }
       // Waiting for a payment: act when one is attached (a spec change); the chain's absence only delays that.
       case 'PaymentRequired':
-        return awaitPayment(req, worker).catch(retryWhenUnavailable);
+        return awaitPayment(req, worker).catch((e: unknown) =>
+          isChainError(e, 'rpc_unavailable') ? retryWhenUnavailable(e) : failInternally(req, 'payment', e),
+        );
       // Paid: sign and queue. Never given up for an unreachable chain: the money has moved.
       case 'PaymentVerified':
         return signPaid(req, worker).catch(retryWhenUnavailable);
