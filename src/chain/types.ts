@@ -151,6 +151,8 @@ export interface TransactionReceiptInfo {
   status: 'success' | 'reverted';
   blockNumber: bigint;
   blockHash: Hex;
+  /** The including block's timestamp, Unix seconds: when the chain says the transaction happened. */
+  blockTimestamp: bigint;
   from: Address;
   /** Absent for a contract creation. */
   to?: Address;
@@ -196,5 +198,10 @@ export interface ChainWorker {
   read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
   /** A transaction's receipt with its logs and confirmations, or undefined when the chain has not mined it. */
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
+  /**
+   * The accounts this worker sends transactions from (its bundles' executors). A transaction one of them sent is
+   * the service's own (a bundle), never a caller's payment: payment verification refuses it.
+   */
+  senders(): Promise<Address[]>;
   close(): Promise<void>;
 }

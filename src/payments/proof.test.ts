@@ -34,6 +34,7 @@ const receipt = (logs: TransactionReceiptInfo['logs'], r: Partial<TransactionRec
   status: 'success',
   blockNumber: 100n,
   blockHash: `0x${'cd'.repeat(32)}`,
+  blockTimestamp: 1_767_225_600n,
   from: PAYER,
   to: USDC,
   logs,

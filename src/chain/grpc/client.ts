@@ -11,7 +11,7 @@ import {
   type ServiceError,
   type StatusObject,
 } from '@grpc/grpc-js';
-import type { Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { err, type Result } from '../../lib/result.ts';
@@ -37,6 +37,7 @@ import type {
 import {
   decodeHash,
   decodeHead,
+  decodeSenders,
   decodeOperation,
   decodeOutcome,
   decodeReadResult,
@@ -64,7 +65,8 @@ export type ChainWorkerMethod =
   | 'restoreInFlight'
   | 'getHead'
   | 'read'
-  | 'getTransactionReceipt';
+  | 'getTransactionReceipt'
+  | 'getSenders';
 
 /**
  * Per-call deadlines. Each is above what the worker needs on a healthy chain by a wide margin and below the
@@ -86,8 +88,9 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   getHead: 5_000,
   // Up to 256 eth_calls in a few JSON-RPC batches (one round trip each, sent together), plus the head.
   read: 10_000,
-  // The receipt and the head, in one batch.
+  // The receipt and the head in one batch, then the block's timestamp.
   getTransactionReceipt: 10_000,
+  getSenders: 5_000,
 };
 
 /**
@@ -101,6 +104,7 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getHead: true, // reads
   read: true, // eth_calls: reads
   getTransactionReceipt: true, // reads
+  getSenders: true, // reads the worker's configuration
   getOperationOutcome: true, // reads (it may cache what it found on chain: the same answer again)
   submitOperation: true, // idempotent by operation hash: the same signed operation again is a no-op, never re-signed
   restoreInFlight: true, // reserving the same nonces again changes nothing
@@ -209,6 +213,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   readonly #restoreBatchSize: number;
   readonly #stats: RemoteChainWorkerStats = { retries: 0, watchConnects: 0 };
   #closed = false;
+  #senders: Promise<Address[]> | undefined;
 
   readonly #listeners = new Set<OutcomeListener>();
   readonly #reconnectListeners = new Set<() => void>();
@@ -297,6 +302,17 @@ class GrpcChainWorker implements RemoteChainWorker {
       this.#client.getTransactionReceipt(req, md, o, cb),
     );
     return decodeReceipt(res);
+  }
+
+  /** The worker's executors, asked once: they are its configuration and do not change while it runs. */
+  async senders(): Promise<Address[]> {
+    this.#senders ??= this.#call<pb.GetSendersResponse>('getSenders', (md, o, cb) => this.#client.getSenders({}, md, o, cb))
+      .then(decodeSenders)
+      .catch((e: unknown) => {
+        this.#senders = undefined; // not cached: asked again next time
+        throw e;
+      });
+    return this.#senders;
   }
 
   onReconnect(listener: () => void): () => void {

@@ -169,6 +169,7 @@ describe('chain worker wire codec: reads', () => {
       status: 'reverted',
       blockNumber: 7n,
       blockHash: hash,
+      blockTimestamp: 1_767_225_600n,
       from: '0x1111111111111111111111111111111111111111',
       to: '0x2222222222222222222222222222222222222222',
       logs: [{ address: '0x3333333333333333333333333333333333333333', topics: [hash, hash], data: '0x01', logIndex: 3 }],

@@ -333,6 +333,7 @@ const ReceiptSchema = z.object({
   to: AddressSchema.optional(),
   logs: z.array(z.object({ address: AddressSchema, topics: z.array(HashSchema), data: HexSchema, logIndex: z.number().int().min(0) })),
   confirmations: UintSchema,
+  blockTimestamp: UintSchema,
 });
 
 export const decodeReceiptRequest = (m: pb.GetTransactionReceiptRequest): Hex => parse(HashSchema, m.hash, 'hash') as Hex;
@@ -351,6 +352,7 @@ export function encodeReceipt(r: TransactionReceiptInfo | undefined): pb.GetTran
         to: r.to,
         logs: r.logs.map((l) => ({ address: l.address, topics: [...l.topics], data: l.data, logIndex: l.logIndex })),
         confirmations: r.confirmations.toString(),
+        blockTimestamp: r.blockTimestamp.toString(),
       },
     },
   };
@@ -367,6 +369,7 @@ export function decodeReceipt(m: pb.GetTransactionReceiptResponse): TransactionR
         status: r.success ? ('success' as const) : ('reverted' as const),
         blockNumber: BigInt(r.blockNumber),
         blockHash: r.blockHash as Hex,
+        blockTimestamp: BigInt(r.blockTimestamp),
         from: r.from as Address,
         to: r.to as Address | undefined,
         logs: r.logs.map((l) => ({ address: l.address as Address, topics: l.topics as Hex[], data: l.data as Hex, logIndex: l.logIndex })),
@@ -377,3 +380,6 @@ export function decodeReceipt(m: pb.GetTransactionReceiptResponse): TransactionR
       throw new WireFormatError('invalid_message', 'malformed receipt: neither receipt nor not_found');
   }
 }
+
+export const encodeSenders = (addresses: readonly Address[]): pb.GetSendersResponse => ({ addresses: [...addresses] });
+export const decodeSenders = (m: pb.GetSendersResponse): Address[] => parse(z.array(AddressSchema), m.addresses, 'addresses') as Address[];

@@ -10,6 +10,7 @@ import {
 import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { isTerminalError } from '../../runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
 import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
@@ -131,7 +132,15 @@ describe('chain worker over gRPC (devnet)', () => {
     expect(receipt).toEqual(await worker.getTransactionReceipt(hash));
     expect(receipt).toMatchObject({ status: 'success', to: token, confirmations: 1n });
     expect(receipt!.logs).toHaveLength(1);
+    const mined = await env.client.getBlock({ blockHash: receipt!.blockHash });
+    expect(receipt!.blockTimestamp).toBe(mined.timestamp);
     expect(await remote.getTransactionReceipt(`0x${'ee'.repeat(32)}`)).toBeUndefined();
+  });
+
+  it('names its senders: the executors of its bundles', async () => {
+    const executors = env.config.executorKeys.map((k) => privateKeyToAccount(k).address);
+    expect(await remote.senders()).toEqual(executors);
+    expect(await worker.senders()).toEqual(executors);
   });
 
   it('simulates: figures as bigints, and a revert with its reason, failing call and data', async () => {

@@ -12,6 +12,7 @@ import {
   decodeReceiptRequest,
   decodeWalletRef,
   encodeHead,
+  encodeSenders,
   encodeOperation,
   encodeOutcome,
   encodeReadResult,
@@ -120,6 +121,8 @@ export function createChainWorkerService(worker: ChainWorker, opts: ChainWorkerS
     }),
 
     getTransactionReceipt: unary('GetTransactionReceipt', async (req) => encodeReceipt(await worker.getTransactionReceipt(decodeReceiptRequest(req)))),
+
+    getSenders: unary('GetSenders', async () => encodeSenders(await worker.senders())),
 
     watchOutcomes(call) {
       const refused = wrongChain(call.metadata);

@@ -86,6 +86,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     log,
   });
   const reads = createChainReads(client);
+  const senders = config.executorKeys.map((k) => privateKeyToAccount(k).address);
   let restored = deps.requireRestore !== true;
 
   // Fail fast on a wrong RPC URL or chain id rather than on the first request.
@@ -200,6 +201,10 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     async getTransactionReceipt(hash) {
       assertOpen();
       return reads.getTransactionReceipt(hash);
+    },
+
+    async senders() {
+      return senders;
     },
 
     bundlerStats() {

@@ -64,6 +64,8 @@ export function createChainReads(client: ChainClient): ChainReads {
       ]).catch(rethrowAsRpcUnavailable);
       if (!raw) return undefined;
       const r = formatTransactionReceipt(raw);
+      // The block's time: a payment is judged by when the chain included it (a quote's window).
+      const block = await client.getBlock({ blockHash: r.blockHash }).catch(rethrowAsRpcUnavailable);
       // The head may have been read a moment before the receipt's block was: the block itself counts once.
       const confirmations = (head > r.blockNumber ? head : r.blockNumber) - r.blockNumber + 1n;
       return {
@@ -71,6 +73,7 @@ export function createChainReads(client: ChainClient): ChainReads {
         status: r.status,
         blockNumber: r.blockNumber,
         blockHash: r.blockHash,
+        blockTimestamp: block.timestamp,
         from: getAddress(r.from),
         ...(r.to && { to: getAddress(r.to) }),
         logs: r.logs.map((l) => ({ address: getAddress(l.address), topics: [...l.topics], data: l.data, logIndex: l.logIndex })),

@@ -46,7 +46,7 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
     chain: worker.chain,
     resolveWallet: (ref) => worker.resolveWallet(ref),
     getBalances: (ref) => worker.getBalances(ref),
-    simulate: (ref, calls) => worker.simulate(ref, calls),
+    simulate: (ref, calls, opts) => worker.simulate(ref, calls, opts),
     async prepareOperation(ref, calls, opts) {
       try {
         return await worker.prepareOperation(ref, calls, opts);
@@ -64,6 +64,7 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
     getHead: () => worker.getHead(),
     read: (calls, opts) => worker.read(calls, opts),
     getTransactionReceipt: (hash) => worker.getTransactionReceipt(hash),
+    senders: () => worker.senders(),
     close: () => worker.close(),
   };
 }

@@ -388,6 +388,8 @@ export interface TransactionReceipt {
   logs: ReceiptLog[];
   /** head - block_number + 1 when the worker read it (1 in the head block itself), decimal string. */
   confirmations: string;
+  /** The including block's timestamp, Unix seconds, decimal string. */
+  blockTimestamp: string;
 }
 
 export interface GetTransactionReceiptResponse {
@@ -397,6 +399,14 @@ export interface GetTransactionReceiptResponse {
 }
 
 export interface GetTransactionReceiptResponse_NotFound {
+}
+
+export interface GetSendersRequest {
+}
+
+export interface GetSendersResponse {
+  /** Checksummed addresses, 0x + 40 hex. */
+  addresses: string[];
 }
 
 function createBaseWalletRef(): WalletRef {
@@ -2964,6 +2974,7 @@ function createBaseTransactionReceipt(): TransactionReceipt {
     to: undefined,
     logs: [],
     confirmations: "",
+    blockTimestamp: "",
   };
 }
 
@@ -2992,6 +3003,9 @@ export const TransactionReceipt: MessageFns<TransactionReceipt> = {
     }
     if (message.confirmations !== "") {
       writer.uint32(66).string(message.confirmations);
+    }
+    if (message.blockTimestamp !== "") {
+      writer.uint32(74).string(message.blockTimestamp);
     }
     return writer;
   },
@@ -3071,6 +3085,14 @@ export const TransactionReceipt: MessageFns<TransactionReceipt> = {
             }
 
             message.confirmations = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.blockTimestamp = reader.string();
             continue;
           }
         }
@@ -3170,6 +3192,87 @@ export const GetTransactionReceiptResponse_NotFound: MessageFns<GetTransactionRe
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetSendersRequest(): GetSendersRequest {
+  return {};
+}
+
+export const GetSendersRequest: MessageFns<GetSendersRequest> = {
+  encode(_: GetSendersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSendersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSendersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetSendersResponse(): GetSendersResponse {
+  return { addresses: [] };
+}
+
+export const GetSendersResponse: MessageFns<GetSendersResponse> = {
+  encode(message: GetSendersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.addresses) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSendersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSendersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.addresses.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3350,6 +3453,19 @@ export const ChainWorkerServiceService = {
       Buffer.from(GetTransactionReceiptResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetTransactionReceiptResponse => GetTransactionReceiptResponse.decode(value),
   },
+  /**
+   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
+   * transaction one of them sent, since it is the service's own. Idempotent.
+   */
+  getSenders: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetSenders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSendersRequest): Buffer => Buffer.from(GetSendersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSendersRequest => GetSendersRequest.decode(value),
+    responseSerialize: (value: GetSendersResponse): Buffer => Buffer.from(GetSendersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSendersResponse => GetSendersResponse.decode(value),
+  },
 } as const;
 
 export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
@@ -3413,6 +3529,11 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    * not mined it (payment verification reads ERC-20 Transfer logs from it). Idempotent.
    */
   getTransactionReceipt: handleUnaryCall<GetTransactionReceiptRequest, GetTransactionReceiptResponse>;
+  /**
+   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
+   * transaction one of them sent, since it is the service's own. Idempotent.
+   */
+  getSenders: handleUnaryCall<GetSendersRequest, GetSendersResponse>;
 }
 
 export interface ChainWorkerServiceClient extends Client {
@@ -3620,6 +3741,25 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
+   * transaction one of them sent, since it is the service's own. Idempotent.
+   */
+  getSenders(
+    request: GetSendersRequest,
+    callback: (error: ServiceError | null, response: GetSendersResponse) => void,
+  ): ClientUnaryCall;
+  getSenders(
+    request: GetSendersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSendersResponse) => void,
+  ): ClientUnaryCall;
+  getSenders(
+    request: GetSendersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSendersResponse) => void,
   ): ClientUnaryCall;
 }
 
