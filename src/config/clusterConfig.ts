@@ -83,7 +83,7 @@ export const ClusterConfigSchema = z.object({
   /** Completion webhooks (the controller sends them; the gateway checks callback URLs): src/webhooks/settings.ts. */
   webhooks: WebhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
   /** Pricing of the manual and auto modes (the settler key of x402 comes from the environment): src/payments/settings.ts. */
-  payments: PaymentSettingsSchema.default(DEFAULT_PAYMENT_SETTINGS),
+  payments: PaymentSettingsSchema.default({ ...DEFAULT_PAYMENT_SETTINGS, serviceAccounts: [] }),
   /** Every role serves /metrics, /livez and /readyz here. */
   ops: z.object({ port: z.number().int().min(0).max(65535).default(9090) }).default({ port: 9090 }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

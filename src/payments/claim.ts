@@ -1,13 +1,17 @@
-import { API_VERSION, type PaymentReceipt } from '../api/v1alpha1/index.ts';
+import { isAddressEqual, parseAbiItem, toEventSelector, type Address, type Hex } from 'viem';
+import { API_VERSION, operationClaimName, type ExecutionRequest, type PaymentReceipt, type SignedUserOperation } from '../api/v1alpha1/index.ts';
+import type { TransactionReceiptInfo } from '../chain/types.ts';
+import type { ChainName } from '../config/chains.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
 
 export type ClaimResult = { claimed: true } | { claimed: false; usedBy: string };
 
 /**
- * Makes a payment single-use: creates its PaymentReceipt if absent. The name says which payment (a chain and
- * tx hash, or an x402 authorization), so of two requests racing for one payment exactly one create succeeds,
- * whatever the process or replica. A receipt that exists for the same request counts as claimed (a retry after
- * a crash between the claim and the status write); one for another request, by any key, does not.
+ * Makes a payment single-use: creates its PaymentReceipt if absent. The name says what the payment spends (a
+ * transfer, a transaction, an operation's fee, an x402 authorization: see paymentReceipt.ts), so of two requests
+ * racing for one payment exactly one create succeeds, whatever the process or replica. A receipt that exists for
+ * the same request counts as claimed (a retry after a crash between the claim and the status write); one for
+ * another request, by any key, does not.
  */
 export async function claimPayment(
   store: ResourceStore,
@@ -25,4 +29,69 @@ export async function claimPayment(
   const existing = await store.get('PaymentReceipt', name, namespace);
   if (existing.spec.requestId === spec.requestId && existing.spec.apiClient === spec.apiClient) return { claimed: true };
   return { claimed: false, usedBy: existing.spec.requestId };
+}
+
+/** The claim of that name, or undefined when nothing claimed it. */
+export async function claimOf(store: ResourceStore, namespace: string, name: string): Promise<PaymentReceipt | undefined> {
+  try {
+    return await store.get('PaymentReceipt', name, namespace);
+  } catch (e) {
+    if (isStoreError(e, 'NotFound')) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Claims the fee an auto-mode operation carries, once the operation is signed and before it is sent: whoever sends
+ * the bundle (this service's executors, or an outside bundler), a proof presenting the bundle's fee transfer finds
+ * the claim (claimedOperationOf) and is refused.
+ */
+export async function claimOperationFee(
+  store: ResourceStore,
+  namespace: string,
+  request: ExecutionRequest,
+  op: Pick<SignedUserOperation, 'hash'>,
+  fee: { token: string; amountRaw: string; payer: string },
+): Promise<string> {
+  const name = operationClaimName(request.spec.chain, op.hash);
+  const claim = await claimPayment(store, namespace, name, {
+    chain: request.spec.chain,
+    method: 'auto',
+    userOpHash: op.hash,
+    token: fee.token,
+    payer: fee.payer,
+    amountRaw: fee.amountRaw,
+    apiClient: request.spec.apiClient,
+    requestId: request.metadata.name,
+  });
+  // An operation hash covers its sender, nonce and chain: no other request can have signed the same one.
+  if (!claim.claimed) throw new Error(`operation ${op.hash} is claimed by request ${claim.usedBy}`);
+  return name;
+}
+
+const USER_OPERATION_EVENT = toEventSelector(
+  parseAbiItem('event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)'),
+);
+
+/**
+ * The ERC-4337 operation whose execution emitted the logs at `positions` of a bundle transaction, and the name of
+ * its fee claim; undefined when they are not inside an operation of `entryPoint`. The EntryPoint (v0.6 to v0.8)
+ * emits an operation's UserOperationEvent right after the logs of its execution, so the operation of a log is the
+ * first UserOperationEvent after it.
+ */
+export function claimedOperationOf(
+  chain: ChainName,
+  receipt: TransactionReceiptInfo,
+  entryPoint: Address,
+  positions: readonly number[],
+): { userOpHash: Hex; claim: string } | undefined {
+  const first = Math.min(...positions);
+  for (let i = first + 1; i < receipt.logs.length; i++) {
+    const log = receipt.logs[i]!;
+    if (log.topics[0] === USER_OPERATION_EVENT && isAddressEqual(log.address, entryPoint) && log.topics[1] !== undefined) {
+      const userOpHash = log.topics[1];
+      return { userOpHash, claim: operationClaimName(chain, userOpHash) };
+    }
+  }
+  return undefined;
 }

@@ -1,8 +1,10 @@
+import type { PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
 import { makeQuote } from './quote.ts';
+import { withUniqueAmounts } from './uniqueAmounts.ts';
 import type { Admission, ChainPaymentTerms, PaymentContext, PaymentPolicies, PaymentPolicy, PaymentSettings } from './types.ts';
 import { createPaymentVerifier } from './verify.ts';
 import type { X402Facilitator } from './x402/index.ts';
@@ -30,7 +32,14 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     if (!t) throw new Error(`no payment terms for chain ${chain}`);
     return t;
   };
-  const verifier = createPaymentVerifier({ store: deps.store, namespace: deps.namespace, terms: termsOf, x402: deps.x402, logger: deps.logger });
+  const verifier = createPaymentVerifier({
+    store: deps.store,
+    namespace: deps.namespace,
+    terms: termsOf,
+    x402: deps.x402,
+    serviceAccounts: deps.settings.serviceAccounts,
+    logger: deps.logger,
+  });
   const quoteFor = (ctx: Parameters<PaymentPolicy['admit']>[0], extraGas = 0n) =>
     makeQuote({
       mode: ctx.request.spec.paymentMode,
@@ -44,20 +53,41 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
   const hasPayment = (ctx: PaymentContext): boolean =>
     ctx.request.spec.paymentProof !== undefined || ctx.request.spec.x402Payment !== undefined;
 
-  /** A payment that came with the request itself (paid before the first 402): judged against a fresh quote. */
-  async function admitAttached(ctx: PaymentContext, quote: Admission & { kind: 'required' }): Promise<Admission> {
-    const verdict = await verifier.verify(ctx.request, ctx.worker, quote.quote, ctx.now);
-    if (verdict.kind === 'verified') return { kind: 'verified', quote: quote.quote, paid: verdict.paid };
-    if (verdict.kind === 'rejected') return { ...quote, rejection: verdict.rejection };
-    return quote; // a quote just made cannot have expired
+  /**
+   * The quote a 402 answers with: amounts no other open quote holds, held until the quote's grace ends, and the
+   * chain's head, after which a transfer made for it must be mined. Refused when no free amount is found.
+   */
+  async function payable(ctx: PaymentContext, quote: PaymentQuote): Promise<Admission> {
+    const chain = ctx.request.spec.chain;
+    const head = await ctx.worker.getHead();
+    const unique = withUniqueAmounts(quote, (token) => ctx.amounts.held(chain, token, ctx.now));
+    if (!unique) {
+      return { kind: 'refused', failure: { code: 'payments_busy', message: `too many quotes are open on ${chain} to give this one an amount of its own; send the request again` } };
+    }
+    const held: PaymentQuote = {
+      ...unique,
+      fromBlock: head.blockNumber.toString(),
+      reservedUntil: new Date(Date.parse(quote.expiresAt) + deps.settings.graceSeconds * 1000).toISOString(),
+    };
+    ctx.amounts.hold(chain, held);
+    return { kind: 'required', quote: held };
   }
 
-  const verify: PaymentPolicy['verify'] = (ctx, quote) => verifier.verify(ctx.request, ctx.worker, quote, ctx.now);
+  /** A payment that came with the request itself (paid before the first 402): judged against a fresh quote. */
+  async function admitAttached(ctx: PaymentContext, required: Admission): Promise<Admission> {
+    if (required.kind !== 'required') return required;
+    const verdict = await verifier.verify(ctx.request, ctx.worker, [required.quote], ctx.now);
+    if (verdict.kind === 'verified') return { kind: 'verified', quote: verdict.quote ?? required.quote, paid: verdict.paid };
+    if (verdict.kind === 'rejected') return { ...required, rejection: verdict.rejection };
+    return required; // a quote just made cannot have expired
+  }
+
+  const verify: PaymentPolicy['verify'] = (ctx, quotes) => verifier.verify(ctx.request, ctx.worker, quotes, ctx.now);
 
   const manual: PaymentPolicy = {
     mode: 'manual',
     async admit(ctx) {
-      const required = { kind: 'required' as const, quote: quoteFor(ctx) };
+      const required = await payable(ctx, quoteFor(ctx));
       return hasPayment(ctx) ? admitAttached(ctx, required) : required;
     },
     verify,
@@ -72,10 +102,10 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
      */
     async admit(ctx) {
       const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
-      if (hasPayment(ctx)) return admitAttached(ctx, { kind: 'required', quote });
+      if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quote));
       if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
       const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote);
-      if (!token) return { kind: 'required', quote };
+      if (!token) return payable(ctx, quote);
       return {
         kind: 'satisfied',
         reason: 'AutoTransfer',

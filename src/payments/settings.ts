@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PaymentSettings } from './types.ts';
 
-export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = { platformFeeUsd: 0.01, quoteTtlSeconds: 600 };
+export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = { platformFeeUsd: 0.01, quoteTtlSeconds: 600, graceSeconds: 60, serviceAccounts: [] };
 
 /** The `payments` section of the cluster configuration (the embedded mode takes the same fields as options). */
 export const PaymentSettingsSchema = z
@@ -10,6 +10,15 @@ export const PaymentSettingsSchema = z
     platformFeeUsd: z.number().min(0).max(1_000).default(DEFAULT_PAYMENT_SETTINGS.platformFeeUsd),
     /** How long a 402's quote holds; a payment after that is answered with a fresh quote. */
     quoteTtlSeconds: z.number().int().min(30).max(86_400).default(DEFAULT_PAYMENT_SETTINGS.quoteTtlSeconds),
+    /** How long after its quote expired an unpaid request waits for a payment on its way (its amounts held as long). */
+    graceSeconds: z.number().int().min(0).max(3_600).default(DEFAULT_PAYMENT_SETTINGS.graceSeconds),
+    /**
+     * Addresses the service sends from besides the chain workers' executors and the x402 settler (the faucet's, when
+     * it runs in the cluster): a transaction from one of them is never taken as a payment.
+     */
+    serviceAccounts: z
+      .array(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address') as unknown as z.ZodType<`0x${string}`>)
+      .default([]),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { createPaymentPolicies } from './policies.ts';
+import { claimSettlement } from './settlementClaim.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from './settings.ts';
 import { paymentTermsOf } from './terms.ts';
 import type { ChainPaymentTerms, PaymentPolicies, PaymentSettings } from './types.ts';
@@ -20,7 +21,7 @@ export interface PaymentsSetup {
 export interface PaymentsSetupOptions {
   store: ResourceStore;
   namespace: string;
-  chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'rpcUrl' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
+  chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'rpcUrl' | 'entryPoint' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
   settings?: Partial<PaymentSettings> | undefined;
   /** The EOA that settles x402 payments; without it x402 is not offered. */
   x402SettlerKey?: `0x${string}` | undefined;
@@ -32,7 +33,11 @@ export function setUpPayments(opts: PaymentsSetupOptions): PaymentsSetup {
   const settings: PaymentSettings = { ...DEFAULT_PAYMENT_SETTINGS, ...opts.settings };
   const terms = paymentTermsOf(opts.chains);
   const x402 = opts.x402SettlerKey
-    ? createX402Facilitator({ chains: opts.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl })), settlerKey: opts.x402SettlerKey })
+    ? createX402Facilitator({
+        chains: opts.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl })),
+        settlerKey: opts.x402SettlerKey,
+        beforeSend: claimSettlement(opts.store, opts.namespace),
+      })
     : undefined;
   const policies = createPaymentPolicies({ store: opts.store, namespace: opts.namespace, terms, settings, x402, logger: opts.logger });
   return { policies, terms, settings, x402: x402 !== undefined };

@@ -6,7 +6,7 @@ import type { ChainPaymentTerms, PaymentSettings } from './types.ts';
 import type { PaymentMode } from '../api/v1alpha1/index.ts';
 import type { SimulationResult } from '../chain/types.ts';
 
-type TermsSource = Pick<ChainConfig, 'name' | 'chainId' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>;
+type TermsSource = Pick<ChainConfig, 'name' | 'chainId' | 'entryPoint' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>;
 
 /** Each chain's payment terms, from the chains' configuration (the embedded mode's or the cluster's). */
 export function paymentTermsOf(chains: readonly TermsSource[]): ReadonlyMap<ChainName, ChainPaymentTerms> {
@@ -16,6 +16,7 @@ export function paymentTermsOf(chains: readonly TermsSource[]): ReadonlyMap<Chai
       {
         chain: c.name,
         chainId: c.chainId,
+        entryPoint: c.entryPoint,
         treasury: c.treasury,
         tokens: c.tokens,
         nativeUsdPrice: c.nativeUsdPrice,

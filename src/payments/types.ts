@@ -3,6 +3,7 @@ import type { Call, ExecutionRequest, Failure, PaymentMode, PaymentQuote, Paymen
 import type { ChainWorker, SimulationResult } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
+import type { HeldAmounts } from './uniqueAmounts.ts';
 import type { PaymentVerdict } from './verify.ts';
 
 /**
@@ -30,6 +31,8 @@ export type Admission =
 export interface ChainPaymentTerms {
   chain: ChainName;
   chainId: number;
+  /** The chain's EntryPoint: payment verification finds the operation a bundle's transfer belongs to by its events. */
+  entryPoint: Address;
   treasury: Address;
   tokens: readonly TokenConfig[];
   /** USD per native coin, to price gas. */
@@ -43,20 +46,32 @@ export interface PaymentSettings {
   platformFeeUsd: number;
   /** How long a quote holds; a payment for an expired quote is answered with a fresh 402. */
   quoteTtlSeconds: number;
+  /**
+   * How long after its quote expired an unpaid request still waits for a payment on its way, and the quote's
+   * amounts stay held for it (a transfer mined until then still pays it).
+   */
+  graceSeconds: number;
+  /**
+   * The service's sending accounts besides the chain workers' executors and the x402 settler (the faucet's): a
+   * transaction one of them sent is never taken as a payment.
+   */
+  serviceAccounts: readonly Address[];
 }
 
 export interface PaymentContext {
   request: ExecutionRequest;
   worker: ChainWorker;
   now: Date;
+  /** The amounts open quotes hold: a 402's quote asks for others (uniqueAmounts.ts). */
+  amounts: HeldAmounts;
 }
 
 export interface PaymentPolicy {
   readonly mode: PaymentMode;
   /** A new request, just simulated. */
   admit(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
-  /** A payment attached to a request awaiting one, judged against the quote stored on it. */
-  verify(ctx: PaymentContext, quote: PaymentQuote): Promise<PaymentVerdict>;
+  /** A payment attached to a request awaiting one, judged against its quotes (the current one first). */
+  verify(ctx: PaymentContext, quotes: readonly PaymentQuote[]): Promise<PaymentVerdict>;
 }
 
 export type PaymentPolicies = Readonly<Record<PaymentMode, PaymentPolicy>>;

@@ -1,10 +1,18 @@
 import type { Address, Hex } from 'viem';
-import { paymentReceiptName, type ExecutionRequest, type PaymentQuote, type PaymentRecord, type PaymentRejection } from '../api/v1alpha1/index.ts';
+import {
+  transactionClaimName,
+  transferClaimName,
+  type ExecutionRequest,
+  type PaymentQuote,
+  type PaymentRecord,
+  type PaymentRejection,
+} from '../api/v1alpha1/index.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
-import { claimPayment } from './claim.ts';
-import { checkProofTerms, verifyProofTransfer, type ProofTerms } from './proof.ts';
+import { claimOf, claimPayment, claimedOperationOf } from './claim.ts';
+import { matchQuote, verifyProofTransfer, type ProofTerms } from './proof.ts';
+import { isPayerSignature, proofMessage } from './proofSignature.ts';
 import { quoteValid } from './quote.ts';
 import type { ChainPaymentTerms } from './types.ts';
 import {
@@ -20,7 +28,8 @@ import { x402Offer } from './x402/offer.ts';
 
 /** What verifying the payment attached to a request concluded. */
 export type PaymentVerdict =
-  | { kind: 'verified'; paid: PaymentRecord }
+  /** Paid and claimed; `quote` is the quote it paid (the current one, or an earlier one the transfer was made for). */
+  | { kind: 'verified'; paid: PaymentRecord; quote?: PaymentQuote }
   | { kind: 'rejected'; rejection: Omit<PaymentRejection, 'observedGeneration'> }
   /** The quote the payment answers has expired: quote again (a fresh 402), judge nothing. */
   | { kind: 'expired' };
@@ -31,6 +40,11 @@ export interface PaymentVerifierDeps {
   terms(chain: ExecutionRequest['spec']['chain']): ChainPaymentTerms;
   /** The in-process x402 facilitator; without it PAYMENT-SIGNATURE payments are refused (x402 is not offered). */
   x402?: X402Facilitator | undefined;
+  /**
+   * The service's sending accounts besides the chain workers' executors and the x402 settler (the faucet's): a
+   * transaction one of them sent is never a payment.
+   */
+  serviceAccounts?: readonly Address[] | undefined;
   /** How far back a settled-but-unrecorded x402 payment is searched for after a crash (blocks). */
   x402LookbackBlocks?: bigint;
   logger: Logger;
@@ -42,51 +56,93 @@ const reject = (reason: string, message: string, retryable = false, extra: Parti
 });
 
 /**
- * Verifies and claims the payment attached to a request awaiting one, against the quote stored on it:
- * an `X-Payment-Proof` (an on-chain transfer, spec §4.2 rule 2) or an x402 `PAYMENT-SIGNATURE` (an EIP-3009
+ * Verifies and claims the payment attached to a request awaiting one, against the quotes stored on it: an
+ * `X-Payment-Proof` (an on-chain transfer, spec §4.2 rule 2) or an x402 `PAYMENT-SIGNATURE` (an EIP-3009
  * authorization the service settles itself). Either way the payment is claimed — its PaymentReceipt created if
  * absent — before the verdict says `verified`, and the request is queued only after: one payment pays for one
  * request, across every key and replica.
+ *
+ * `quotes` are the request's current quote first, then the earlier ones it keeps (a transfer made for one of those
+ * in its window still pays).
  */
 export function createPaymentVerifier(deps: PaymentVerifierDeps) {
-  async function verify(request: ExecutionRequest, worker: ChainWorker, quote: PaymentQuote, now: Date): Promise<PaymentVerdict> {
-    if (!quoteValid(quote, now)) return { kind: 'expired' };
-    if (request.spec.x402Payment !== undefined) return verifyX402(request, quote);
-    if (request.spec.paymentProof !== undefined) return verifyProof(request, worker, quote, now);
-    return reject('no_payment', 'no payment is attached to the request');
+  async function verify(request: ExecutionRequest, worker: ChainWorker, quotes: readonly PaymentQuote[], now: Date): Promise<PaymentVerdict> {
+    const quote = quotes[0];
+    if (!quote) return { kind: 'expired' };
+    if (request.spec.x402Payment !== undefined) return quoteValid(quote, now) ? verifyX402(request, quote) : { kind: 'expired' };
+    if (request.spec.paymentProof !== undefined) return verifyProof(request, worker, quotes, now);
+    return quoteValid(quote, now) ? reject('no_payment', 'no payment is attached to the request') : { kind: 'expired' };
   }
 
-  async function verifyProof(request: ExecutionRequest, worker: ChainWorker, quote: PaymentQuote, now: Date): Promise<PaymentVerdict> {
+  /** The accounts whose transactions are the service's own: the worker's executors, the x402 settler, the configured ones. */
+  async function sentByService(from: Address, worker: ChainWorker): Promise<boolean> {
+    const own = [...(await worker.senders()), ...(deps.x402 ? [deps.x402.settler] : []), ...(deps.serviceAccounts ?? [])];
+    return own.some((a) => a.toLowerCase() === from.toLowerCase());
+  }
+
+  async function verifyProof(request: ExecutionRequest, worker: ChainWorker, quotes: readonly PaymentQuote[], now: Date): Promise<PaymentVerdict> {
     const proof = request.spec.paymentProof!;
-    const chainTerms = deps.terms(request.spec.chain);
+    const chain = request.spec.chain;
+    const chainTerms = deps.terms(chain);
+    const current = quotes[0]!;
     const terms: ProofTerms = {
-      chain: request.spec.chain,
-      treasury: quote.recipient as Address,
-      tokens: new Map(quote.tokens.map((t) => [t.symbol, { address: t.address as Address, amountRaw: BigInt(t.amountRaw) }])),
+      chain,
+      treasury: current.recipient as Address,
+      tokens: new Map(current.tokens.map((t) => [t.symbol, { address: t.address as Address }])),
       requiredConfirmations: chainTerms.paymentConfirmations,
     };
-    // The checks that need no chain first: a proof for another chain is not looked up on this one.
-    const named = checkProofTerms(proof, terms);
-    if (!named.ok) return { kind: 'rejected', rejection: named.error };
     const receipt = await worker.getTransactionReceipt(proof.txHash as Hex);
     const checked = verifyProofTransfer(proof, terms, receipt);
     if (!checked.ok) return { kind: 'rejected', rejection: checked.error };
     const t = checked.value;
-    const name = paymentReceiptName(request.spec.chain, t.txHash);
+    const used = (why: string) => reject('tx_already_used', `transaction ${t.txHash} ${why}: it pays no other request`);
+
+    // What the service sent itself, or claimed when it signed it, was a payment (or a drip) already.
+    if (await sentByService(receipt!.from, worker)) return used(`was sent by one of the service's own accounts (${receipt!.from})`);
+    const op = claimedOperationOf(chain, receipt!, chainTerms.entryPoint, t.logIndexes);
+    if (op !== undefined && (await claimOf(deps.store, deps.namespace, op.claim)) !== undefined) {
+      return used(`carries the fee of auto-mode operation ${op.userOpHash}`);
+    }
+    const whole = await claimOf(deps.store, deps.namespace, transactionClaimName(chain, t.txHash));
+    if (whole !== undefined && whole.spec.requestId !== request.metadata.name) return used(`already paid for request ${whole.spec.requestId}`);
+
+    const signed = proof.signature !== undefined;
+    if (signed) {
+      const message = proofMessage({ chainId: chainTerms.chainId, txHash: t.txHash, requestId: proof.requestId, agentId: request.spec.agentId });
+      if (!(await isPayerSignature(worker, t.payer, message, proof.signature as Hex))) {
+        return reject('signature_invalid', `the signature is not ${t.payer}'s over the proof message (docs/payments.md: what the payer signs)`);
+      }
+    }
+    const match = matchQuote(t, quotes, { signed, now });
+    if (match.kind === 'expired') return match;
+    if (match.kind === 'refused') return { kind: 'rejected', rejection: match.rejection };
+
+    const name = transferClaimName(chain, t.txHash, t.logIndex);
     const claim = await claimPayment(deps.store, deps.namespace, name, {
-      chain: request.spec.chain,
+      chain,
       method: 'proof',
       txHash: t.txHash,
+      logIndex: t.logIndex,
       token: t.token,
       payer: t.payer,
       amountRaw: t.amountRaw.toString(),
       apiClient: request.spec.apiClient,
       requestId: request.metadata.name,
     });
-    if (!claim.claimed) return reject('tx_already_used', `transaction ${t.txHash} already paid for another request`);
+    if (!claim.claimed) return used(`already paid for request ${claim.usedBy}`);
     return {
       kind: 'verified',
-      paid: { method: 'proof', token: t.token, amountRaw: t.amountRaw.toString(), payer: t.payer, txHash: t.txHash, receipt: name, verifiedTime: now.toISOString() },
+      quote: match.quote,
+      paid: {
+        method: 'proof',
+        token: t.token,
+        amountRaw: t.amountRaw.toString(),
+        payer: t.payer,
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        receipt: name,
+        verifiedTime: now.toISOString(),
+      },
     };
   }
 

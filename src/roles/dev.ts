@@ -50,7 +50,11 @@ export async function runDev(argv: string[]): Promise<number> {
         allowLoopback: values['allow-loopback-webhooks'] === true || process.env.AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK === '1',
       },
       // The devnet's own settler account sends x402 settlements (it holds native coin on every chain).
-      payments: { x402SettlerKey: devnet.manifest.accounts.settler?.privateKey },
+      payments: {
+        x402SettlerKey: devnet.manifest.accounts.settler?.privateKey,
+        // The faucet's drips are the service's own transactions: never a payment.
+        ...(devnet.manifest.accounts.faucet && { serviceAccounts: [devnet.manifest.accounts.faucet.address] }),
+      },
       onStoreFatal: (err) => {
         process.stderr.write(`agent-wallet: the store stopped for good (${err.message}); exiting so it restarts from the disk\n`);
         process.exit(1);

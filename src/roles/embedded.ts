@@ -57,13 +57,12 @@ export interface EmbeddedServiceOptions {
    */
   webhooks?: WebhookSettingsInput & { ca?: string | Buffer; resolver?: Resolver };
   /**
-   * Payments: the platform fee and quote lifetime (default DEFAULT_PAYMENT_SETTINGS), and the key of the EOA that
-   * settles x402 payments (it pays their gas). Without a settler key, 402s offer X-Payment-Proof only.
+   * Payments: the platform fee, quote lifetime and grace, the service's other sending accounts (default
+   * DEFAULT_PAYMENT_SETTINGS), and the key of the EOA that settles x402 payments (it pays their gas). Without a
+   * settler key, 402s offer X-Payment-Proof only.
    */
   payments?: Partial<PaymentSettings> & {
     x402SettlerKey?: `0x${string}` | undefined;
-    /** How long after its quote expired an unpaid request waits before it fails (default 60 s). */
-    graceSeconds?: number;
   };
 }
 
@@ -118,6 +117,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       settings: {
         ...(opts.payments?.platformFeeUsd !== undefined && { platformFeeUsd: opts.payments.platformFeeUsd }),
         ...(opts.payments?.quoteTtlSeconds !== undefined && { quoteTtlSeconds: opts.payments.quoteTtlSeconds }),
+        ...(opts.payments?.graceSeconds !== undefined && { graceSeconds: opts.payments.graceSeconds }),
+        ...(opts.payments?.serviceAccounts !== undefined && { serviceAccounts: opts.payments.serviceAccounts }),
       },
       x402SettlerKey: opts.payments?.x402SettlerKey,
       logger: log.child({ role: 'payments' }),
@@ -137,7 +138,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         retentionSeconds: opts.retentionSeconds ?? 3_600,
         admissionRetryMs: opts.admissionRetryMs,
         inclusionPollMs: opts.inclusionPollMs,
-        paymentGraceMs: opts.payments?.graceSeconds !== undefined ? opts.payments.graceSeconds * 1000 : undefined,
+        paymentGraceMs: payments.settings.graceSeconds * 1000,
         webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,
         logger: log.child({ role: 'controller' }),

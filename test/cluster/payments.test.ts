@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
-import { paymentReceiptName } from '../../src/api/v1alpha1/index.ts';
+import { transferClaimName } from '../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { newPayer } from '../support/payer.ts';
@@ -25,7 +25,9 @@ const body = (agent: string) => ({
   target_contract: cluster.devnet.chain(CHAIN).testContracts.counter,
   calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }),
 });
-const proof = (p: { payer: string; tx_hash: string; request_id: string }) => ({ 'x-payment-proof': JSON.stringify({ ...p, token: 'USDC', chain: CHAIN }) });
+const proof = (p: { payer: string; tx_hash: string; request_id: string; signature?: string }) => ({
+  'x-payment-proof': JSON.stringify({ ...p, token: 'USDC', chain: CHAIN }),
+});
 
 it('402, an on-chain payment, the same request with X-Payment-Proof: queued, confirmed, claimed once', async () => {
   const { api } = await cluster.newKey('manual');
@@ -36,7 +38,7 @@ it('402, an on-chain payment, the same request with X-Payment-Proof: queued, con
   const paid = await api.post('/execute', body('c-pay'), proof({ payer: payer.address, tx_hash: tx, request_id: quote.request_id }));
   expect(paid.status).toBe(200);
   expect((await api.waitForTerminal(quote.request_id, 60_000)).status).toBe('confirmed');
-  const receipt = await cluster.store.get('PaymentReceipt', paymentReceiptName(CHAIN, tx));
+  const receipt = await cluster.store.get('PaymentReceipt', transferClaimName(CHAIN, tx, 0));
   expect(receipt.spec.requestId).toBe(quote.request_id);
 });
 
@@ -44,9 +46,16 @@ it('one transaction offered to two requests at once pays for exactly one', async
   const { api } = await cluster.newKey('manual');
   const [a, b] = await Promise.all([api.post('/execute', body('c-a')), api.post('/execute', body('c-b'))]);
   const payer = await newPayer(cluster.devnet, CHAIN);
+  // Enough for either quote, and signed by the payer for each request: what is refused below is the reuse alone.
   const tx = await payer.pay('USDC', a.body.payment_address, 100_000_000n);
   const answers = await Promise.all(
-    [['c-a', a], ['c-b', b]].map(([agent, q]: any) => api.post('/execute', body(agent), proof({ payer: payer.address, tx_hash: tx, request_id: q.body.request_id }))),
+    [['c-a', a], ['c-b', b]].map(async ([agent, q]: any) =>
+      api.post(
+        '/execute',
+        body(agent),
+        proof({ payer: payer.address, tx_hash: tx, request_id: q.body.request_id, signature: await payer.signProof({ txHash: tx, requestId: q.body.request_id, agentId: agent }) }),
+      ),
+    ),
   );
   expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
   expect(answers.find((r) => r.status === 402)!.body.reason).toBe('tx_already_used');

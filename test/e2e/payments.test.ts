@@ -9,7 +9,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { encodeFunctionData, parseAbi, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paymentReceiptName } from '../../src/api/v1alpha1/index.ts';
+import { transferClaimName } from '../../src/api/v1alpha1/index.ts';
 import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { evmNetwork } from '../../src/payments/x402/index.ts';
 import { newPayer as payerOn } from '../support/payer.ts';
@@ -26,9 +26,11 @@ const balanceOf = (asset: Address, holder: Address) =>
   devnet().publicClient(CHAIN).readContract({ address: asset, abi: testStablecoinAbi, functionName: 'balanceOf', args: [holder] });
 
 const newPayer = () => payerOn(devnet(), CHAIN);
+/** A signature by someone other than the payer. */
+const newPayerSignature = async (txHash: string, requestId: string) => (await newPayer()).signProof({ txHash, requestId, agentId: 'x' });
 
 const body = (agent: string, extra: Record<string, unknown> = {}) => ({ agent_id: agent, chain: CHAIN, target_contract: counter(), calldata: INCREMENT, ...extra });
-const proofHeader = (proof: { payer: string; token: string; tx_hash: string; chain?: string; request_id?: string }) => ({
+const proofHeader = (proof: { payer: string; token: string; tx_hash: string; chain?: string; request_id?: string; signature?: string }) => ({
   'x-payment-proof': JSON.stringify({ chain: CHAIN, ...proof }),
 });
 
@@ -53,7 +55,7 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ request_id: quote.request_id, status: 'queued', estimated_cost_usd: quote.amount_usd });
     expect((await api.waitForTerminal(quote.request_id)).status).toBe('confirmed');
-    const receipt = await svc.store.get('PaymentReceipt', paymentReceiptName(CHAIN, tx));
+    const receipt = await svc.store.get('PaymentReceipt', transferClaimName(CHAIN, tx, 0));
     expect(receipt.spec).toMatchObject({ requestId: quote.request_id, method: 'proof', token: 'USDC', amountRaw: quote.required_amount_raw.USDC });
   });
 
@@ -85,6 +87,11 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: elsewhere })).body.reason).toBe('wrong_recipient');
     const short = await payer.pay('USDC', quote.payment_address, amount - 1n);
     expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: short })).body.reason).toBe('amount_insufficient');
+    // More than asked is not the quote's amount either: unsigned, a transfer pays only the exact amount.
+    const over = await payer.pay('USDC', quote.payment_address, amount + 1n);
+    expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: over })).body.reason).toBe('amount_mismatch');
+    const forged = await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: over, signature: await newPayerSignature(over, quote.request_id) });
+    expect(forged.body.reason).toBe('signature_invalid');
     const good = await payer.pay('USDC', quote.payment_address, amount);
     expect((await refusedWith({ payer: payer.address, token: 'aUSD', tx_hash: good })).body.reason).toBe('no_token_transfer');
     expect((await refusedWith({ payer: payer.address, token: 'USDT', tx_hash: good })).body.reason).toBe('token_not_accepted');
@@ -104,27 +111,33 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     const { api } = await svc.newKey('manual');
     const [a, b] = await Promise.all([api.post('/execute', body('reuse-a')), api.post('/execute', body('reuse-b'))]);
     const payer = await newPayer();
-    // Enough for any of the quotes: what is refused below is the reuse, not the amount.
+    // Enough for any of the quotes, and signed by the payer for each: what is refused below is the reuse alone.
     const tx = await payer.pay('USDC', a.body.payment_address, 100_000_000n);
+    const signedFor = async (requestId: string, agentId: string) =>
+      proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: requestId, signature: await payer.signProof({ txHash: tx, requestId, agentId }) });
     const answers = await Promise.all(
-      [a, b].map((q, i) => api.post('/execute', body(i === 0 ? 'reuse-a' : 'reuse-b'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: q.body.request_id }))),
+      [a, b].map(async (q, i) => api.post('/execute', body(i === 0 ? 'reuse-a' : 'reuse-b'), await signedFor(q.body.request_id, i === 0 ? 'reuse-a' : 'reuse-b'))),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
     expect(answers.find((r) => r.status === 402)!.body).toMatchObject({ error: 'payment_verification_failed', reason: 'tx_already_used' });
 
     const other = await svc.newKey('manual');
     const q = (await other.api.post('/execute', body('reuse-c'))).body;
-    const r = await other.api.post('/execute', body('reuse-c'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: q.request_id }));
+    const r = await other.api.post('/execute', body('reuse-c'), await signedFor(q.request_id, 'reuse-c'));
     expect(r.status).toBe(402);
     expect(r.body.reason).toBe('tx_already_used');
   });
 
-  it('a payment sent with the first call (before any 402) is verified against a fresh quote', async () => {
+  it('a payment sent with the first call (before any 402) pays when the payer signs it, and only then', async () => {
     const { api } = await svc.newKey('manual');
     const payer = await newPayer();
-    // Overpay: the quote is not known before the first call; a proof pays when it covers it.
+    // Overpay: the quote is not known before the first call; a signed proof pays when it covers it.
     const tx = await payer.pay('USDC', devnet().chain(CHAIN).treasury, 100_000_000n);
-    const r = await api.post('/execute', body('upfront'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx }));
+    const unsigned = await api.post('/execute', body('upfront'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx }));
+    expect(unsigned.status).toBe(402);
+    expect(unsigned.body.reason).toBe('paid_before_quote'); // its amount was made for no quote: anyone could present it
+    const signature = await payer.signProof({ txHash: tx, agentId: 'upfront-2' });
+    const r = await api.post('/execute', body('upfront-2'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, signature }));
     expect(r.status).toBe(200);
     expect((await api.waitForTerminal(r.body.request_id)).status).toBe('confirmed');
   });
@@ -199,7 +212,9 @@ describe('a request nobody pays for', () => {
 
     const payer = await newPayer();
     const tx = await payer.pay('USDC', quote.payment_address, 100_000_000n);
-    const paid = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id }));
+    // Paid after its quote's hold ended: signed, the transfer is bound to the caller all the same.
+    const signature = await payer.signProof({ txHash: tx, requestId: quote.request_id, agentId: 'late' });
+    const paid = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id, signature }));
     expect(paid.status).toBe(200);
     expect(paid.body.request_id).not.toBe(quote.request_id);
   });

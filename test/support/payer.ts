@@ -3,6 +3,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { devnetChain, devnetWalletClient } from '../../src/devnet/clients.ts';
 import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { proofMessage, type ProofMessageFields } from '../../src/payments/proofSignature.ts';
 import type { testDevnet } from './env.ts';
 
 /**
@@ -26,6 +27,9 @@ export async function newPayer(devnet: ReturnType<typeof testDevnet>, chain: Cha
     privateKey,
     address: wallet.account.address,
     mint,
+    /** The payer's signature of a proof (EIP-191), for X-Payment-Proof's `signature`. */
+    signProof: (fields: Omit<ProofMessageFields, 'chainId'>): Promise<Hex> =>
+      wallet.account.signMessage({ message: proofMessage({ chainId: devnet.chain(chain).chainId, ...fields }) }),
     /** Mints `amount` of `symbol` to itself and transfers it to `to`: the payment transaction's hash. */
     async pay(symbol: string, to: Address, amount: bigint): Promise<Hex> {
       await mint(symbol, wallet.account.address, amount);

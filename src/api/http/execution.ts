@@ -139,9 +139,9 @@ export const ExecuteHeadersSchema = z.looseObject({
     .optional()
     .meta({
       description:
-        'Spec §2.5: JSON {request_id?, payer, token, chain, tx_hash} proving a transfer of the quoted amount to the ' +
-        'payment_address. Re-submit the same request with it after a 402. Not JSON, or a field missing: 400 ' +
-        'invalid_payment_proof. Ignored for a sponsored key.',
+        'Spec §2.5: JSON {request_id?, payer, token, chain, tx_hash, signature?} proving a transfer of exactly the ' +
+        'quoted required_amount_raw to the payment_address. Re-submit the same request with it after a 402. Not JSON, ' +
+        'or a field missing: 400 invalid_payment_proof. Ignored for a sponsored key.',
     }),
   'payment-signature': z
     .string()
@@ -195,6 +195,15 @@ export const PaymentProofHeaderSchema = z.object({
   tx_hash: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a transaction hash') })
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte transaction hash'),
+  signature: z
+    .string({ error: 'must be a 0x-prefixed hex signature' })
+    .regex(/^0x([0-9a-fA-F]{2}){1,4096}$/, 'must be a 0x-prefixed hex signature')
+    .optional()
+    .meta({
+      description:
+        'Optional: the payer’s signature (EIP-191 personal_sign; ERC-1271 for a contract wallet) over the proof message ' +
+        'of docs/payments.md. It binds the transfer to this request, and is how a transfer made before the quote pays.',
+    }),
 });
 export type PaymentProofHeader = z.output<typeof PaymentProofHeaderSchema>;
 

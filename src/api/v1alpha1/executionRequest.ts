@@ -45,6 +45,12 @@ export const PaymentProofSchema = z.object({
   token: z.string().regex(/^[A-Za-z0-9]{1,16}$/),
   chain: ChainNameSchema,
   txHash: Hash,
+  /**
+   * The payer's signature over the proof (src/payments/proofSignature.ts): EIP-191 for an account, ERC-1271 (or an
+   * ERC-6492 wrapping of it) for a contract wallet. Optional: it binds the transfer to the request more strongly
+   * than its amount does, and is how a transfer made before the quote pays.
+   */
+  signature: Hex.max(8_194).optional(),
 });
 export type PaymentProof = z.infer<typeof PaymentProofSchema>;
 
@@ -60,13 +66,25 @@ export const PaymentQuoteSchema = z.object({
   chainId: z.number().int(),
   /** The treasury: the only valid recipient. */
   recipient: Address,
-  /** Every accepted token with the raw amount that pays the quote (rounded up), in the auto mode's order. */
+  /**
+   * Every accepted token with the raw amount that pays the quote, in the auto mode's order. A quote answered with
+   * a 402 has amounts no other open quote has (a few low-order units added, see src/payments/uniqueAmounts.ts):
+   * a transfer of exactly that amount can only pay this quote.
+   */
   tokens: z.array(z.object({ symbol: z.string(), address: Address, decimals: z.number().int().min(0), amountRaw: UintString })),
   expiresAt: z.string(),
+  /** The chain's head when the quote was made: a transfer pays it only from a later block (absent: made before amounts were unique). */
+  fromBlock: UintString.optional(),
+  /**
+   * Until when the quote's amounts are held for it: its expiry plus the grace for a payment on its way. A transfer
+   * in a block of a later time does not pay it (the amount may be another quote's by then).
+   */
+  reservedUntil: z.string().optional(),
 });
 export type PaymentQuote = z.infer<typeof PaymentQuoteSchema>;
 
 export const PAYMENT_METHODS = ['proof', 'x402', 'auto'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /** A payment taken for the request: by a proof of an on-chain transfer, an x402 authorization, or the auto transfer. */
 export const PaymentRecordSchema = z.object({
@@ -77,6 +95,8 @@ export const PaymentRecordSchema = z.object({
   payer: Address,
   /** The payment transaction (proof, x402 settlement); auto pays inside the request's own operation. */
   txHash: Hash.optional(),
+  /** A proof's transfer: the position in its transaction's logs of the first Transfer log it counted. */
+  logIndex: z.number().int().min(0).optional(),
   /** The PaymentReceipt that claims it (single use). */
   receipt: z.string().optional(),
   verifiedTime: z.string().optional(),
@@ -97,6 +117,11 @@ export type PaymentRejection = z.infer<typeof PaymentRejectionSchema>;
 
 export const PaymentStatusSchema = z.object({
   quote: PaymentQuoteSchema.optional(),
+  /**
+   * The quotes this request had before the current one (newest first, at most 3), kept while their amounts are
+   * held: a transfer made for one of them, in its window, still pays the request.
+   */
+  earlierQuotes: z.array(PaymentQuoteSchema).max(3).optional(),
   paid: PaymentRecordSchema.optional(),
   rejection: PaymentRejectionSchema.optional(),
 });

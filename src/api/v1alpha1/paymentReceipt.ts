@@ -3,15 +3,23 @@ import { ChainNameSchema } from '../../config/chains.ts';
 import { API_VERSION, ObjectMetaSchema } from './meta.ts';
 
 /**
- * One per payment ever accepted: its name is what makes the payment single-use, created if absent before the
- * request it pays for is queued (the second create of the name gets AlreadyExists). A proof's receipt is named
- * after (chain, tx hash); an x402 authorization's after (chain, token, signer, nonce), claimed before it is
- * settled, so its tx hash comes later.
+ * One per payment ever taken, a claim: its name is what makes the payment single-use, created if absent before
+ * the request it pays for is queued (the second create of the name gets AlreadyExists). The names, one per thing
+ * a payment spends (claimNames below):
+ * - a transfer a proof presents: (chain, tx hash, position of its first Transfer log in the transaction);
+ * - a transaction the service sent to pay (an x402 settlement): (chain, tx hash), written when it is signed,
+ *   before it is sent; the receipts of earlier versions, one per proof's transaction, have this name too;
+ * - an auto-mode UserOperation, whose calls carry the fee: (chain, operation hash), written when it is signed;
+ * - an x402 authorization: (chain, token, signer, nonce), claimed before it is settled.
  */
 export const PaymentReceiptSpecSchema = z.object({
   chain: ChainNameSchema,
-  method: z.enum(['proof', 'x402']).default('proof'),
+  method: z.enum(['proof', 'x402', 'auto']).default('proof'),
   txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  /** A transfer's claim: the position of its first Transfer log in the transaction's logs. */
+  logIndex: z.number().int().min(0).optional(),
+  /** An auto payment's claim: the UserOperation whose calls carry the fee. */
+  userOpHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
   token: z.string(),
   payer: z.string(),
   amountRaw: z.string(),
@@ -28,4 +36,10 @@ export const PaymentReceiptSchema = z.object({
 });
 export type PaymentReceipt = z.infer<typeof PaymentReceiptSchema>;
 
-export const paymentReceiptName = (chain: string, txHash: string): string => `${chain}-${txHash.toLowerCase().slice(2)}`;
+const hex = (h: string): string => h.toLowerCase().slice(2);
+/** The claim of a whole transaction: an x402 settlement (and a proof's, before claims were per transfer). */
+export const transactionClaimName = (chain: string, txHash: string): string => `${chain}-${hex(txHash)}`;
+/** The claim of one transfer: the transaction and the position of its first Transfer log in it. */
+export const transferClaimName = (chain: string, txHash: string, logIndex: number): string => `${chain}-${hex(txHash)}-${logIndex}`;
+/** The claim of an auto-mode operation's fee. */
+export const operationClaimName = (chain: string, userOpHash: string): string => `${chain}-op-${hex(userOpHash)}`;

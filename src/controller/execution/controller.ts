@@ -6,6 +6,7 @@ import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
 import type { Metrics } from '../../metrics/registry.ts';
 import type { PaymentPolicies } from '../../payments/types.ts';
+import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createExecutionReconciler } from './reconciler.ts';
@@ -50,6 +51,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
       return op ? [op.hash.toLowerCase()] : [];
     },
     [PHASE_INDEX]: phaseIndexer,
+    // Requests whose quotes hold amounts (their holds end in time; the reader filters by that).
+    heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
   };
 }
 
@@ -80,6 +83,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     store: opts.store,
     workers,
     payments: opts.payments,
+    amounts: createHeldAmounts((chain) => informer.byIndex('heldQuotes', chain)),
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),

@@ -8,6 +8,7 @@ import { createChainWorker, type LocalChainWorker } from '../../chain/worker/ind
 import type { ChainName } from '../../config/chains.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';
 import type { PaymentPolicies, PaymentPolicy } from '../../payments/types.ts';
+import { createHeldAmounts } from '../../payments/uniqueAmounts.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/index.ts';
 import { StoreError } from '../../store/types.ts';
 import { createExecutionReconciler, type InternalErrorStep } from './reconciler.ts';
@@ -52,6 +53,7 @@ describe('execution reconciler: every request leaves pending (devnet, embedded s
       store,
       workers: new Map<ChainName, LocalChainWorker>([['arbitrum', worker]]),
       payments,
+      amounts: createHeldAmounts(() => []),
       cached: (ns, name) => stored.get(`${ns}/${name}`),
       earlierUnsigned: () => 0,
       takePushedOutcome: () => undefined,

@@ -3,7 +3,9 @@ import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts
 import { ChainError, isChainError } from '../../chain/errors.ts';
 import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
+import { claimOperationFee } from '../../payments/claim.ts';
 import type { Admission, PaymentPolicies } from '../../payments/types.ts';
+import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
@@ -12,6 +14,8 @@ export interface ExecutionReconcilerDeps {
   store: ResourceStore;
   workers: ReadonlyMap<ChainName, ChainWorker>;
   payments: PaymentPolicies;
+  /** The amounts open quotes hold (from the informer's cache): a new 402's quote asks for others. */
+  amounts: HeldAmounts;
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /**
@@ -176,7 +180,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const t = now();
     const sim = await simulateOrFail(req, worker, req.spec.calls);
     if (!sim.ok) return sim.failed;
-    const admission = await deps.payments[req.spec.paymentMode].admit({ request: req, worker, simulation: sim.value, now: t });
+    const admission = await deps.payments[req.spec.paymentMode].admit({ request: req, worker, simulation: sim.value, now: t, amounts: deps.amounts });
     return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
   }
 
@@ -187,6 +191,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>,
     t: Date,
     extra: Partial<ExecutionRequestStatus> = {},
+    earlierQuotes: PaymentQuote[] = [],
   ): Promise<ReconcileResult> {
     switch (admission.kind) {
       case 'refused':
@@ -200,6 +205,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           phase: 'PaymentRequired',
           payment: {
             quote: admission.quote,
+            ...(earlierQuotes.length > 0 && { earlierQuotes }),
             ...(admission.rejection && { rejection: { ...admission.rejection, observedGeneration: req.metadata.generation ?? 0 } }),
           },
           startTime: s.startTime ?? t.toISOString(),
@@ -255,15 +261,17 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       });
     }
     const t = now();
-    const verdict = await deps.payments[req.spec.paymentMode].verify({ request: req, worker, now: t }, s0.payment.quote);
+    const quotes = [s0.payment.quote, ...(s0.payment.earlierQuotes ?? [])];
+    const verdict = await deps.payments[req.spec.paymentMode].verify({ request: req, worker, now: t, amounts: deps.amounts }, quotes);
     switch (verdict.kind) {
       case 'verified':
         // A claimed payment is a fact: recorded even if another payment was attached meanwhile (that one is
-        // answered as a replay), so no claim is left without the request it paid for.
+        // answered as a replay), so no claim is left without the request it paid for. The quote it paid (an
+        // earlier one, when the transfer was made for that) is what the request costs.
         return write(req, (s) => ({
           ...s,
           phase: 'PaymentVerified',
-          payment: { ...s.payment, paid: verdict.paid, rejection: undefined },
+          payment: { ...s.payment, quote: verdict.quote ?? s.payment?.quote, paid: verdict.paid, rejection: undefined },
           conditions: conditions(s, t, {
             PaymentSatisfied: ['True', 'PaymentVerified', paidMessage(verdict.paid)],
             Succeeded: ['Unknown', 'PaymentVerified', ''],
@@ -279,9 +287,18 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         // Quote again from a fresh simulation: the 402 the caller gets carries the new quote and says why.
         const sim = await simulateOrFail(req, worker, req.spec.calls);
         if (!sim.ok) return sim.failed;
-        const admission = await deps.payments[req.spec.paymentMode].admit({ request: { ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, simulation: sim.value, now: t });
+        const admission = await deps.payments[req.spec.paymentMode].admit({
+          request: { ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } },
+          worker,
+          simulation: sim.value,
+          now: t,
+          amounts: deps.amounts,
+        });
         if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
-        return applyAdmission(req, worker, { ...admission, rejection: { reason: 'quote_expired', message: `the quote expired at ${s0.payment.quote.expiresAt}; pay the new one`, retryable: false } }, simulationStatus(sim.value), t);
+        // The expired quote is kept while its amounts are held: a transfer made for it in time still pays.
+        const earlierQuotes = quotes.filter((q) => q.reservedUntil !== undefined && Date.parse(q.reservedUntil) > t.getTime()).slice(0, 3);
+        const rejection = { reason: 'quote_expired', message: `the quote expired at ${s0.payment.quote.expiresAt}; pay the new one`, retryable: false };
+        return applyAdmission(req, worker, { ...admission, rejection }, simulationStatus(sim.value), t, {}, earlierQuotes);
       }
     }
   }
@@ -339,19 +356,26 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
 
     const op = await worker.prepareOperation(ref, plan.calls, { requestId: req.metadata.name });
+    // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
+    // transfer finds it taken, however fast it comes after the inclusion.
+    let payment = plan.payment;
+    if (payment?.paid?.method === 'auto') {
+      const receipt = await claimOperationFee(deps.store, current.metadata.namespace ?? 'default', req, op, payment.paid);
+      payment = { ...payment, paid: { ...payment.paid, receipt } };
+    }
     return write(current, (s) => ({
       ...s,
       ...estimates,
       estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
       phase: 'Queued',
       costUsd: plan.costUsd,
-      ...(plan.payment && { payment: plan.payment }),
+      ...(payment && { payment }),
       userOperation: op,
       startTime: s.startTime ?? t.toISOString(),
       queuedTime: t.toISOString(),
       conditions: conditions(s, t, {
         Simulated: ['True', 'SimulationSucceeded', ''],
-        PaymentSatisfied: ['True', plan.reason, plan.payment?.paid ? paidMessage(plan.payment.paid) : ''],
+        PaymentSatisfied: ['True', plan.reason, payment?.paid ? paidMessage(payment.paid) : ''],
         Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
         Succeeded: ['Unknown', 'Queued', ''],
       }),

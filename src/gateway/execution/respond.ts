@@ -57,6 +57,7 @@ function paymentOf(client: ApiClient, rawProof: string | undefined, signature: s
       token: proof.token,
       chain: proof.chain,
       txHash: proof.tx_hash,
+      ...(proof.signature !== undefined && { signature: proof.signature }),
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   paymentRequiredHeader,
   paymentRequirements,
   paymentResponseHeader,
+  type SignedSettlement,
   type X402Facilitator,
   type X402Quote,
   type X402Refusal,
@@ -103,6 +104,10 @@ const shop = {
   /** Figures of payments served one at a time (the concurrent test turns this off). */
   timed: true,
   timings: { verify: [] as number[], settle: [] as number[] },
+  /** What beforeSend was shown, and whether the chain had the transaction already at that moment. */
+  signed: [] as Array<SignedSettlement & { onChain: boolean }>,
+  /** beforeSend refuses the next settlement (a claim that could not be written). */
+  refuseNext: false,
 };
 
 function refuse(reply: FastifyReply, r: X402Refusal) {
@@ -118,7 +123,19 @@ let url: string;
 let facilitator: X402Facilitator;
 
 beforeAll(async () => {
-  facilitator = createX402Facilitator({ chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl }], settlerKey: SETTLER.privateKey, pollingIntervalMs: 20 });
+  facilitator = createX402Facilitator({
+    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl }],
+    settlerKey: SETTLER.privateKey,
+    pollingIntervalMs: 20,
+    beforeSend: async (tx) => {
+      const onChain = (await client.getTransaction({ hash: tx.hash }).catch(() => undefined)) !== undefined;
+      shop.signed.push({ ...tx, onChain });
+      if (shop.refuseNext) {
+        shop.refuseNext = false;
+        throw new Error('the claim could not be written');
+      }
+    },
+  });
   app = Fastify();
   app.post('/execute', async (request, reply) => {
     const header = request.headers['payment-signature'];
@@ -170,6 +187,8 @@ beforeEach(() => {
   shop.signatures = [];
   shop.claims = [];
   shop.settles = 0;
+  shop.signed = [];
+  shop.refuseNext = false;
 });
 
 const post = (f: typeof fetch, headers: Record<string, string> = {}) => f(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
@@ -332,5 +351,27 @@ describe('x402 exact (EIP-3009) paid by the real x402 client', () => {
     const transactions = responses.map((r) => decodePaymentResponseHeader(r.headers.get(PAYMENT_RESPONSE_HEADER)!).transaction);
     expect(new Set(transactions).size).toBe(payers.length);
     expect(await balanceOf(usdc.address, chain.treasury)).toBe(before + AMOUNT * BigInt(payers.length));
+  });
+
+  test('a settlement is shown to beforeSend signed and not yet sent; one it refuses is never sent, and the next settles', async () => {
+    const payer = await newPayer();
+    const paid = await post(payingFetch(payer));
+    expect(paid.status).toBe(200);
+    const settlement = decodePaymentResponseHeader(paid.headers.get(PAYMENT_RESPONSE_HEADER)!).transaction;
+    const auth = lastPayment().authorization;
+    expect(shop.signed).toEqual([
+      { chainId: chain.chainId, hash: settlement, asset: usdc.address, from: payer.address, nonce: auth.nonce, onChain: false },
+    ]);
+
+    const refused = await newPayer();
+    shop.refuseNext = true;
+    const r = await post(payingFetch(refused));
+    expect(r.status).toBe(402);
+    const unsent = shop.signed.at(-1)!;
+    expect(await client.getTransaction({ hash: unsent.hash }).catch(() => undefined)).toBeUndefined();
+    expect(await authorizationUsed(usdc.address, refused.address, lastPayment().authorization.nonce)).toBe(false);
+    // Its nonce was given back: the next settlement is mined, not stuck behind a gap.
+    const next = await post(payingFetch(await newPayer()));
+    expect(next.status).toBe(200);
   });
 });

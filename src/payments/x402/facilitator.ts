@@ -2,7 +2,22 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, erc20Abi, getAddress, http, publicActions, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import {
+  concat,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  http,
+  keccak256,
+  publicActions,
+  type Abi,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc } from 'viem/nonce';
 import { err, ok, type Result } from '../../lib/result.ts';
@@ -26,6 +41,22 @@ export interface X402FacilitatorOptions {
   confirmationTimeoutMs?: number;
   /** Per RPC request. Default 15 s. */
   rpcTimeoutMs?: number;
+  /**
+   * Called with each settlement transaction once it is signed and before it is sent: a rejection stops it unsent.
+   * The service claims the transaction here (settlementClaim.ts), so no proof can present it as a payment, however
+   * soon after its inclusion it comes.
+   */
+  beforeSend?: (tx: SignedSettlement) => Promise<void>;
+}
+
+/** A settlement transaction, signed and not yet sent: what it spends and its hash. */
+export interface SignedSettlement {
+  chainId: number;
+  hash: Hash;
+  /** The token, and the authorization (signer, nonce) the transaction spends. */
+  asset: Address;
+  from: Address;
+  nonce: Hex;
 }
 
 /** A payment the facilitator found valid and payable right now (signature, terms, window, balance, nonce). */
@@ -90,8 +121,41 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
       transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 15_000 }),
       pollingInterval: options.pollingIntervalMs ?? 250,
     }).extend(publicActions);
+    /**
+     * x402's settle calls writeContract(transferWithAuthorization): here it is signed, shown to beforeSend, then sent,
+     * instead of signed and sent in one step. A transaction not sent gives its nonce back.
+     */
+    const writeContract = async (args: {
+      address: Address;
+      abi: readonly unknown[];
+      functionName: string;
+      args: readonly unknown[];
+      gas?: bigint | undefined;
+      dataSuffix?: Hex | undefined;
+    }): Promise<Hash> => {
+      const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
+      const [from, , , , , nonce] = args.args as [Address, unknown, unknown, unknown, unknown, Hex];
+      try {
+        const request = await client.prepareTransactionRequest({
+          account,
+          // As viem's own sendTransaction does: concurrent settles take consecutive nonces, not the same pending one.
+          nonceManager: account.nonceManager,
+          chain,
+          to: args.address,
+          data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
+          ...(args.gas !== undefined && { gas: args.gas }),
+        });
+        const serialized = await client.signTransaction(request as Parameters<typeof client.signTransaction>[0]);
+        await options.beforeSend?.({ chainId, hash: keccak256(serialized), asset: getAddress(args.address), from: getAddress(from), nonce });
+        return await client.sendRawTransaction({ serializedTransaction: serialized });
+      } catch (e) {
+        // Not sent (a failed estimate, a refused claim, a send the node refused): its nonce must not leave a gap.
+        account.nonceManager?.reset({ address: account.address, chainId });
+        throw e;
+      }
+    };
     const signer = toFacilitatorEvmSigner(
-      { ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>), address: account.address },
+      { ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>), writeContract, address: account.address },
       { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
     );
     facilitator.register(evmNetwork(chainId), new ExactEvmScheme(signer));

@@ -8,7 +8,14 @@
  */
 export { findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
 export { authorizationClaimName, authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
-export { createX402Facilitator, type X402Facilitator, type X402FacilitatorOptions, type X402Settlement, type X402Verified } from './facilitator.ts';
+export {
+  createX402Facilitator,
+  type SignedSettlement,
+  type X402Facilitator,
+  type X402FacilitatorOptions,
+  type X402Settlement,
+  type X402Verified,
+} from './facilitator.ts';
 export { matchOffer } from './match.ts';
 export { decodePaymentSignature, MAX_PAYMENT_HEADER_LENGTH, PAYMENT_SIGNATURE_HEADER, type Eip3009Authorization, type X402Payment } from './payment.ts';
 export { isMalformedPayment, refusal, X402_REASON, type X402Refusal } from './reasons.ts';

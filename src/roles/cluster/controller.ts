@@ -6,6 +6,7 @@ import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { createPaymentPolicies } from '../../payments/policies.ts';
 import { x402Chains, x402SettlerKeyFromEnv } from '../../payments/settings.ts';
+import { claimSettlement } from '../../payments/settlementClaim.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { createX402Facilitator } from '../../payments/x402/index.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
@@ -39,7 +40,7 @@ export async function runController(argv: string[]): Promise<number> {
   // x402 settlements are sent by the leader only (the reconcilers run there); a new leader's facilitator reads
   // the settler's nonce from the chain afresh.
   const settlerKey = x402SettlerKeyFromEnv();
-  const x402 = settlerKey ? createX402Facilitator({ chains: x402Chains(config), settlerKey }) : undefined;
+  const x402 = settlerKey ? createX402Facilitator({ chains: x402Chains(config), settlerKey, beforeSend: claimSettlement(store, namespace) }) : undefined;
   const payments = createPaymentPolicies({
     store,
     namespace,
@@ -76,6 +77,7 @@ export async function runController(argv: string[]): Promise<number> {
       archive,
       retentionSeconds: config.controller.retentionSeconds,
       admissionRetryMs: config.controller.admissionRetryMs,
+      paymentGraceMs: config.payments.graceSeconds * 1000,
       webhooks: { secrets: webhookSecrets, settings: config.webhooks },
       metrics,
       logger: log,

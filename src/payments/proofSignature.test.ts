@@ -1,0 +1,47 @@
+import { hashMessage, serializeErc6492Signature, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainUnderTest, freshSecret } from '../chain/testing/support.ts';
+import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
+import { erc1271WalletDeployData } from '../devnet/contracts.ts';
+import { isPayerSignature, proofMessage } from './proofSignature.ts';
+
+describe('a payer’s signature over a proof (devnet)', () => {
+  const env = chainUnderTest('base');
+  let worker: LocalChainWorker;
+  const message = proofMessage({ chainId: 84532, txHash: `0x${'AB'.repeat(32)}`, requestId: 'req-1', agentId: 'a' });
+
+  beforeAll(async () => {
+    worker = await createChainWorker(env.config, { serviceSecret: freshSecret() });
+  });
+  afterAll(async () => {
+    await worker?.close();
+  });
+
+  it('the message names the chain, the transaction (lower case) and the request, or the agent when no request is named', () => {
+    expect(message).toBe(`agent-wallet payment proof\nchain: 84532\ntransaction: 0x${'ab'.repeat(32)}\nrequest: req-1`);
+    expect(proofMessage({ chainId: 1, txHash: '0x01', agentId: 'bot' }).split('\n')[3]).toBe('agent: bot');
+  });
+
+  it('an account’s EIP-191 signature is its own, and nobody else’s', async () => {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    const other = privateKeyToAccount(generatePrivateKey());
+    const signature = await payer.signMessage({ message });
+    expect(await isPayerSignature(worker, payer.address, message, signature)).toBe(true);
+    expect(await isPayerSignature(worker, other.address, message, signature)).toBe(false);
+    expect(await isPayerSignature(worker, payer.address, `${message} `, signature)).toBe(false);
+    expect(await isPayerSignature(worker, payer.address, message, '0x1234')).toBe(false);
+  });
+
+  it('a contract wallet’s is what its ERC-1271 isValidSignature says, ERC-6492-wrapped or not', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const receipt = await env.funded.sendTransactionSync({ data: erc1271WalletDeployData(owner.address) });
+    const wallet = receipt.contractAddress!;
+    const signature: Hex = await owner.sign({ hash: hashMessage(message) });
+    expect(await isPayerSignature(worker, wallet, message, signature)).toBe(true);
+    const wrapped = serializeErc6492Signature({ address: wallet, data: '0x', signature });
+    expect(await isPayerSignature(worker, wallet, message, wrapped)).toBe(true);
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    expect(await isPayerSignature(worker, wallet, message, await stranger.sign({ hash: hashMessage(message) }))).toBe(false);
+  });
+});

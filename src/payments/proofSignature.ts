@@ -1,0 +1,60 @@
+import {
+  encodeFunctionData,
+  hashMessage,
+  isAddressEqual,
+  isErc6492Signature,
+  parseAbi,
+  parseErc6492Signature,
+  recoverMessageAddress,
+  type Address,
+  type Hex,
+} from 'viem';
+import type { ChainWorker } from '../chain/types.ts';
+
+/**
+ * A payer's signature over a payment proof: the optional, stronger binding of a transfer to a request. Anyone
+ * who sees a transfer on chain knows its payer, hash and amount, but only the payer can sign for it, so a signed
+ * proof cannot be taken by someone else; and it is how a transfer made before the quote (or after its window)
+ * pays, since then its amount binds nothing.
+ */
+
+/** What the payer signs (EIP-191 personal_sign), built from the proof and the request, as docs/payments.md shows. */
+export interface ProofMessageFields {
+  chainId: number;
+  txHash: string;
+  /** The request the proof names (`request_id`), when it names one. */
+  requestId?: string | undefined;
+  /** Otherwise the agent the call is for: the proof pays the request this call makes, or finds, for it. */
+  agentId: string;
+}
+
+export function proofMessage(f: ProofMessageFields): string {
+  return [
+    'agent-wallet payment proof',
+    `chain: ${f.chainId}`,
+    `transaction: ${f.txHash.toLowerCase()}`,
+    f.requestId !== undefined ? `request: ${f.requestId}` : `agent: ${f.agentId}`,
+  ].join('\n');
+}
+
+const erc1271Abi = parseAbi(['function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)']);
+const ERC1271_MAGIC = '0x1626ba7e';
+
+/**
+ * Whether `signature` is `payer`'s over `message`: an account's EIP-191 signature (recovered here), or a contract
+ * wallet's ERC-1271 answer to `isValidSignature(hashMessage(message), signature)`, read through the chain worker.
+ * An ERC-6492 signature is unwrapped to the signature inside: the payer made the transfer, so its wallet is
+ * deployed by now, and what it answers today is what counts.
+ */
+export async function isPayerSignature(worker: Pick<ChainWorker, 'read'>, payer: Address, message: string, signature: Hex): Promise<boolean> {
+  const inner = isErc6492Signature(signature) ? parseErc6492Signature(signature).signature : signature;
+  if (inner.length === 132) {
+    const signer = await recoverMessageAddress({ message, signature: inner }).catch(() => undefined);
+    if (signer !== undefined && isAddressEqual(signer, payer)) return true;
+  }
+  const data = encodeFunctionData({ abi: erc1271Abi, functionName: 'isValidSignature', args: [hashMessage(message), inner] });
+  const { results } = await worker.read([{ to: payer, data }]);
+  const r = results[0];
+  // An account (no code) answers an empty success; a wallet that refuses reverts or answers another value.
+  return r?.success === true && r.returnData.slice(0, 10).toLowerCase() === ERC1271_MAGIC;
+}
