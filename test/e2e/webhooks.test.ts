@@ -112,7 +112,7 @@ describe('receivers that answer their headers and never end the body', () => {
     await Promise.all(trickling.map((r) => r.close()));
   });
 
-  it('hold nothing: another tenant\'s delivery lands while every one of them is still sending its body', async () => {
+  it("hold nothing: another tenant's delivery lands before any of them has ended its body", async () => {
     const mallory = await svc.newKey();
     for (const [i, r] of trickling.entries()) {
       const res = await mallory.api.post('/execute', executeBody('base', `trickle-${i}`, `${r.origin}/t`));
@@ -128,7 +128,8 @@ describe('receivers that answer their headers and never end the body', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const [delivery] = await normal.waitFor(1, 90_000);
       new Webhook(alice.webhookSecret).verify(delivery!.body, headersOf(delivery!));
-      // No trickling receiver had ended its body: the sender read their status and hung up (`cut`).
+      // No trickling receiver had ended its body (each would have gone on for a minute): the sender read their
+      // status and hung up (`cut`). Had it read on, their four sockets would have filled the pool until then.
       expect(trickleAnswersWhenItLanded).toHaveLength(4);
       for (const answer of trickleAnswersWhenItLanded) expect(['sending', 'cut']).toContain(answer);
       for (const r of trickling) expect(r.received.map((d) => d.answer)).toEqual(['cut']);
