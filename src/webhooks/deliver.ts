@@ -7,8 +7,10 @@ import { parseRetryAfter } from './schedule.ts';
 /**
  * One delivery attempt over HTTPS, and what it means: 2xx delivered; 410 the endpoint is gone (never tried
  * again); anything else a failure to retry, with its cause. Redirects are not followed (a 3xx is a failure:
- * following one would send the payload, and the next check, to a place the caller never named), and the
- * whole attempt, connect to response headers, has one deadline.
+ * following one would send the payload, and the next check, to a place the caller never named). The whole
+ * attempt has one deadline, from the call of `send` to the response's headers: waiting for a socket,
+ * connecting, TLS and the answer. The response's body is never read: once the status (and Retry-After) is
+ * known the socket is closed, so a receiver that trickles its body holds nothing of ours.
  */
 
 /** Why an attempt failed: a label of agentwallet_webhook_failures_total, and status.webhook.lastFailure.cause. */
@@ -48,9 +50,12 @@ export interface WebhookTransport {
 }
 
 export interface HttpsTransportOptions extends EgressPolicy {
-  /** Deadline of one attempt (default 15 s). */
+  /** Deadline of one attempt, from the call of `send` to the response's headers (default 15 s). */
   timeoutMs?: number;
-  /** Connections kept per endpoint (host:port); the controller bounds attempts per endpoint the same way. */
+  /**
+   * Sockets open at once per endpoint (host:port) and in all: a backstop behind the controller, which bounds
+   * attempts the same way. An attempt past them waits for a socket, within its deadline.
+   */
   maxSocketsPerEndpoint?: number;
   maxSockets?: number;
   /** Extra trusted CA certificates (PEM), e.g. a test receiver's self-signed one; default: Node's. */
@@ -89,8 +94,10 @@ class AttemptAborted extends Error {}
 export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookTransport {
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const policy: EgressPolicy = { ...(opts.allowLoopback !== undefined && { allowLoopback: opts.allowLoopback }), ...(opts.resolver && { resolver: opts.resolver }) };
+  // No keep-alive: every socket is closed once its status is read (the body never is), so none could be
+  // reused. The agent is kept for its bounds on sockets open at once, and for the trusted CAs.
   const agent = new Agent({
-    keepAlive: true,
+    keepAlive: false,
     maxSockets: opts.maxSocketsPerEndpoint ?? 4,
     maxTotalSockets: opts.maxSockets ?? 64,
     ...(opts.ca !== undefined && { ca: opts.ca }),
@@ -100,12 +107,17 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
   async function send(attempt: Attempt): Promise<AttemptResult> {
     const url = URL.canParse(attempt.url) ? new URL(attempt.url) : undefined;
     if (url?.protocol !== 'https:') return { kind: 'failed', cause: 'blocked_address', message: 'only https:// callback URLs are sent to' };
-    const started = Date.now();
+    // The attempt's one deadline starts now, and the stop signal joins it: whichever comes first ends it.
+    const end = new AbortController();
+    const timer = setTimeout(() => end.abort(new AttemptTimeout()), timeoutMs);
+    const onStop = () => end.abort(new AttemptAborted());
+    if (attempt.signal?.aborted) onStop();
+    else attempt.signal?.addEventListener('abort', onStop, { once: true });
     try {
       // An IP literal never reaches the lookup: it is checked here. A name is checked by the lookup, on the
       // addresses the socket then connects to.
       if (parseIp(hostOf(url))) await resolveAllowed(hostOf(url), policy);
-      const { statusCode, retryAfter } = await post(url, attempt, started);
+      const { statusCode, retryAfter } = await post(url, attempt, end.signal);
       if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode };
       if (statusCode === 410) return { kind: 'gone', statusCode };
       const retryAfterMs = parseRetryAfter(retryAfter, Date.now());
@@ -118,16 +130,20 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
       };
     } catch (e) {
       if (e instanceof AttemptAborted) return { kind: 'aborted' };
-      if (e instanceof AttemptTimeout) return { kind: 'failed', cause: 'timeout', message: `no response within ${Math.round(timeoutMs / 1000)} s` };
+      if (e instanceof AttemptTimeout) return { kind: 'failed', cause: 'timeout', message: `no response within ${timeoutMs / 1000} s` };
       const cause = causeOfError(e);
       const message = e instanceof EgressRefusedError ? `${url.hostname} ${e.shortMessage}` : ((e as Error)?.message ?? String(e));
       return { kind: 'failed', cause, message: message.slice(0, 300) };
+    } finally {
+      clearTimeout(timer);
+      attempt.signal?.removeEventListener('abort', onStop);
     }
   }
 
-  function post(url: URL, attempt: Attempt, started: number): Promise<{ statusCode: number; retryAfter: string | undefined }> {
+  /** POSTs the attempt and resolves with the response's status and Retry-After, or rejects with why not. */
+  function post(url: URL, attempt: Attempt, end: AbortSignal): Promise<{ statusCode: number; retryAfter: string | undefined }> {
     return new Promise((resolve, reject) => {
-      if (attempt.signal?.aborted) return reject(new AttemptAborted());
+      if (end.aborted) return reject(end.reason);
       const body = Buffer.from(attempt.body, 'utf8');
       const req = request(url, {
         method: 'POST',
@@ -140,24 +156,24 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
           'user-agent': userAgent,
         },
       });
-      const timer = setTimeout(() => req.destroy(new AttemptTimeout()), Math.max(1, timeoutMs - (Date.now() - started)));
-      const onAbort = () => req.destroy(new AttemptAborted());
-      attempt.signal?.addEventListener('abort', onAbort, { once: true });
-      const settle = () => {
-        clearTimeout(timer);
-        attempt.signal?.removeEventListener('abort', onAbort);
+      // Rejected here rather than by the request's 'error': a request still waiting in the agent for a socket
+      // emits that only once a socket frees, and sockets held elsewhere may never free.
+      const onEnd = () => {
+        reject(end.reason);
+        req.destroy(end.reason as Error);
       };
+      end.addEventListener('abort', onEnd, { once: true });
       req.on('socket', (socket) => guardSocket(socket, policy));
       req.on('response', (res) => {
-        settle();
-        // The body is not read for meaning; drained so the connection can be reused.
-        res.resume();
-        res.on('error', () => undefined);
+        end.removeEventListener('abort', onEnd);
         const retryAfter = res.headers['retry-after'];
         resolve({ statusCode: res.statusCode ?? 0, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
+        // The body is never read, not even drained: the socket is closed now.
+        res.on('error', () => undefined);
+        req.destroy();
       });
       req.on('error', (e) => {
-        settle();
+        end.removeEventListener('abort', onEnd);
         reject(e);
       });
       req.end(body);

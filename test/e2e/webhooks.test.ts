@@ -98,6 +98,47 @@ describe('webhooks on the embedded service', () => {
   });
 });
 
+describe('receivers that answer their headers and never end the body', () => {
+  // Four sockets in all: four trickling receivers would fill the pool, were their sockets held.
+  const trickle = { everyMs: 250, bytes: 240 }; // a minute, were it read to the end
+  let trickling: WebhookReceiver[] = [];
+  let svc: TestService;
+  beforeAll(async () => {
+    trickling = await Promise.all([0, 1, 2, 3].map(() => startWebhookReceiver({ respond: () => ({ status: 200, trickle }) })));
+    svc = await startTestService({ webhooks: { allowLoopback: true, ca: trickling[0]!.ca, maxConcurrency: 4, retryScheduleSeconds: [0.05, 0.1] } });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await Promise.all(trickling.map((r) => r.close()));
+  });
+
+  it("hold nothing: another tenant's delivery lands before any of them has ended its body", async () => {
+    const mallory = await svc.newKey();
+    for (const [i, r] of trickling.entries()) {
+      const res = await mallory.api.post('/execute', executeBody('base', `trickle-${i}`, `${r.origin}/t`));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    await Promise.all(trickling.map((r) => r.waitFor(1, 60_000)));
+
+    let trickleAnswersWhenItLanded: string[] = [];
+    const normal = await startWebhookReceiver({ onDelivery: () => (trickleAnswersWhenItLanded = trickling.map((r) => r.received[0]!.answer)) });
+    try {
+      const alice = await svc.newKey();
+      const res = await alice.api.post('/execute', executeBody('base', 'alice', `${normal.origin}/a`));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const [delivery] = await normal.waitFor(1, 90_000);
+      new Webhook(alice.webhookSecret).verify(delivery!.body, headersOf(delivery!));
+      // No trickling receiver had ended its body (each would have gone on for a minute): the sender read their
+      // status and hung up (`cut`). Had it read on, their four sockets would have filled the pool until then.
+      expect(trickleAnswersWhenItLanded).toHaveLength(4);
+      for (const answer of trickleAnswersWhenItLanded) expect(['sending', 'cut']).toContain(answer);
+      for (const r of trickling) expect(r.received.map((d) => d.answer)).toEqual(['cut']);
+    } finally {
+      await normal.close();
+    }
+  }, 120_000);
+});
+
 describe('webhooks across a kill -9 of the service', () => {
   it('a delivery waiting to retry, and one cut mid-attempt, are both sent after the restart, with their webhook-ids', async () => {
     // Request A: its first attempt fails (503), the retry is due after the kill. Request B: its first attempt

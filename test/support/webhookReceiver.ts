@@ -1,8 +1,9 @@
 /**
  * A real HTTPS webhook receiver for tests, on 127.0.0.1 with a self-signed certificate (made with openssl,
  * once per process) that the tests give the sender as a trusted CA. It records every delivery (headers, the
- * exact body bytes, when it arrived) and answers as the test says: a status, a status with headers, or never
- * (a receiver that hangs).
+ * exact body bytes, when it arrived, how its answer went) and answers as the test says: a status, a status
+ * with headers, once a promise settles, its headers and then a body a byte at a time (a receiver that
+ * trickles), or never (a receiver that hangs).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,9 +20,24 @@ export interface ReceivedWebhook {
   at: number;
   /** performance.now() at the same moment (never faked): for latency figures. */
   atPerf: number;
+  /**
+   * How its answer went, updated as it goes: `pending` until the headers are written, `sending` while the body
+   * is, `ended` once the body ended, `cut` when the connection closed before that (the sender hung up).
+   */
+  answer: 'pending' | 'sending' | 'ended' | 'cut';
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+export type Answer =
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      delayMs?: number;
+      /** Answer once this settles (a receiver the test holds, then lets go). */
+      after?: Promise<unknown>;
+      /** Write the headers at once, then the body one byte every `everyMs`, `bytes` times, then end it. */
+      trickle?: { everyMs: number; bytes: number };
+    }
+  | 'hang';
 /** Answers the n-th delivery (0-based, over all deliveries this receiver got). */
 export type Responder = (delivery: ReceivedWebhook, n: number) => Answer;
 
@@ -73,15 +89,20 @@ export async function startWebhookReceiver(opts: { respond?: Responder; port?: n
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     let open = true;
+    let delivery: ReceivedWebhook | undefined;
+    let trickling: NodeJS.Timeout | undefined;
     const finished = () => {
       if (open) inFlight--;
       open = false;
+      clearInterval(trickling);
+      if (delivery && delivery.answer !== 'ended') delivery.answer = 'cut';
     };
     res.on('close', finished);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const delivery: ReceivedWebhook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), atPerf: performance.now() };
+      delivery = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), atPerf: performance.now(), answer: 'pending' };
+      const d = delivery;
       const n = received.length;
       received.push(delivery);
       opts.onDelivery?.(delivery);
@@ -91,12 +112,19 @@ export async function startWebhookReceiver(opts: { respond?: Responder; port?: n
       }
       const answer = state.respond(delivery, n);
       if (answer === 'hang') return;
+      res.on('finish', () => (d.answer = 'ended'));
       const send = () => {
+        if (!open) return;
         res.writeHead(answer.status, answer.headers ?? {});
-        res.end('ok');
+        d.answer = 'sending';
+        if (!answer.trickle) return void res.end('ok');
+        res.flushHeaders();
+        let left = answer.trickle.bytes;
+        trickling = setInterval(() => (--left > 0 ? res.write('.') : (clearInterval(trickling), res.end('.'))), answer.trickle.everyMs);
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      const delayed = () => (answer.delayMs ? void setTimeout(send, answer.delayMs) : send());
+      if (answer.after) void answer.after.then(delayed, delayed);
+      else delayed();
     });
   });
   server.on('secureConnection', (s: Socket) => {

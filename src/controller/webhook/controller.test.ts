@@ -246,6 +246,51 @@ describe('webhook controller', () => {
     expect(fast.maxInFlight).toBeLessThanOrEqual(2);
   });
 
+  it('one API client naming many endpoints has at most maxConcurrencyPerClient attempts in flight; another client is served meanwhile', async () => {
+    const mallory = await h.client();
+    const alice = await h.client();
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    // Mallory's receivers on three ports answer only when the test lets them go; each would take two attempts.
+    let arrived = 0;
+    let mostInFlight = 0;
+    const ports: WebhookReceiver[] = [];
+    for (let i = 0; i < 3; i++) {
+      ports.push(
+        await newReceiver({
+          respond: () => ({ status: 200, after: held }),
+          onDelivery: () => {
+            arrived++;
+            mostInFlight = Math.max(mostInFlight, ports.reduce((n, p) => n + p.inFlight, 0));
+          },
+        }),
+      );
+    }
+    await h.start({ transport: { timeoutMs: 60_000 }, maxConcurrency: 6, maxConcurrencyPerEndpoint: 4, maxConcurrencyPerClient: 2 });
+    const mallorys = await Promise.all(ports.flatMap((p) => [1, 2].map(() => h.finished(mallory.id, `${p.origin}/m`))));
+    for (let i = 0; arrived < 2; i++) {
+      if (i > 2_000) throw new Error(`mallory's attempts never reached 2 (${arrived})`);
+      await realSleep(5);
+    }
+
+    let arrivedWhenAliceLanded: number | undefined;
+    const other = await newReceiver({ onDelivery: () => (arrivedWhenAliceLanded = arrived) });
+    const alices = await h.finished(alice.id, `${other.origin}/a`);
+    for (let i = 0; arrivedWhenAliceLanded === undefined && arrived <= 2; i++) {
+      if (i > 4_000) throw new Error("neither alice's delivery nor a third attempt of mallory arrived");
+      await realSleep(5);
+    }
+    // Alice's delivery landed while mallory's two attempts still hung, and mallory had no third one in flight.
+    expect(arrivedWhenAliceLanded).toBe(2);
+    expect(ports.reduce((n, p) => n + p.inFlight, 0)).toBe(2);
+    await h.until(alices.metadata.name, delivered, 'Delivered');
+
+    letGo(); // the parked deliveries are handed back as mallory's attempts end
+    for (const r of mallorys) await h.until(r.metadata.name, delivered, 'Delivered');
+    expect(arrived).toBe(6);
+    expect(mostInFlight).toBe(2);
+  });
+
   it('stop() cuts an attempt in flight and leaves it claimed; the next leader sends it again with the same webhook-id', async () => {
     const client = await h.client();
     receiver.respond = (_d, n) => (n === 0 ? 'hang' : { status: 200 });

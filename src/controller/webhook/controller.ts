@@ -6,7 +6,7 @@ import type { ResourceStore } from '../../store/types.ts';
 import type { WebhookTransport } from '../../webhooks/deliver.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../webhooks/settings.ts';
 import type { SigningSecretSource } from '../../webhooks/signingSecrets.ts';
-import { EndpointSlots } from '../../webhooks/slots.ts';
+import { AttemptSlots } from '../../webhooks/slots.ts';
 import { planDelivery } from './delivery.ts';
 import { createWebhookReconciler } from './reconciler.ts';
 
@@ -17,7 +17,7 @@ export interface WebhookControllerOptions {
   secrets: SigningSecretSource;
   /** Sends attempts (createHttpsTransport); closed by stop(). */
   transport: WebhookTransport;
-  settings?: Pick<WebhookSettings, 'retryScheduleSeconds' | 'maxConcurrency' | 'maxConcurrencyPerEndpoint'>;
+  settings?: Pick<WebhookSettings, 'retryScheduleSeconds' | 'maxConcurrency' | 'maxConcurrencyPerEndpoint' | 'maxConcurrencyPerClient'>;
   now?: () => number;
   random?: () => number;
   hooks?: ControllerHooks;
@@ -53,7 +53,8 @@ export function webhookIndexers(): Record<string, (r: ExecutionRequest) => reado
 /**
  * Wires the webhook reconciler to the shared informer and its own work queue: deliveries never hold up the
  * execution controller's queue, and run `maxConcurrency` attempts at once at most (`maxConcurrencyPerEndpoint`
- * to one endpoint). Run it on the leader only, like every controller of the manager: one sender at a time.
+ * to one endpoint, `maxConcurrencyPerClient` of one API client). Run it on the leader only, like every
+ * controller of the manager: one sender at a time.
  */
 export async function startWebhookController(opts: WebhookControllerOptions): Promise<WebhookController> {
   const settings = { ...DEFAULT_WEBHOOK_SETTINGS, ...opts.settings };
@@ -64,7 +65,7 @@ export async function startWebhookController(opts: WebhookControllerOptions): Pr
     cached: (namespace, name) => opts.informer.get(name, namespace),
     secrets: opts.secrets,
     transport: opts.transport,
-    slots: new EndpointSlots(settings.maxConcurrencyPerEndpoint),
+    slots: new AttemptSlots({ perEndpoint: settings.maxConcurrencyPerEndpoint, perClient: settings.maxConcurrencyPerClient }),
     retryScheduleSeconds: settings.retryScheduleSeconds,
     enqueue: (key) => controller?.enqueue(key),
     signal: abort.signal,

@@ -6,7 +6,7 @@ import type { AttemptResult, WebhookTransport } from '../../webhooks/deliver.ts'
 import { buildWebhookEvent } from '../../webhooks/event.ts';
 import { signWebhook } from '../../webhooks/sign.ts';
 import type { SigningSecretSource } from '../../webhooks/signingSecrets.ts';
-import { endpointOf, type EndpointSlots } from '../../webhooks/slots.ts';
+import { endpointOf, type AttemptSlots } from '../../webhooks/slots.ts';
 import { afterAttempt, claimAttempt, planDelivery } from './delivery.ts';
 
 export interface WebhookReconcilerDeps {
@@ -15,9 +15,9 @@ export interface WebhookReconcilerDeps {
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   secrets: SigningSecretSource;
   transport: WebhookTransport;
-  slots: EndpointSlots;
+  slots: AttemptSlots;
   retryScheduleSeconds: readonly number[];
-  /** Queues a request again: a delivery parked on a full endpoint, once a slot frees. */
+  /** Queues a request again: a delivery parked on a full endpoint or client, once a slot frees. */
   enqueue(key: ObjectKey): void;
   /** Aborted when the controller stops: attempts in flight are cut, and their outcome left unrecorded. */
   signal: AbortSignal;
@@ -51,7 +51,8 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
     if (plan.kind === 'none') return { done: true };
     if (plan.kind === 'wait') return { requeueAfterMs: plan.ms };
 
-    const release = deps.slots.tryAcquire(endpointOf(cached.spec.callbackUrl!), `${namespace}/${name}`, () => deps.enqueue({ namespace, name }));
+    const owner = { endpoint: endpointOf(cached.spec.callbackUrl!), client: `${namespace}/${cached.spec.apiClient}` };
+    const release = deps.slots.tryAcquire(owner, `${namespace}/${name}`, () => deps.enqueue({ namespace, name }));
     if (!release) return { requeueAfterMs: PARKED_RECHECK_MS };
     try {
       return await attempt(namespace, name);

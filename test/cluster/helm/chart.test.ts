@@ -130,6 +130,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         attemptTimeoutMs: 20_000,
         maxConcurrency: 32,
         maxConcurrencyPerEndpoint: 2,
+        maxConcurrencyPerClient: 6,
         allowLoopback: false,
       });
       expect(config.redis.url).toBe(`redis://${componentName('aw', 'redis')}:6379`);

@@ -26,6 +26,7 @@ export interface HarnessOptions {
   retryScheduleSeconds?: number[];
   maxConcurrency?: number;
   maxConcurrencyPerEndpoint?: number;
+  maxConcurrencyPerClient?: number;
 }
 
 export async function startWebhookHarness(defaults: HarnessOptions = {}) {
@@ -57,6 +58,7 @@ export async function startWebhookHarness(defaults: HarnessOptions = {}) {
           retryScheduleSeconds: o.retryScheduleSeconds ?? [0.02, 0.02, 0.02, 0.02, 0.02],
           maxConcurrency: o.maxConcurrency ?? 16,
           maxConcurrencyPerEndpoint: o.maxConcurrencyPerEndpoint ?? 4,
+          maxConcurrencyPerClient: o.maxConcurrencyPerClient ?? 8,
         },
         metrics,
       });
