@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
 import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
@@ -19,8 +20,9 @@ import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 
 /**
  * The embedded store belongs to one process. So that an operator can manage keys while `dev` runs, the
- * owner serves these actions on a Unix socket inside the data directory: only who can read the data
- * directory can reach it, and nothing is exposed on TCP. The keys CLI uses it when the store is owned.
+ * owner serves these actions on a Unix socket inside the data directory, with no other authentication: only
+ * the service's user can reach it (the directory 0700, the socket 0600), and nothing is exposed on TCP. The
+ * keys CLI uses it when the store is owned.
  */
 export const adminSocketPath = (dataDir: string): string => join(dataDir, 'admin.sock');
 
@@ -71,8 +73,19 @@ export async function serveAdminSocket(
     rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
   );
   const path = adminSocketPath(dataDir);
+  // bind() makes the socket 0777 minus the umask, and chmod can only follow it. Connecting needs search
+  // permission on the directory too, so the directory is made 0700 first: nobody else can reach the socket in
+  // between. (Setting the umask around listen is not safe here: it is the whole process's, and the store,
+  // archive and devnet create files concurrently.) The chmod then keeps it private if the directory is opened up.
+  await ensurePrivateDir(dataDir);
   await rm(path, { force: true }); // a socket file left by a killed owner
   await app.listen({ path });
+  try {
+    await chmod(path, PRIVATE_FILE_MODE);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
   return app;
 }
 

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fsyncDir } from '../lib/fs.ts';
+import { ensurePrivateTree, mkdirPrivate, openPrivateFile } from '../lib/privateFs.ts';
 import { parseArchived } from './codec.ts';
 import { ArchiveError, DEFAULT_ARCHIVE_RETENTION_MS, DEFAULT_NAMESPACE, validArchiveName, type ExecutionArchive } from './types.ts';
 
@@ -34,6 +35,8 @@ const MAX_PLAIN_NAME = 200;
  * entries. A put writes a temp file, fsyncs it, renames it into place and fsyncs the directory: once it
  * resolves the entry survives a crash or power loss, and a reader never sees half a file. Nothing is held in
  * memory. Names longer than 200 characters are stored as `_<sha256 of name>.json` (`_` cannot start a name).
+ * The directories are 0700 and the files 0600 whatever the umask (an older version's looser tree is tightened
+ * at open): the requests are the API clients' business only.
  *
  * @example
  * const archive = await openFileArchive({ dir: join(dataDir, 'archive') });
@@ -43,7 +46,7 @@ export async function openFileArchive(opts: FileArchiveOptions): Promise<FileArc
   const retentionMs = opts.retentionMs ?? DEFAULT_ARCHIVE_RETENTION_MS;
   if (!(retentionMs > 0)) throw new RangeError(`archive retention must be positive, got ${opts.retentionMs}`);
   const durable = opts.fsync ?? true;
-  await fs.mkdir(root, { recursive: true });
+  await ensurePrivateTree(root);
 
   const pathOf = (namespace: string, name: string): string => {
     const shard = createHash('sha256').update(`${namespace}/${name}`).digest('hex').slice(0, 2);
@@ -92,9 +95,9 @@ export async function openFileArchive(opts: FileArchiveOptions): Promise<FileArc
       }
       const path = pathOf(namespace, name);
       const dir = dirname(path);
-      const created = await fs.mkdir(dir, { recursive: true });
+      const created = await mkdirPrivate(dir);
       const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-      const fh = await fs.open(temp, 'w');
+      const fh = await openPrivateFile(temp, 'wx'); // a fresh random name; renamed into place with its mode
       try {
         await fh.writeFile(JSON.stringify(req));
         if (durable) await fh.sync();

@@ -6,6 +6,7 @@ import { createFaucet } from './faucet.ts';
 import { createDripLimits } from './limits.ts';
 import { createTokenSender } from './sender.ts';
 import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from './testing/support.ts';
+import { testDevnet } from '../../test/support/env.ts';
 import type { FaucetSettings } from './config.ts';
 
 /** A faucet app on the shared devnet, answered in process (inject). */
@@ -111,6 +112,52 @@ describe('faucet API: a chain the faucet does not serve', () => {
       const page = (await app.inject({ url: '/' })).body;
       expect(page).toContain('<option value="base" selected>');
       expect(page).not.toContain('value="arbitrum"');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("faucet API: the service's own accounts", () => {
+  it('refuses a drip to any chain’s treasury, the executors, the settler, the paymaster signer or the faucet: 400 address_not_allowed, nothing sent', async () => {
+    const { manifest } = testDevnet();
+    const { executors, paymasterSigner, settler, faucet } = manifest.accounts;
+    const own = [...manifest.chains.map((c) => c.treasury), executors[0]!.address, executors.at(-1)!.address, paymasterSigner.address, settler!.address, faucet!.address];
+    // One drip per client: a refusal must not use it up.
+    const app = await faucetApp(devnetFaucetSettings({ limits: { perAddress: GENEROUS_LIMITS.perAddress, perClient: { burst: 1, everySeconds: 600 } } }));
+    try {
+      const drip = (address: string, chain: string) => app.inject({ method: 'POST', url: '/api/drip', payload: { address, chain } });
+      const treasury = manifest.chains.find((c) => c.name === 'base')!.treasury;
+      const treasuryBefore = await aUSDBalance('base', treasury);
+      for (const address of own) {
+        for (const form of [address, address.toLowerCase()]) {
+          const res = await drip(form, 'base');
+          expect(res.statusCode, form).toBe(400);
+          expect(res.json()).toMatchObject({ error: 'address_not_allowed', field: 'address' });
+          expect(res.json().message).toMatch(/^address is one of the service's own accounts/);
+        }
+      }
+      // Every chain's treasury, on any chain.
+      const ethereumTreasury = manifest.chains.find((c) => c.name === 'ethereum')!.treasury;
+      expect((await drip(ethereumTreasury, 'arbitrum')).json()).toMatchObject({ error: 'address_not_allowed' });
+      expect(await aUSDBalance('base', treasury)).toBe(treasuryBefore);
+      expect((await drip(freshAddress(), 'base')).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses the addresses a deployment lists, and the faucet’s own address though unlisted', async () => {
+    const listed = freshAddress();
+    const settings = { ...devnetFaucetSettings(), serviceAccounts: [listed] };
+    const app = await faucetApp(settings);
+    try {
+      const faucetAddress = (await app.inject({ url: '/api/info' })).json().faucet_address as string;
+      for (const address of [listed, faucetAddress]) {
+        const res = await app.inject({ method: 'POST', url: '/api/drip', payload: { address, chain: 'ethereum' } });
+        expect(res.json()).toMatchObject({ error: 'address_not_allowed', field: 'address' });
+      }
+      expect(await aUSDBalance('ethereum', listed)).toBe(0n);
     } finally {
       await app.close();
     }

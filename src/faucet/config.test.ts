@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS, DEVNET_FAUCET_ACCOUNT, faucetSettingsFromConfig, faucet
 
 const KEY = `0x${'ab'.repeat(32)}`;
 const TOKEN = '0x29B17ce942a830A88bC34F09FDC8C45479644479';
+const TREASURY = '0x14dC79964da2C08b23698B3D3cc7Ca32193d9955';
 
 function writeConfig(yaml: string): string {
   const path = join(tempDir('aw-faucet-config-'), 'faucet.yaml');
@@ -23,6 +24,7 @@ describe('faucet configuration', () => {
           'chains:',
           `  - { name: base, chainId: 84532, token: { address: "${TOKEN}" }, explorerUrl: "https://sepolia.basescan.org/" }`,
           `  - { name: arbitrum, chainId: 421614, rpcUrl: "https://arb.example/rpc", token: { address: "${TOKEN}", decimals: 18 } }`,
+          `serviceAccounts: ["${TREASURY}"]`,
         ].join('\n'),
       ),
     );
@@ -31,6 +33,7 @@ describe('faucet configuration', () => {
     expect(settings.privateKey).toBe(KEY);
     expect(settings.limits).toEqual({ perAddress: { burst: 1, everySeconds: 86_400 }, perClient: DEFAULT_LIMITS.perClient });
     expect(settings.receiptTimeoutMs).toBe(60_000);
+    expect(settings.serviceAccounts).toEqual([TREASURY]);
     expect(settings.chains).toEqual([
       {
         name: 'base',
@@ -64,6 +67,7 @@ describe('faucet configuration', () => {
       /invalid faucet config .*chains\[0\]\.name/s,
     );
     await expect(loadFaucetConfig(writeConfig('chains: []\n'))).rejects.toThrow(/invalid faucet config/);
+    await expect(loadFaucetConfig(writeConfig(`serviceAccounts: ["0x12"]\nchains: [${base}]\n`))).rejects.toThrow(/invalid faucet config .*serviceAccounts\[0\]/s);
     await expect(loadFaucetConfig('/nonexistent/faucet.yaml')).rejects.toThrow(/cannot read faucet config/);
   });
 
@@ -72,6 +76,10 @@ describe('faucet configuration', () => {
     const settings = faucetSettingsFromManifest(manifest);
     expect(settings.privateKey).toBe((manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT])!.privateKey);
     expect(settings.chains.map((c) => c.name)).toEqual(manifest.chains.map((c) => c.name));
+    const { executors, paymasterSigner, settler, faucet } = manifest.accounts;
+    expect([...settings.serviceAccounts].sort()).toEqual(
+      [...manifest.chains.map((c) => c.treasury), ...executors.map((e) => e.address), paymasterSigner.address, settler!.address, faucet!.address].sort(),
+    );
     for (const c of settings.chains) {
       const aUSD = manifest.chains.find((m) => m.name === c.name)!.tokens.find((t) => t.symbol === 'aUSD')!;
       expect(c).toMatchObject({ token: { address: aUSD.address, decimals: 6 }, amountRaw: 100_000_000n });

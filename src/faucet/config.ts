@@ -72,6 +72,8 @@ export const FaucetConfigSchema = z.object({
   redis: z.object({ url: z.string().min(1) }).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   chains: z.array(FaucetChainConfigSchema).min(1),
+  /** The service's own accounts (every chain's treasury, the executors, the x402 settler): never sent to. */
+  serviceAccounts: z.array(HexAddress).default([]),
 });
 export type FaucetConfig = z.infer<typeof FaucetConfigSchema>;
 
@@ -97,6 +99,12 @@ export interface FaucetSettings {
   limits: { perAddress: DripLimitConfig; perClient: DripLimitConfig };
   receiptTimeoutMs: number;
   receiptPollMs: number;
+  /**
+   * Addresses a drip is refused to (400 address_not_allowed): the service's own accounts, every chain's
+   * treasury first. A drip to the treasury once passed for an execution's payment; and the service's sending
+   * accounts are the operator's to fund. The faucet's own address is refused too, without being listed.
+   */
+  serviceAccounts: readonly Address[];
 }
 
 export class FaucetConfigError extends Error {
@@ -121,6 +129,16 @@ function amountRaw(amount: string, decimals: number, where: string): bigint {
  * funded[4], which no test transfers from.
  */
 export const DEVNET_FAUCET_ACCOUNT = 4;
+
+/**
+ * The accounts of the devnet the embedded service (`agent-wallet dev`) uses: each chain's treasury, the executors,
+ * the paymaster's signer, the x402 settler and the faucet (the last two absent from older manifests).
+ */
+function devnetServiceAccounts(manifest: DevnetManifest): Address[] {
+  const { executors, paymasterSigner, settler, faucet } = manifest.accounts;
+  const senders = [...executors, paymasterSigner, settler, faucet].flatMap((a) => (a ? [a.address] : []));
+  return [...manifest.chains.map((c) => c.treasury), ...senders];
+}
 
 /** The devnet's faucet: every chain of the manifest, its aUSD, a funded account; receipts polled quickly. */
 export function faucetSettingsFromManifest(
@@ -149,6 +167,7 @@ export function faucetSettingsFromManifest(
     // anvil mines each transaction at once: a receipt missing after 10 s means the node is in trouble.
     receiptTimeoutMs: overrides.receiptTimeoutMs ?? 10_000,
     receiptPollMs: 20,
+    serviceAccounts: devnetServiceAccounts(manifest),
   };
 }
 
@@ -177,6 +196,7 @@ export function faucetSettingsFromConfig(config: FaucetConfig, env: NodeJS.Proce
     limits: config.limits,
     receiptTimeoutMs: config.receiptTimeoutSeconds * 1000,
     receiptPollMs: config.receiptPollMs,
+    serviceAccounts: config.serviceAccounts,
   };
 }
 

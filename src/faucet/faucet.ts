@@ -47,6 +47,7 @@ export function createFaucet(deps: { settings: FaucetSettings; sender: TokenSend
   const { settings, sender, limits } = deps;
   const chains = new Map(settings.chains.map((c) => [c.name, c]));
   const served = settings.chains.map((c) => c.name).join(', ');
+  const notAllowed = new Set([...settings.serviceAccounts, sender.address].map((a) => a.toLowerCase()));
   const info: FaucetInfo = {
     token: 'aUSD',
     amount: settings.amount,
@@ -72,6 +73,14 @@ export function createFaucet(deps: { settings: FaucetSettings; sender: TokenSend
     async drip({ address, chain: name }, clientIp) {
       const chain = chains.get(name);
       if (!chain) throw fieldError('unsupported_chain', 'chain', `must be one of the chains this faucet serves: ${served}`);
+      // Before the limits: a refused address uses up no one's drips.
+      if (notAllowed.has(address.toLowerCase())) {
+        throw fieldError(
+          'address_not_allowed',
+          'address',
+          "is one of the service's own accounts (a treasury, an executor, the settler, the paymaster signer or this faucet): the faucet sends only to agents' wallets",
+        );
+      }
       const decision = await limits.take(name, address, clientIp);
       if (!decision.allowed) throw rateLimited(decision.limit, name, decision.retryAfterSeconds);
       let receipt;

@@ -85,7 +85,7 @@ export type FaucetInfo = z.infer<typeof FaucetInfoSchema>;
 
 /** What each error status of the faucet means in its /openapi.json. */
 const FAUCET_ERROR_STATUSES = {
-  400: 'Invalid request: invalid_address, unsupported_chain, missing_field, invalid_json (`field` names the field)',
+  400: "Invalid request: invalid_address, unsupported_chain, missing_field, invalid_json (`field` names the field); address_not_allowed: one of the service's own accounts",
   413: 'The body is over the size limit: payload_too_large',
   415: 'The body is not application/json: unsupported_media_type',
   429: 'rate_limited: `limit` says whose drips ran out, "address" (this address on this chain) or "client" (your client address); retry after Retry-After seconds',

@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataDirOption, parse, resolveDataDir, CliError } from '../lib/args.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
+import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { faucetSettingsFromManifest, startFaucet, type RunningFaucet } from '../faucet/index.ts';
 import { ensureDevKey } from './devKey.ts';
 import { startEmbeddedService } from './embedded.ts';
@@ -28,7 +28,9 @@ export async function runDev(argv: string[]): Promise<number> {
   const host = values.host ?? process.env.AGENT_WALLET_HOST ?? '127.0.0.1';
   const faucetPortNumber = faucetPort(values['faucet-port']);
   const say = (line: string) => process.stdout.write(line + '\n');
-  await mkdir(dataDir, { recursive: true });
+  // 0700 whatever the umask, before anything is written in it: it holds the service secret, the devnet's keys,
+  // the store and the admin socket (src/lib/privateFs.ts).
+  await ensurePrivateDir(dataDir);
 
   say(`agent-wallet dev: data directory ${dataDir}`);
   const t0 = performance.now();

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createKey } from '../keys/manage.ts';
 import { authenticateApiKey } from '../keys/authenticate.ts';
+import { readPrivateFile, writePrivateFile } from '../lib/privateFs.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 
@@ -16,8 +16,8 @@ export async function ensureDevKey(
   webhookSecrets: WebhookSecretStore,
 ): Promise<{ apiKey: string; webhookSecret: string | undefined; created: boolean }> {
   const path = join(dataDir, 'dev-api-key');
-  const existing = await readFile(path, 'utf8').then(
-    (s) => s.trim(),
+  const existing = await readPrivateFile(path).then(
+    (s) => s?.trim(),
     () => undefined,
   );
   if (existing) {
@@ -33,6 +33,6 @@ export async function ensureDevKey(
     undefined,
     webhookSecrets,
   );
-  await writeFile(path, api_key + '\n', { mode: 0o600 });
+  await writePrivateFile(path, api_key + '\n');
   return { apiKey: api_key, webhookSecret: webhook_secret, created: true };
 }

@@ -17,6 +17,7 @@ import type { PaymentSettings } from '../payments/types.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
+import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
 import { createCallbackGuard, type Resolver } from '../webhooks/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
@@ -85,6 +86,8 @@ export interface EmbeddedService {
 export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promise<EmbeddedService> {
   const level = opts.logLevel ?? 'silent';
   const log = pino({ level });
+  // The data directory holds the store, the archive, webhook secrets and the admin socket: the service user's only.
+  await ensurePrivateDir(opts.dataDir);
   const store = await openEmbeddedStore({
     dir: join(opts.dataDir, 'store'),
     onFatal: opts.onStoreFatal ?? ((err) => log.fatal({ err }, 'the store stopped for good; restart the service')),

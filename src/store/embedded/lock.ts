@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StoreError } from '../types.ts';
 import { fsyncDir } from '../../lib/fs.ts';
+import { openPrivateFile } from '../../lib/privateFs.ts';
 
 /**
  * One process owns a store directory. The LOCK file records who: pid, the process's start time (so a pid
@@ -40,7 +41,7 @@ export async function acquireStoreLock(dir: string): Promise<StoreLock> {
   };
   for (let attempt = 0; attempt < 100; attempt++) {
     try {
-      const fh = await fs.open(path, 'wx');
+      const fh = await openPrivateFile(path, 'wx');
       try {
         await fh.writeFile(JSON.stringify(mine) + '\n');
         await fh.sync();
@@ -98,7 +99,7 @@ export function ownedError(dir: string, pid: number): StoreError {
 async function takeOver(dir: string, path: string, staleIno: number): Promise<void> {
   const mutex = `${path}.takeover`;
   try {
-    const fh = await fs.open(mutex, 'wx');
+    const fh = await openPrivateFile(mutex, 'wx');
     try {
       await fh.writeFile(JSON.stringify({ pid: process.pid, hostname: hostname(), startTime: await processStartTime(process.pid) }));
     } finally {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AnyResource } from '../../api/v1alpha1/index.ts';
 import { fsyncDir } from '../../lib/fs.ts';
+import { openPrivateFile } from '../../lib/privateFs.ts';
 
 /**
  * The snapshot: every object at one revision, as JSON lines after a header line. It is written to a
@@ -34,7 +35,7 @@ export async function writeSnapshot(dir: string, revision: number, objectsJson: 
   const tmp = `${final}.tmp`;
   let bytes = 0;
   try {
-    const fh = await fs.open(tmp, 'w');
+    const fh = await openPrivateFile(tmp, 'w'); // renamed into place with its mode: 0600
     try {
       const header: Header = { format: FORMAT, revision, count: objectsJson.length };
       let chunk = JSON.stringify(header) + '\n';

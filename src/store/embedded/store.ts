@@ -24,6 +24,7 @@ import {
   prepareUpdate,
 } from './admission.ts';
 import { fsyncDir } from '../../lib/fs.ts';
+import { ensurePrivateTree } from '../../lib/privateFs.ts';
 import { acquireStoreLock, canonicalDir, type StoreLock } from './lock.ts';
 import { DEFAULT_NAMESPACE, matchesLabels } from '../../api/v1alpha1/names.ts';
 import { applyRecord, encodeDelete, encodePut, encodeStatus, recordKey } from './records.ts';
@@ -121,9 +122,11 @@ const keyOf = (namespace: string, name: string): string => `${namespace}/${name}
 /**
  * Opens the store in `dir`: takes the lock, loads the snapshot, replays the log (ignoring a torn last
  * line), and starts appending. Fails with StoreError Unavailable if another live process owns the directory.
+ * The directory and its files are the service user's only (0700, 0600), whatever the umask: they hold the API
+ * keys' hashes and every request.
  */
 export async function openEmbeddedStore(opts: EmbeddedStoreOptions): Promise<EmbeddedStore> {
-  await fs.mkdir(opts.dir, { recursive: true });
+  await ensurePrivateTree(opts.dir);
   const dir = await canonicalDir(opts.dir);
   const lock = await acquireStoreLock(dir);
   try {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { fsyncDir } from '../../lib/fs.ts';
+import { openPrivateFile } from '../../lib/privateFs.ts';
 import { decodeRecord, type WalRecord } from './records.ts';
 
 /**
@@ -55,7 +56,7 @@ export interface LogFile {
 }
 
 export const nodeLogFiles: LogFiles = {
-  open: (path, flags) => fs.open(path, flags),
+  open: (path, flags) => openPrivateFile(path, flags), // 0600: the log holds the API keys' hashes
   syncDir: fsyncDir,
   remove: (path) => fs.rm(path, { force: true }),
 };

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../../lib/privateFs.ts';
 import { newSecretRef, SECRET_REF, type WebhookSecretStore } from './types.ts';
 
 /** Where the embedded mode keeps them: `<data-dir>/webhook-secrets/`. */
@@ -10,22 +11,20 @@ export const webhookSecretsDir = (dataDir: string): string => join(dataDir, 'web
  * The embedded mode's webhook secrets: one file per secret in `dir` (the service uses
  * `<data-dir>/webhook-secrets/`), readable by the service's user only (0600, the directory 0700). Written
  * to a temporary file, synced, then renamed, so a crash leaves the secret whole or absent, never torn.
+ * Opening starts making the directory private (a looser one left by an older version, with what it holds);
+ * every read and write waits for that.
  */
 export function openFileWebhookSecrets(dir: string): WebhookSecretStore {
-  let ready: Promise<void> | undefined;
-  const ensureDir = () =>
-    (ready ??= (async () => {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await chmod(dir, 0o700); // an existing directory keeps its mode through mkdir
-    })());
+  const ready = ensurePrivateTree(dir);
+  ready.catch(() => undefined); // not unhandled: the first read or write rethrows it
 
   return {
     async create(clientId, secret) {
-      await ensureDir();
+      await ready;
       const ref = newSecretRef(clientId);
       const path = join(dir, ref);
       const tmp = `${path}.tmp`;
-      const file = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      const file = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, PRIVATE_FILE_MODE);
       try {
         await file.writeFile(secret, 'utf8');
         await file.sync();
@@ -43,6 +42,7 @@ export function openFileWebhookSecrets(dir: string): WebhookSecretStore {
     },
     async read(ref) {
       if (!SECRET_REF.test(ref)) return undefined; // never a path outside the directory
+      await ready;
       try {
         return (await readFile(join(dir, ref), 'utf8')).trim();
       } catch (e) {
