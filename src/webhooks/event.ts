@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { StatusRecordSchema } from '../api/http/status.ts';
-import type { ExecutionPhase, ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { isTerminal, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { presentStatus } from '../gateway/presenters.ts';
 
 /**
- * The events a callback_url receives: one per request, when it reaches a terminal state. The payload follows
+ * The events a callback_url receives: one each time a request's outcome changes — when it reaches a terminal
+ * state, and when it leaves one because its inclusion left the chain (`execution.inclusion_lost`; it is then sent
+ * again, and its next terminal state is another event). Each event has its own id. The payload follows
  * Standard Webhooks' `{type, timestamp, data}` and `data` is the status record of `GET /status/:id`
  * (spec §2.3 with agent_id, strategy_id, smart_wallet_address and the failure). docs/webhooks.md publishes
  * the JSON Schema of WebhookEventSchema (a test keeps the two equal).
@@ -14,7 +16,7 @@ import { presentStatus } from '../gateway/presenters.ts';
  */
 export const WEBHOOK_EVENT_VERSION = 1;
 
-export const WEBHOOK_EVENT_TYPES = ['execution.confirmed', 'execution.reverted', 'execution.failed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['execution.confirmed', 'execution.reverted', 'execution.failed', 'execution.inclusion_lost'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const EVENT_OF_PHASE: Partial<Record<ExecutionPhase, WebhookEventType>> = {
@@ -25,10 +27,12 @@ const EVENT_OF_PHASE: Partial<Record<ExecutionPhase, WebhookEventType>> = {
 
 export const WebhookEventSchema = z
   .object({
-    id: z.string().meta({ description: 'Event id: equal to the webhook-id header, the same on every delivery attempt' }),
+    id: z.string().meta({
+      description: 'Event id: equal to the webhook-id header, the same on every delivery attempt, unique per event (deduplicate by it)',
+    }),
     type: z.enum(WEBHOOK_EVENT_TYPES),
     version: z.literal(WEBHOOK_EVENT_VERSION).meta({ description: 'Payload version; see docs/webhooks.md' }),
-    timestamp: z.string().meta({ description: 'When the request reached its terminal state (ISO 8601 UTC)' }),
+    timestamp: z.string().meta({ description: 'When the transition the event reports happened (ISO 8601 UTC)' }),
     data: StatusRecordSchema.meta({ description: 'The status record of GET /status/:id at that moment' }),
   })
   .meta({ title: 'agent-wallet webhook event', description: 'Body of a POST to callback_url' });
@@ -40,26 +44,26 @@ export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
  */
 export const webhookEventJsonSchema = (): Record<string, unknown> => z.toJSONSchema(WebhookEventSchema, { io: 'input' }) as Record<string, unknown>;
 
-/** The event a request in `phase` sends, if any (only terminal phases send one). */
+/** The event a request entering `phase` sends, if any (only terminal phases send one on entry). */
 export const eventTypeOf = (phase: ExecutionPhase | undefined): WebhookEventType | undefined =>
   phase === undefined ? undefined : EVENT_OF_PHASE[phase];
 
-/** The webhook-id of a request's event: derived from the request, so every attempt, on any replica, agrees. */
-export const webhookIdOf = (request: ExecutionRequest): string => `evt_${request.metadata.name}`;
-
 /**
- * The event of a terminal request and its exact body. Everything in it comes from the request's terminal
- * state, which never changes, so every attempt sends the same bytes.
+ * An event about `request` as it stands now and its exact body: `type` (default: the event of its terminal
+ * phase) and `id` (default: its first event's). The caller freezes the body where it records the event
+ * (status.webhookEvents), so every attempt sends the same bytes whatever the request does afterwards.
  */
-export function buildWebhookEvent(request: ExecutionRequest): { event: WebhookEvent; body: string } {
-  const type = eventTypeOf(request.status?.phase);
+export function buildWebhookEvent(request: ExecutionRequest, opts: { id?: string; type?: WebhookEventType } = {}): { event: WebhookEvent; body: string } {
+  const phase = request.status?.phase;
+  const type = opts.type ?? eventTypeOf(phase);
   if (type === undefined) throw new Error(`request ${request.metadata.name} is not in a terminal phase`);
   const data = presentStatus(request);
+  const completed = isTerminal(phase) ? request.status?.completionTime : undefined;
   const event: WebhookEvent = {
-    id: webhookIdOf(request),
+    id: opts.id ?? `evt_${request.metadata.name}`,
     type,
     version: WEBHOOK_EVENT_VERSION,
-    timestamp: request.status?.completionTime ? new Date(request.status.completionTime).toISOString() : data.updated_at,
+    timestamp: completed ? new Date(completed).toISOString() : data.updated_at,
     data,
   };
   return { event, body: JSON.stringify(event) };

@@ -1,5 +1,5 @@
 /**
- * Completion webhooks (docs/webhooks.md). For receivers: verifyWebhook and the event's schema. For the
+ * Webhooks (docs/webhooks.md). For receivers: verifyWebhook and the event's schema. For the
  * service: signing, the SSRF checks, the HTTPS transport, the retry schedule and the secret stores.
  */
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookHeaders, type WebhookVerificationErrorCode } from './verify.ts';
@@ -8,12 +8,12 @@ export {
   eventTypeOf,
   webhookEventJsonSchema,
   WebhookEventSchema,
-  webhookIdOf,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_EVENT_VERSION,
   type WebhookEvent,
   type WebhookEventType,
 } from './event.ts';
+export { owedEvents, transitionEventType, webhookEventId, withTransitionEvent } from './eventLog.ts';
 export { signWebhook, type WebhookMessage, type WebhookSignatureHeaders } from './sign.ts';
 export { generateWebhookSecret, webhookSigningKey, WebhookSecretError, WEBHOOK_SECRET_PREFIX } from './secret.ts';
 export { createCallbackGuard, EgressRefusedError, resolveAllowed, systemResolver, type CallbackGuard, type EgressPolicy, type Resolver } from './egress.ts';

@@ -59,7 +59,7 @@ it('the leading controller killed with deliveries due: the other replica deliver
   const get = (id: string) => cluster.store.get('ExecutionRequest', id);
   await until('every delivery retrying', async () => {
     const all = await Promise.all(ids.map(get));
-    return all.every((r) => r.status?.webhook?.state === 'Retrying') ? true : undefined;
+    return all.every((r) => r.status?.webhookEvents?.[0]?.state === 'Retrying') ? true : undefined;
   });
   const leaderName = await until('a leader', () => cluster.leader());
   const leader = cluster.controllers.find((c) => c.name === leaderName)!;
@@ -74,7 +74,7 @@ it('the leading controller killed with deliveries due: the other replica deliver
   expect(next).not.toBe(leaderName);
   const delivered: ExecutionRequest[] = await until('every delivery Delivered', async () => {
     const all = await Promise.all(ids.map(get));
-    return all.every((r) => r.status?.webhook?.state === 'Delivered') ? all : undefined;
+    return all.every((r) => r.status?.webhookEvents?.[0]?.state === 'Delivered') ? all : undefined;
   });
 
   const byId = new Map<string, string[]>();
@@ -90,9 +90,9 @@ it('the leading controller killed with deliveries due: the other replica deliver
   }
   for (const r of delivered) {
     // Every attempt is counted when claimed, before it is sent: one the kill cut short may never have arrived.
-    const arrived = byId.get(r.status!.webhook!.id)!.length;
-    expect(r.status!.webhook!.attempts).toBeGreaterThanOrEqual(arrived);
-    expect(r.status!.webhook!.attempts).toBeLessThanOrEqual(arrived + 1);
+    const arrived = byId.get(r.status!.webhookEvents![0]!.id)!.length;
+    expect(r.status!.webhookEvents![0]!.attempts).toBeGreaterThanOrEqual(arrived);
+    expect(r.status!.webhookEvents![0]!.attempts).toBeLessThanOrEqual(arrived + 1);
   }
 
   // kubectl get exr -o wide shows the delivery state.

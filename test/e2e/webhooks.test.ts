@@ -66,9 +66,9 @@ describe('webhooks on the embedded service', () => {
     expect(delivery!.headers['content-type']).toBe('application/json');
     const stored = await until('Delivered', async () => {
       const r = await svc.store.get('ExecutionRequest', res.body.request_id);
-      return r.status?.webhook?.state === 'Delivered' ? r : undefined;
+      return r.status?.webhookEvents?.[0]?.state === 'Delivered' ? r : undefined;
     });
-    expect(stored.status!.webhook).toMatchObject({ attempts: 1, lastResponseCode: 200 });
+    expect(stored.status!.webhookEvents![0]).toMatchObject({ attempts: 1, lastResponseCode: 200 });
   });
 
   it.each([

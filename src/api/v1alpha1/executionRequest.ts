@@ -188,8 +188,8 @@ export const FailureSchema = z.object({
 export type Failure = z.infer<typeof FailureSchema>;
 
 /**
- * States of a webhook delivery (status.webhook.state). None yet: the request is not terminal, has no
- * callback_url, or its first attempt has not started.
+ * States of a webhook delivery (the `state` of an event in status.webhookEvents). None yet: its first attempt
+ * has not started.
  *   Sending    an attempt was claimed (attempts counts it) and is in flight; found after a crash or a leader
  *              change, it is sent again at once, with the same webhook-id
  *   Retrying   the last attempt failed; the next is due at nextAttemptTime
@@ -202,12 +202,11 @@ export const WebhookDeliveryStateSchema = z.enum(WEBHOOK_DELIVERY_STATES);
 export type WebhookDeliveryState = z.infer<typeof WebhookDeliveryStateSchema>;
 const FINAL_DELIVERY_STATES: ReadonlySet<WebhookDeliveryState> = new Set(['Delivered', 'Gone', 'Abandoned']);
 
-export const WebhookDeliverySchema = z.object({
+const webhookDeliveryFields = {
   /** The webhook-id header and the event's id: the same on every attempt. */
   id: z.string(),
   /** The event type, e.g. execution.confirmed. */
   event: z.string(),
-  state: WebhookDeliveryStateSchema,
   /** Attempts started, the one in flight included. */
   attempts: z.number().int().min(0),
   firstAttemptTime: z.string().optional(),
@@ -219,20 +218,69 @@ export const WebhookDeliverySchema = z.object({
   /** Why the last attempt failed: a cause (server_error, throttled, timeout, blocked_address, …) and a message. */
   lastFailure: z.object({ cause: z.string(), message: z.string() }).optional(),
   deliveredTime: z.string().optional(),
-});
+};
+
+/**
+ * The one delivery of the one event a request had before events were a list (status.webhook). Read only: the
+ * webhook controller turns it into the first entry of status.webhookEvents at its next attempt.
+ */
+export const WebhookDeliverySchema = z.object({ ...webhookDeliveryFields, state: WebhookDeliveryStateSchema });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
 /**
- * Whether a completion webhook is still owed for this request: it has a callback URL, and its delivery has
- * not reached a final state (or has not started). Retention keeps such a request until it has.
+ * One event a request owes its callback URL, and its delivery. An event is recorded in the same status write as
+ * the transition it reports (entering a terminal phase, or leaving one when its inclusion left the chain), with
+ * its exact body frozen, so every attempt sends the same bytes whatever the request does next. The webhook
+ * controller delivers a request's events in order, each at least once, and writes the delivery fields.
+ */
+export const WebhookEventRecordSchema = z.object({
+  ...webhookDeliveryFields,
+  /** When the transition happened (the event's `timestamp`). */
+  time: z.string(),
+  /** The JSON body every attempt sends. */
+  body: z.string(),
+  /** Absent until the first attempt starts. */
+  state: WebhookDeliveryStateSchema.optional(),
+});
+export type WebhookEventRecord = z.infer<typeof WebhookEventRecordSchema>;
+
+export const isFinalDeliveryState = (s: WebhookDeliveryState | undefined): boolean => s !== undefined && FINAL_DELIVERY_STATES.has(s);
+
+/**
+ * Whether a webhook is still owed for this request: it has a callback URL, and one of its events has not reached
+ * a final delivery state (or has not started). A request recorded before events were a list owes its one event
+ * once terminal, until status.webhook is final. Retention keeps such a request until nothing is owed.
  */
 export function webhookOwed(r: ExecutionRequest): boolean {
   if (r.spec.callbackUrl === undefined) return false;
-  const state = r.status?.webhook?.state;
-  return state === undefined || !FINAL_DELIVERY_STATES.has(state);
+  const events = r.status?.webhookEvents;
+  if (events !== undefined && events.length > 0) return events.some((e) => !isFinalDeliveryState(e.state));
+  return isTerminal(r.status?.phase) && !isFinalDeliveryState(r.status?.webhook?.state);
 }
 
-export const isFinalDeliveryState = (s: WebhookDeliveryState | undefined): boolean => s !== undefined && FINAL_DELIVERY_STATES.has(s);
+/**
+ * A change of a finished request's inclusion, found when its transaction was looked for again (after a restart,
+ * a chain that lost blocks, or before archiving):
+ *   Moved  the same operation is included elsewhere (the chain re-mined it): the status follows it
+ *   Lost   its inclusion is gone from the chain: sent again (Broadcasting), or failed when it can no longer be
+ */
+export const InclusionChangeSchema = z.object({
+  kind: z.enum(['Moved', 'Lost']),
+  /** The inclusion the status had recorded. */
+  txHash: Hash,
+  blockNumber: z.string(),
+  blockHash: Hash.optional(),
+  /** Where it is now (Moved). */
+  newTxHash: Hash.optional(),
+  newBlockNumber: z.string().optional(),
+  newBlockHash: Hash.optional(),
+  /** The phase the request had when the change was found. */
+  phase: ExecutionPhaseSchema,
+  time: z.string(),
+});
+export type InclusionChange = z.infer<typeof InclusionChangeSchema>;
+/** The newest changes a request keeps (older ones are dropped: a request cannot grow without bound). */
+export const MAX_INCLUSION_CHANGES = 10;
 
 export const ExecutionRequestStatusSchema = z.object({
   phase: ExecutionPhaseSchema.optional(),
@@ -258,7 +306,14 @@ export const ExecutionRequestStatusSchema = z.object({
   queuedTime: z.string().optional(),
   startTime: z.string().optional(),
   completionTime: z.string().optional(),
-  /** Delivery of the completion webhook to spec.callbackUrl: written by the webhook controller only. */
+  /** Changes of the request's inclusion found after it finished, oldest first (at most MAX_INCLUSION_CHANGES). */
+  inclusionChanges: z.array(InclusionChangeSchema).optional(),
+  /**
+   * The events owed to spec.callbackUrl, in order: appended with the transition they report, delivered (and
+   * their delivery fields written) by the webhook controller.
+   */
+  webhookEvents: z.array(WebhookEventRecordSchema).optional(),
+  /** Deprecated: the one delivery of a request recorded before events were a list (see WebhookDeliverySchema). */
   webhook: WebhookDeliverySchema.optional(),
 });
 export type ExecutionRequestStatus = z.infer<typeof ExecutionRequestStatusSchema>;

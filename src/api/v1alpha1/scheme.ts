@@ -63,12 +63,19 @@ export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
       {
         name: 'Webhook',
         type: 'string',
-        // Empty: no callback_url, not finished yet, or the first attempt has not started.
-        jsonPath: '.status.webhook.state',
-        description: 'Delivery of the completion webhook: Sending, Retrying, Delivered, Gone or Abandoned.',
+        // The newest event's: events are delivered in order, so the earlier ones are final once it is. Empty: no
+        // callback_url, no event yet, or its first attempt has not started.
+        jsonPath: '.status.webhookEvents[-1:].state',
+        description: "Delivery of the request's newest webhook event: Sending, Retrying, Delivered, Gone or Abandoned.",
         priority: 1,
       },
-      { name: 'Attempts', type: 'integer', jsonPath: '.status.webhook.attempts', description: 'Webhook delivery attempts so far.', priority: 1 },
+      {
+        name: 'Attempts',
+        type: 'integer',
+        jsonPath: '.status.webhookEvents[-1:].attempts',
+        description: "Delivery attempts of the request's newest webhook event so far.",
+        priority: 1,
+      },
       AGE,
     ],
   },

@@ -9,6 +9,7 @@ import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
+import { withTransitionEvent } from '../../webhooks/eventLog.ts';
 
 export interface ExecutionReconcilerDeps {
   store: ResourceStore;
@@ -528,7 +529,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   ): Promise<ReconcileResult> {
     let current = req;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const status = next({ ...(current.status ?? {}) });
+      // A transition that owes the callback URL an event records it in this same write (src/webhooks/eventLog.ts).
+      const status = withTransitionEvent(current, next({ ...(current.status ?? {}) }));
       status.observedGeneration = current.metadata.generation;
       try {
         await deps.store.updateStatus({ ...current, status });

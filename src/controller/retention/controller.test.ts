@@ -156,6 +156,30 @@ describe('retention controller (embedded store, file archive)', () => {
     expect(await exists('req-hook-retrying')).toBe(true);
   });
 
+  it('keeps a request until every event it owes is delivered, not only the first', async () => {
+    const longAgo = confirmedAt(new Date(Date.now() - 7_200_000));
+    const event = (n: number, type: string, state?: 'Delivered') => ({
+      id: n === 1 ? 'evt_req-events' : `evt_req-events_${n}`, event: type, time: longAgo.completionTime!, body: '{}', attempts: state ? 1 : 0, ...(state && { state }),
+    });
+    const created = await store.create(executionRequest('req-events', 'client-1', { callbackUrl: 'https://agent.example/hook' }));
+    const owed = await store.updateStatus({
+      ...created,
+      status: { ...longAgo, webhookEvents: [event(1, 'execution.confirmed', 'Delivered'), event(2, 'execution.inclusion_lost', 'Delivered'), event(3, 'execution.confirmed')] },
+    });
+    await request('req-events-none', longAgo);
+    retention = await startRetentionController({ store, archive, retentionSeconds: 1 });
+    await waitFor(async () => !(await exists('req-events-none')));
+    await sleep(200);
+    expect(await exists('req-events')).toBe(true); // its third event is not delivered yet
+
+    const done = await store.updateStatus({
+      ...owed,
+      status: { ...owed.status, webhookEvents: [...owed.status!.webhookEvents!.slice(0, 2), event(3, 'execution.confirmed', 'Delivered')] },
+    });
+    await waitFor(async () => !(await exists('req-events')));
+    expect(await archive.get('req-events')).toEqual(done);
+  });
+
   it('shares a given informer and leaves it running on stop', async () => {
     const informer = new Informer({ store, kind: 'ExecutionRequest', namespace: 'default' });
     await request('req-shared', confirmedAt(new Date(Date.now() - 60_000)));

@@ -37,6 +37,10 @@ export interface RetentionController {
   stop(): Promise<void>;
 }
 
+/** The delivery states of a request's events, as one comparable string: a change may end what it owes. */
+const deliveryStates = (r: ExecutionRequest): string =>
+  `${(r.status?.webhookEvents ?? []).map((e) => e.state ?? '').join(',')}|${r.status?.webhook?.state ?? ''}`;
+
 /** When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention. */
 function dueAt(req: ExecutionRequest, retentionMs: number): number {
   const succeeded = req.status?.conditions?.find((c) => c.type === 'Succeeded')?.lastTransitionTime;
@@ -52,9 +56,9 @@ function dueAt(req: ExecutionRequest, retentionMs: number): number {
  * deleted once `retentionSeconds` have passed since it completed, so the store (etcd, or the embedded log)
  * holds only recent and in-flight requests while `GET /status/:id` keeps answering from the archive.
  *
- * A request whose completion webhook is still owed (a callback URL, and a delivery not yet Delivered, Gone or
- * Abandoned) is kept however old it is: the delivery state lives in the request, and archiving it would end
- * the delivery. It goes once the delivery ends, its final state archived with it.
+ * A request that still owes a webhook event (a callback URL, and an event whose delivery is not yet Delivered,
+ * Gone or Abandoned) is kept however old it is: the delivery state lives in the request, and archiving it would
+ * end the delivery. It goes once every delivery ends, their final states archived with it.
  *
  * Archive first, then delete with the archived resourceVersion as a precondition: a crash in between
  * leaves the request in the store (archived again next time, harmless), and a change made after the archive
@@ -121,7 +125,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     updatePredicate: (a, b) =>
       a.status?.phase !== b.status?.phase ||
       a.status?.completionTime !== b.status?.completionTime ||
-      a.status?.webhook?.state !== b.status?.webhook?.state ||
+      deliveryStates(a) !== deliveryStates(b) ||
       a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
     ...(opts.hooks && { hooks: opts.hooks }),
     ...(opts.metrics && { metrics: opts.metrics }),

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhookReceiver.ts';
-import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, WebhookDelivery } from '../../api/v1alpha1/index.ts';
 import { rotateWebhookSecret } from '../../keys/manage.ts';
 import { parseExposition } from '../../metrics/testing/exposition.ts';
-import { WebhookEventSchema } from '../../webhooks/event.ts';
+import { buildWebhookEvent, WebhookEventSchema } from '../../webhooks/event.ts';
 import { webhookSigningKey } from '../../webhooks/secret.ts';
 import { realSleep, startWebhookHarness, type WebhookHarness } from './testing/harness.ts';
 
@@ -29,7 +29,7 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-const delivered = (r: ExecutionRequest) => r.status?.webhook?.state === 'Delivered';
+const delivered = (r: ExecutionRequest) => r.status?.webhookEvents?.[0]?.state === 'Delivered';
 const sampleValue = async (name: string, labels?: Record<string, string>) => parseExposition(await h.metrics.scrape()).value(name, labels) ?? 0;
 
 /** Checks a delivery's signatures as a receiver would: the standardwebhooks package, and a plain HMAC of the body. */
@@ -73,10 +73,10 @@ describe('webhook controller', () => {
     expect(receiver.received.find((d) => d.body.includes(confirmed.metadata.name))!.headers['webhook-id']).toBe(byId.id);
     expect(byId).toMatchObject({ version: 1, timestamp: confirmed.status!.completionTime, data: { tx_hash: `0x${'cd'.repeat(32)}` } });
 
-    const state = (await h.get(confirmed.metadata.name)).status!.webhook!;
+    const state = (await h.get(confirmed.metadata.name)).status!.webhookEvents![0]!;
     expect(state).toMatchObject({ id: `evt_${confirmed.metadata.name}`, event: 'execution.confirmed', state: 'Delivered', attempts: 1, lastResponseCode: 200 });
     expect(state.deliveredTime).toBeDefined();
-    expect((await h.get(pending.metadata.name)).status?.webhook).toBeUndefined();
+    expect((await h.get(pending.metadata.name)).status?.webhookEvents).toBeUndefined();
     expect(await sampleValue('agentwallet_webhook_attempts_total', { result: 'delivered' })).toBe(3);
     expect(await sampleValue('agentwallet_webhook_deliveries_total', { result: 'delivered' })).toBe(3);
     expect(await sampleValue('agentwallet_webhook_delivery_latency_seconds_count')).toBe(3);
@@ -104,7 +104,7 @@ describe('webhook controller', () => {
       expect(JSON.parse(attempts[0]!.body).id).toBe(id);
     }
     for (const r of requests) {
-      const w = (await h.get(r.metadata.name)).status!.webhook!;
+      const w = (await h.get(r.metadata.name)).status!.webhookEvents![0]!;
       expect(w.attempts).toBe(byId.get(w.id)!.length);
     }
     const failures = await sampleValue('agentwallet_webhook_failures_total', { cause: 'server_error' });
@@ -116,8 +116,8 @@ describe('webhook controller', () => {
     receiver.respond = (_d, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 });
     await h.start({ retryScheduleSeconds: [0.02, 0.02] });
     const r = await h.finished(client.id, `${receiver.origin}/throttled`);
-    const retrying = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Retrying', 'Retrying');
-    const w = retrying.status!.webhook!;
+    const retrying = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Retrying', 'Retrying');
+    const w = retrying.status!.webhookEvents![0]!;
     expect(w.lastFailure).toEqual({ cause: 'throttled', message: 'HTTP 429' });
     expect(w.lastResponseCode).toBe(429);
     expect(Date.parse(w.nextAttemptTime!) - Date.parse(w.lastAttemptTime!)).toBeGreaterThanOrEqual(1_000);
@@ -132,9 +132,9 @@ describe('webhook controller', () => {
     receiver.respond = () => ({ status: 410 });
     await h.start({ retryScheduleSeconds: [0.01, 0.01, 0.01] });
     const r = await h.finished(client.id, `${receiver.origin}/gone`);
-    const gone = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Gone', 'Gone');
-    expect(gone.status!.webhook).toMatchObject({ attempts: 1, lastResponseCode: 410, lastFailure: { cause: 'gone' } });
-    expect(gone.status!.webhook!.nextAttemptTime).toBeUndefined();
+    const gone = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Gone', 'Gone');
+    expect(gone.status!.webhookEvents![0]).toMatchObject({ attempts: 1, lastResponseCode: 410, lastFailure: { cause: 'gone' } });
+    expect(gone.status!.webhookEvents![0]!.nextAttemptTime).toBeUndefined();
     await realSleep(200); // far past every step of the schedule
     expect(receiver.received).toHaveLength(1);
     expect(await sampleValue('agentwallet_webhook_deliveries_total', { result: 'gone' })).toBe(1);
@@ -145,11 +145,11 @@ describe('webhook controller', () => {
     receiver.respond = (_d, n) => (n === 0 ? 'hang' : { status: 204 });
     await h.start({ transport: { timeoutMs: 300 }, retryScheduleSeconds: [0.02, 0.02] });
     const r = await h.finished(client.id, `${receiver.origin}/slow`);
-    const retrying = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Retrying', 'Retrying');
-    expect(retrying.status!.webhook!.lastFailure).toMatchObject({ cause: 'timeout' });
+    const retrying = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Retrying', 'Retrying');
+    expect(retrying.status!.webhookEvents![0]!.lastFailure).toMatchObject({ cause: 'timeout' });
     const done = await h.until(r.metadata.name, delivered, 'Delivered');
-    expect(done.status!.webhook).toMatchObject({ attempts: 2, lastResponseCode: 204 });
-    expect(done.status!.webhook!.lastFailure).toBeUndefined();
+    expect(done.status!.webhookEvents![0]).toMatchObject({ attempts: 2, lastResponseCode: 204 });
+    expect(done.status!.webhookEvents![0]!.lastFailure).toBeUndefined();
     expect(new Set(receiver.received.map((d) => d.headers['webhook-id'])).size).toBe(1);
   });
 
@@ -158,8 +158,8 @@ describe('webhook controller', () => {
     receiver.respond = () => ({ status: 500 });
     await h.start({ retryScheduleSeconds: [0.01, 0.01] });
     const r = await h.finished(client.id, `${receiver.origin}/down`);
-    const abandoned = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Abandoned', 'Abandoned');
-    expect(abandoned.status!.webhook).toMatchObject({ attempts: 3, lastResponseCode: 500, lastFailure: { cause: 'server_error' } });
+    const abandoned = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Abandoned', 'Abandoned');
+    expect(abandoned.status!.webhookEvents![0]).toMatchObject({ attempts: 3, lastResponseCode: 500, lastFailure: { cause: 'server_error' } });
     expect(receiver.received).toHaveLength(3);
     expect(await sampleValue('agentwallet_webhook_deliveries_total', { result: 'abandoned' })).toBe(1);
   });
@@ -172,9 +172,9 @@ describe('webhook controller', () => {
     const byLiteral = await h.finished(client.id, `${receiver.origin}/x`);
     const mapped = await h.finished(client.id, `https://[::ffff:127.0.0.1]:${receiver.port}/x`);
     for (const r of [byName, byLiteral, mapped]) {
-      const done = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Abandoned', 'Abandoned');
-      expect(done.status!.webhook!.lastFailure).toMatchObject({ cause: 'blocked_address' });
-      expect(done.status!.webhook!.lastFailure!.message).not.toContain('127.0.0.1:');
+      const done = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Abandoned', 'Abandoned');
+      expect(done.status!.webhookEvents![0]!.lastFailure).toMatchObject({ cause: 'blocked_address' });
+      expect(done.status!.webhookEvents![0]!.lastFailure!.message).not.toContain('127.0.0.1:');
     }
     expect(receiver.received).toHaveLength(0);
     expect(await sampleValue('agentwallet_webhook_failures_total', { cause: 'blocked_address' })).toBe(6);
@@ -184,8 +184,8 @@ describe('webhook controller', () => {
     const client = await h.client(false);
     await h.start({ retryScheduleSeconds: [0.05, 0.2, 0.2, 0.2, 5] });
     const r = await h.finished(client.id, `${receiver.origin}/x`);
-    const waiting = await h.until(r.metadata.name, (x) => x.status?.webhook?.lastFailure?.cause === 'no_secret', 'no_secret');
-    expect(waiting.status!.webhook!.state).toBe('Retrying');
+    const waiting = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.lastFailure?.cause === 'no_secret', 'no_secret');
+    expect(waiting.status!.webhookEvents![0]!.state).toBe('Retrying');
     expect(receiver.received).toHaveLength(0);
     // Counted from the informer's cache, which may trail the store by a moment.
     for (let i = 0; (await sampleValue('agentwallet_webhook_backlog', { state: 'retrying' })) !== 1; i++) {
@@ -204,9 +204,9 @@ describe('webhook controller', () => {
     writeFileSync(join(h.secretsDir, ref), 'whsec_QQ=='); // a 1-byte key: refused, not used
     await h.start({ retryScheduleSeconds: [0.01, 0.01] });
     const r = await h.finished(client.id, `${receiver.origin}/x`);
-    const done = await h.until(r.metadata.name, (x) => x.status?.webhook?.state === 'Abandoned', 'Abandoned');
-    expect(done.status!.webhook).toMatchObject({ attempts: 3, lastFailure: { cause: 'secret_unavailable' } });
-    expect(done.status!.webhook!.lastFailure!.message).toMatch(/key bytes/);
+    const done = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.state === 'Abandoned', 'Abandoned');
+    expect(done.status!.webhookEvents![0]).toMatchObject({ attempts: 3, lastFailure: { cause: 'secret_unavailable' } });
+    expect(done.status!.webhookEvents![0]!.lastFailure!.message).toMatch(/key bytes/);
     expect(receiver.received).toHaveLength(0);
   });
 
@@ -299,11 +299,81 @@ describe('webhook controller', () => {
     await receiver.waitFor(1);
     await h.stopController();
     const claimed = await h.get(r.metadata.name);
-    expect(claimed.status!.webhook).toMatchObject({ state: 'Sending', attempts: 1 });
+    expect(claimed.status!.webhookEvents![0]).toMatchObject({ state: 'Sending', attempts: 1 });
     await h.start();
     const done = await h.until(r.metadata.name, delivered, 'Delivered');
-    expect(done.status!.webhook!.attempts).toBe(2);
+    expect(done.status!.webhookEvents![0]!.attempts).toBe(2);
     expect(receiver.received.map((d) => d.headers['webhook-id'])).toEqual([`evt_${r.metadata.name}`, `evt_${r.metadata.name}`]);
+    expect(await sampleValue('agentwallet_webhook_failures_total', { cause: 'interrupted' })).toBe(1);
+  });
+
+  it("several events of one request: delivered in order, each with its own id; the next waits until the one ahead is final, even one recorded while it was in flight", async () => {
+    const client = await h.client();
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    // The first attempt of the first event is held, then answered 503; everything after delivers at once.
+    receiver.respond = (_d, n) => (n === 0 ? { status: 503, after: held } : { status: 200 });
+    await h.start({ retryScheduleSeconds: [0.02, 0.02] });
+    const r = await h.finished(client.id, `${receiver.origin}/events`, 'Broadcasting', { completionTime: undefined, txHash: undefined });
+    const t1 = new Date().toISOString();
+    await h.transition(r.metadata.name, (s) => ({ ...s, phase: 'Confirmed', txHash: `0x${'cd'.repeat(32)}`, blockNumber: '42', completionTime: t1 }));
+    await receiver.waitFor(1);
+
+    // While the first event's attempt is in flight, the inclusion is lost and the request confirmed again.
+    await h.transition(r.metadata.name, (s) => ({ ...s, phase: 'Broadcasting', txHash: undefined, blockNumber: undefined, completionTime: undefined }));
+    await h.transition(r.metadata.name, (s) => ({ ...s, phase: 'Confirmed', txHash: `0x${'ef'.repeat(32)}`, blockNumber: '43', completionTime: new Date().toISOString() }));
+    expect((await h.get(r.metadata.name)).status!.webhookEvents!.map((e) => [e.event, e.state])).toEqual([
+      ['execution.confirmed', 'Sending'],
+      ['execution.inclusion_lost', undefined],
+      ['execution.confirmed', undefined],
+    ]);
+    expect(receiver.received).toHaveLength(1); // the second waits for the first
+    letGo();
+    const done = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.length === 3 && x.status.webhookEvents.every((e) => e.state === 'Delivered'), 'all Delivered');
+
+    const name = r.metadata.name;
+    const ids = [`evt_${name}`, `evt_${name}_2`, `evt_${name}_3`];
+    expect(done.status!.webhookEvents!.map((e) => [e.id, e.attempts])).toEqual([[ids[0], 2], [ids[1], 1], [ids[2], 1]]);
+    expect(receiver.received.map((d) => d.headers['webhook-id'])).toEqual([ids[0], ids[0], ids[1], ids[2]]);
+    expect(receiver.received[0]!.body).toBe(receiver.received[1]!.body); // a retry sends the same bytes
+    const events = receiver.received.slice(1).map((d) => WebhookEventSchema.parse(JSON.parse(d.body)));
+    expect(events.map((e) => [e.id, e.type, e.data.status, e.data.tx_hash])).toEqual([
+      [ids[0], 'execution.confirmed', 'confirmed', `0x${'cd'.repeat(32)}`],
+      [ids[1], 'execution.inclusion_lost', 'broadcasting', null],
+      [ids[2], 'execution.confirmed', 'confirmed', `0x${'ef'.repeat(32)}`],
+    ]);
+    expect(events[0]!.timestamp).toBe(t1);
+    for (const d of receiver.received) expectSigned(d, client.secret!);
+    expect(await sampleValue('agentwallet_webhook_deliveries_total', { result: 'delivered' })).toBe(3);
+  });
+
+  it('a request stored before events were a list (status.webhook) still finishes: its delivery carries on with the same id and body, as a list of one', async () => {
+    const client = await h.client();
+    const at = new Date(Date.now() - 60_000).toISOString();
+    // Written in the old shape while no controller runs: one waiting for its third attempt, one cut mid-attempt.
+    const oldShape = async (phase: 'Confirmed' | 'Failed', webhook: Omit<WebhookDelivery, 'id' | 'event'>) => {
+      const r = await h.finished(client.id, `${receiver.origin}/old`, phase);
+      const event = phase === 'Confirmed' ? 'execution.confirmed' : 'execution.failed';
+      return h.store.updateStatus({ ...r, status: { ...r.status, webhook: { id: `evt_${r.metadata.name}`, event, ...webhook } } });
+    };
+    const retrying = await oldShape('Confirmed', {
+      state: 'Retrying', attempts: 2, firstAttemptTime: at, lastAttemptTime: at, nextAttemptTime: at, lastResponseCode: 503, lastFailure: { cause: 'server_error', message: 'HTTP 503' },
+    });
+    const sending = await oldShape('Failed', { state: 'Sending', attempts: 1, firstAttemptTime: at, lastAttemptTime: at });
+    await h.start({ retryScheduleSeconds: [0.02, 0.02, 0.02] });
+    // What the service sent before the upgrade: the event built from the request's terminal state.
+    const before = new Map([retrying, sending].map((r) => [`evt_${r.metadata.name}`, buildWebhookEvent(r).body]));
+
+    for (const r of [retrying, sending]) {
+      const done = await h.until(r.metadata.name, delivered, 'Delivered');
+      expect(done.status!.webhook).toBeUndefined();
+      expect(done.status!.webhookEvents).toHaveLength(1);
+      expect(done.status!.webhookEvents![0]).toMatchObject({ id: `evt_${r.metadata.name}`, state: 'Delivered', firstAttemptTime: at });
+    }
+    expect((await h.get(retrying.metadata.name)).status!.webhookEvents![0]!.attempts).toBe(3);
+    expect((await h.get(sending.metadata.name)).status!.webhookEvents![0]!.attempts).toBe(2);
+    expect(receiver.received).toHaveLength(2);
+    for (const d of receiver.received) expect(d.body).toBe(before.get(String(d.headers['webhook-id'])));
     expect(await sampleValue('agentwallet_webhook_failures_total', { cause: 'interrupted' })).toBe(1);
   });
 });

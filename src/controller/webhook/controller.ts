@@ -7,6 +7,7 @@ import type { WebhookTransport } from '../../webhooks/deliver.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../webhooks/settings.ts';
 import type { SigningSecretSource } from '../../webhooks/signingSecrets.ts';
 import { AttemptSlots } from '../../webhooks/slots.ts';
+import { owedDeliveries } from '../../webhooks/eventLog.ts';
 import { planDelivery } from './delivery.ts';
 import { createWebhookReconciler } from './reconciler.ts';
 
@@ -31,12 +32,15 @@ export interface WebhookController {
   stop(): Promise<void>;
 }
 
-/** Which backlog state an owed delivery is in, for agentwallet_webhook_backlog. */
+/** Which backlog state a request's next owed delivery is in, for agentwallet_webhook_backlog. */
 function backlogState(r: ExecutionRequest): WebhookBacklogState | undefined {
-  if (planDelivery(r, Number.NEGATIVE_INFINITY).kind === 'none') return undefined;
-  const state = r.status?.webhook?.state;
+  const plan = planDelivery(r, Number.NEGATIVE_INFINITY);
+  if (plan.kind === 'none') return undefined;
+  const state = owedDeliveries(r)[plan.index]?.state;
   return state === undefined ? 'pending' : state === 'Sending' ? 'sending' : 'retrying';
 }
+
+const recordedEvents = (r: ExecutionRequest): number => r.status?.webhookEvents?.length ?? 0;
 
 export const WEBHOOK_BACKLOG_INDEX = 'webhookBacklog';
 
@@ -80,8 +84,9 @@ export async function startWebhookController(opts: WebhookControllerOptions): Pr
     informer: opts.informer,
     reconcile: (key) => reconciler.reconcile(key),
     concurrency: settings.maxConcurrency,
-    // A request becomes owed when it reaches a terminal phase; our own writes requeue themselves.
-    updatePredicate: (a, b) => isTerminal(b.status?.phase) && a.status?.phase !== b.status?.phase,
+    // A request owes more when an event is recorded (or, recorded before events were a list, when it reaches a
+    // terminal phase); our own writes requeue themselves.
+    updatePredicate: (a, b) => recordedEvents(b) > recordedEvents(a) || (isTerminal(b.status?.phase) && a.status?.phase !== b.status?.phase),
     ...(opts.hooks && { hooks: opts.hooks }),
     ...(opts.metrics && { metrics: controllerMetrics(opts.metrics, 'webhook') }),
     ...(opts.logger && { logger: opts.logger }),

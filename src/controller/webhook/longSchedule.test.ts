@@ -43,8 +43,8 @@ it('retries a failing endpoint for more than 72 hours: ten attempts, same webhoo
   const start = Date.now();
   const attempts = DEFAULT_RETRY_SCHEDULE_SECONDS.length + 1;
   for (let n = 1; n <= attempts; n++) {
-    const current = await h.until(r.metadata.name, (x) => x.status?.webhook?.attempts === n && x.status.webhook.state !== 'Sending', `attempt ${n} recorded`);
-    const w = current.status!.webhook!;
+    const current = await h.until(r.metadata.name, (x) => x.status?.webhookEvents?.[0]?.attempts === n && x.status.webhookEvents![0]!.state !== 'Sending', `attempt ${n} recorded`);
+    const w = current.status!.webhookEvents![0]!;
     if (n === attempts) {
       expect(w.state).toBe('Abandoned');
       break;

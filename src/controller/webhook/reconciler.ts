@@ -1,9 +1,9 @@
-import type { ExecutionRequest, WebhookDelivery } from '../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, WebhookEventRecord } from '../../api/v1alpha1/index.ts';
 import type { Metrics } from '../../metrics/registry.ts';
 import { retryOnConflict, type Logger, type ObjectKey, type ReconcileResult } from '../../runtime/index.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import type { AttemptResult, WebhookTransport } from '../../webhooks/deliver.ts';
-import { buildWebhookEvent } from '../../webhooks/event.ts';
+import { owedEvents } from '../../webhooks/eventLog.ts';
 import { signWebhook } from '../../webhooks/sign.ts';
 import type { SigningSecretSource } from '../../webhooks/signingSecrets.ts';
 import { endpointOf, type AttemptSlots } from '../../webhooks/slots.ts';
@@ -34,12 +34,14 @@ const NO_SECRET_MESSAGE =
   'the API client has no webhook signing secret; an operator creates one with `agent-wallet keys rotate-webhook-secret <id>`';
 
 /**
- * The webhook reconciler: delivers the completion event of one terminal ExecutionRequest to its callback URL,
- * at least once. Each attempt is claimed in status first (attempts + 1, state Sending; with the object's
- * resourceVersion as a precondition), then signed with its own timestamp, sent, and its result written:
- * Delivered, Gone, Retrying with the next attempt's time, or Abandoned. The state lives in the request, so a
- * restart or a new leader carries on from it; a claim found in flight (the process died mid-attempt) is sent
- * again, with the same webhook-id, which is what receivers deduplicate by.
+ * The webhook reconciler: delivers the events one ExecutionRequest owes its callback URL (status.webhookEvents),
+ * in order, each at least once. Each attempt is claimed in status first (attempts + 1, state Sending; with the
+ * object's resourceVersion as a precondition), then signed with its own timestamp, sent (the event's frozen
+ * body), and its result written: Delivered, Gone, Retrying with the next attempt's time, or Abandoned. Once an
+ * event's delivery is final the next one is due. The state lives in the request, so a restart or a new leader
+ * carries on from it; a claim found in flight (the process died mid-attempt) is sent again, with the same
+ * webhook-id, which is what receivers deduplicate by. A request recorded before events were a list (its one
+ * delivery in status.webhook) is turned into a list of one at its next claim, its id and body unchanged.
  */
 export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
   const now = deps.now ?? (() => Date.now());
@@ -74,28 +76,31 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
     if (plan.kind === 'none') return { done: true };
     if (plan.kind === 'wait') return { requeueAfterMs: plan.ms };
 
-    const { event, body } = buildWebhookEvent(current);
-    const previous = current.status?.webhook;
-    const claim = claimAttempt(previous, event, now());
+    const events = owedEvents(current);
+    const target = events[plan.index]!;
+    const claim = claimAttempt(target, now());
+    const { webhook: _legacy, ...status } = current.status ?? {};
     let claimed: ExecutionRequest;
     try {
-      claimed = await deps.store.updateStatus({ ...current, status: { ...current.status, webhook: claim } });
+      claimed = await deps.store.updateStatus({ ...current, status: { ...status, webhookEvents: events.with(plan.index, claim) } });
     } catch (e) {
       if (isStoreError(e, 'Conflict')) return { requeueAfterMs: 0 }; // changed meanwhile: look again
       if (isStoreError(e, 'NotFound')) return { done: true };
       throw e;
     }
     // The attempt before this one was claimed and never recorded: count it as failed, interrupted.
-    if (previous?.state === 'Sending') deps.metrics?.webhookAttempted('failed', 0, 'interrupted');
+    if (target.state === 'Sending') deps.metrics?.webhookAttempted('failed', 0, 'interrupted');
 
     const started = performance.now();
-    const result = await send(current, event.id, body);
+    const result = await send(current, target.id, target.body);
     if (result.kind === 'aborted') return { done: true }; // stopping: whoever leads next finds Sending and sends again
     const seconds = (performance.now() - started) / 1000;
     const next = afterAttempt(claim, result, deps.retryScheduleSeconds, now(), deps.random);
-    await record(claimed, claim, next);
+    await record(claimed, plan.index, claim, next);
     report(current, next, result, seconds);
-    return next.state === 'Retrying' ? { requeueAfterMs: Math.max(0, Date.parse(next.nextAttemptTime!) - now()) } : { done: true };
+    if (next.state === 'Retrying') return { requeueAfterMs: Math.max(0, Date.parse(next.nextAttemptTime!) - now()) };
+    // Final: the next event, if one is recorded behind it, is due now (one recorded meanwhile enqueues itself).
+    return plan.index + 1 < events.length ? { requeueAfterMs: 0 } : { done: true };
   }
 
   async function send(request: ExecutionRequest, id: string, body: string): Promise<AttemptResult> {
@@ -112,14 +117,18 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
     return deps.transport.send({ url: request.spec.callbackUrl!, body, headers, signal: deps.signal });
   }
 
-  /** Writes the attempt's result over our own claim; after a Conflict, only if the claim is still there. */
-  async function record(claimed: ExecutionRequest, claim: WebhookDelivery, next: WebhookDelivery): Promise<void> {
+  /**
+   * Writes the attempt's result over our own claim (the event at `index`); after a Conflict (the execution
+   * controller may have recorded another event meanwhile), only if the claim is still there.
+   */
+  async function record(claimed: ExecutionRequest, index: number, claim: WebhookEventRecord, next: WebhookEventRecord): Promise<void> {
     let base = claimed;
     await retryOnConflict(async () => {
-      const w = base.status?.webhook;
-      if (w?.state !== 'Sending' || w.attempts !== claim.attempts) return; // someone else moved it on
+      const list = base.status?.webhookEvents ?? [];
+      const w = list[index];
+      if (w?.id !== claim.id || w.state !== 'Sending' || w.attempts !== claim.attempts) return; // someone else moved it on
       try {
-        await deps.store.updateStatus({ ...base, status: { ...base.status, webhook: next } });
+        await deps.store.updateStatus({ ...base, status: { ...base.status, webhookEvents: list.with(index, next) } });
       } catch (e) {
         if (isStoreError(e, 'Conflict')) base = await deps.store.get('ExecutionRequest', claimed.metadata.name, claimed.metadata.namespace);
         if (!isStoreError(e, 'NotFound')) throw e;
@@ -127,14 +136,14 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
     });
   }
 
-  function report(request: ExecutionRequest, next: WebhookDelivery, result: Exclude<AttemptResult, { kind: 'aborted' }>, seconds: number): void {
+  function report(request: ExecutionRequest, next: WebhookEventRecord, result: Exclude<AttemptResult, { kind: 'aborted' }>, seconds: number): void {
     const m = deps.metrics;
     m?.webhookAttempted(result.kind, seconds, result.kind === 'failed' ? result.cause : undefined);
-    const fields = { request: request.metadata.name, webhookId: next.id, attempt: next.attempts, state: next.state, code: next.lastResponseCode };
+    const fields = { request: request.metadata.name, webhookId: next.id, event: next.event, attempt: next.attempts, state: next.state, code: next.lastResponseCode };
     switch (next.state) {
       case 'Delivered': {
-        const completed = Date.parse(request.status?.completionTime ?? '');
-        m?.webhookDelivered('delivered', Number.isFinite(completed) ? (now() - completed) / 1000 : undefined);
+        const happened = Date.parse(next.time);
+        m?.webhookDelivered('delivered', Number.isFinite(happened) ? (now() - happened) / 1000 : undefined);
         deps.logger?.debug(fields, 'webhook delivered');
         break;
       }

@@ -122,9 +122,11 @@ function columnTarget(schema: StructuralSchema, jsonPath: string): StructuralSch
   const meta = /^\.metadata\.(\w+)$/.exec(jsonPath);
   if (meta) return METADATA[meta[1]!];
   let node: StructuralSchema | undefined = schema;
-  for (const step of jsonPath.match(/\.\w+|\[\?\(@\.\w+==".*?"\)\]/g) ?? []) {
+  for (const step of jsonPath.match(/\.\w+|\[\?\(@\.\w+==".*?"\)\]|\[-?\d*:?-?\d*\]/g) ?? []) {
     if (!node) return undefined;
-    if (step.startsWith('[')) {
+    if (/^\[-?\d*:?-?\d*\]$/.test(step)) {
+      node = node.type === 'array' ? node.items : undefined; // an index or a slice: its items
+    } else if (step.startsWith('[')) {
       const field = /@\.(\w+)/.exec(step)![1]!;
       node = node.type === 'array' && node.items?.properties?.[field] ? node.items : undefined;
     } else {

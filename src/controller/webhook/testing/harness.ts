@@ -15,6 +15,8 @@ import { createHttpsTransport, type HttpsTransportOptions } from '../../../webho
 import { openFileWebhookSecrets } from '../../../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../../../webhooks/secrets/types.ts';
 import { createSigningSecretSource } from '../../../webhooks/signingSecrets.ts';
+import { withTransitionEvent } from '../../../webhooks/eventLog.ts';
+import { isStoreError } from '../../../store/types.ts';
 import { startWebhookController, webhookIndexers, type WebhookController } from '../controller.ts';
 
 /** Captured at import, before a test installs fake timers: polling keeps real time under them. */
@@ -87,6 +89,20 @@ export async function startWebhookHarness(defaults: HarnessOptions = {}) {
       };
       return store.updateStatus({ ...created, status });
     },
+    /**
+     * Moves a request's status as the execution controller's writes do: the event its transition owes is recorded
+     * in the same write (withTransitionEvent). Retried on a conflict with the webhook controller's own writes.
+     */
+    async transition(name: string, change: (s: ExecutionRequestStatus) => ExecutionRequestStatus): Promise<ExecutionRequest> {
+      for (;;) {
+        const current = await store.get('ExecutionRequest', name);
+        try {
+          return await store.updateStatus({ ...current, status: withTransitionEvent(current, change({ ...current.status })) });
+        } catch (e) {
+          if (!isStoreError(e, 'Conflict')) throw e;
+        }
+      }
+    },
     get: (name: string): Promise<ExecutionRequest> => store.get('ExecutionRequest', name),
     /** Polls the store until `check` holds for the request (on real timers, also under fake ones). */
     async until(name: string, check: (r: ExecutionRequest) => boolean, what = 'the expected state', timeoutMs = 20_000): Promise<ExecutionRequest> {
@@ -94,7 +110,7 @@ export async function startWebhookHarness(defaults: HarnessOptions = {}) {
       for (;;) {
         const r = await store.get('ExecutionRequest', name);
         if (check(r)) return r;
-        if (performance.now() > deadline) throw new Error(`${name}: timed out waiting for ${what}; webhook ${JSON.stringify(r.status?.webhook)}`);
+        if (performance.now() > deadline) throw new Error(`${name}: timed out waiting for ${what}; webhook ${JSON.stringify(r.status?.webhookEvents)}`);
         await realSleep(5);
       }
     },

@@ -145,17 +145,21 @@ const STATUS_BY_PHASE: Record<string, Status> = {
     gasUsed: '187654',
     actualGasCostWei: '281481000000000',
     completionTime: T2,
-    webhook: {
-      id: 'evt_req-confirmed',
-      event: 'execution.confirmed',
-      state: 'Delivered',
-      attempts: 2,
-      firstAttemptTime: T2,
-      lastAttemptTime: T2,
-      lastResponseCode: 200,
-      lastFailure: { cause: 'server_error', message: 'HTTP 503' },
-      deliveredTime: T2,
-    },
+    webhookEvents: [
+      {
+        id: 'evt_req-confirmed',
+        event: 'execution.confirmed',
+        time: T2,
+        body: '{"id":"evt_req-confirmed","type":"execution.confirmed","version":1}',
+        state: 'Delivered',
+        attempts: 2,
+        firstAttemptTime: T2,
+        lastAttemptTime: T2,
+        lastResponseCode: 200,
+        lastFailure: { cause: 'server_error', message: 'HTTP 503' },
+        deliveredTime: T2,
+      },
+    ],
     conditions: [cond('Succeeded', 'True', 'Confirmed', 'included in block 1234567')],
   },
   Reverted: {
@@ -233,6 +237,21 @@ export function withValue(base: unknown, path: (string | number)[], value: unkno
 }
 
 const confirmed = exr(spec, STATUS_BY_PHASE.Confirmed);
+/** Stored before events were a list: its one delivery in status.webhook. */
+const { webhookEvents: _events, ...confirmedStatus } = STATUS_BY_PHASE.Confirmed!;
+const confirmedLegacy = exr(spec, {
+  ...confirmedStatus,
+  webhook: { id: 'evt_req-confirmed', event: 'execution.confirmed', state: 'Retrying', attempts: 1, firstAttemptTime: T2, lastAttemptTime: T2, nextAttemptTime: T2 },
+});
+/** Confirmed, then its inclusion left the chain: sent again, with the change and the two events recorded. */
+const reopened = exr(spec, {
+  ...STATUS_BY_PHASE.Broadcasting,
+  inclusionChanges: [{ kind: 'Lost', txHash: hash('99'), blockNumber: '1234567', blockHash: hash('98'), phase: 'Confirmed', time: T2 }],
+  webhookEvents: [
+    ...(STATUS_BY_PHASE.Confirmed!.webhookEvents ?? []),
+    { id: 'evt_req-confirmed_2', event: 'execution.inclusion_lost', time: T2, body: '{}', attempts: 0 },
+  ],
+});
 const queued = exr(spec, STATUS_BY_PHASE.Queued);
 const batch = exr(batchSpec, STATUS_BY_PHASE.PaymentRequired);
 
@@ -245,6 +264,8 @@ export function validCases(): Case[] {
       kind: 'ExecutionRequest',
       object: exr(phase === 'PaymentRequired' || phase === 'PaymentVerified' ? batchSpec : spec, status),
     })),
+    { name: 'ExecutionRequest stored before events were a list (status.webhook)', kind: 'ExecutionRequest', object: confirmedLegacy },
+    { name: 'ExecutionRequest sent again after its inclusion was lost', kind: 'ExecutionRequest', object: reopened },
     { name: 'ExecutionRequest without batch (defaulted)', kind: 'ExecutionRequest', object: withValue(exr(spec), ['spec', 'batch'], DELETE) },
     {
       name: 'ExecutionRequest condition without message (defaulted)',
@@ -338,9 +359,15 @@ export function invalidCases(): Case[] {
     er('payment quote without amountUsd', batch, ['status', 'payment', 'quote', 'amountUsd'], DELETE),
     er('tx hash with uppercase 0X', confirmed, ['status', 'txHash'], `0X${'99'.repeat(32)}`),
     er('failure without code', confirmed, ['status', 'failure'], { message: 'x' }),
-    er('webhook attempts fractional', confirmed, ['status', 'webhook', 'attempts'], 1.5),
-    er('webhook state unknown', confirmed, ['status', 'webhook', 'state'], 'Pending'),
-    er('webhook without id', confirmed, ['status', 'webhook', 'id'], DELETE),
+    er('webhook event attempts fractional', confirmed, ['status', 'webhookEvents', 0, 'attempts'], 1.5),
+    er('webhook event state unknown', confirmed, ['status', 'webhookEvents', 0, 'state'], 'Pending'),
+    er('webhook event without id', confirmed, ['status', 'webhookEvents', 0, 'id'], DELETE),
+    er('webhook event without body', confirmed, ['status', 'webhookEvents', 0, 'body'], DELETE),
+    er('webhook events is an object', confirmed, ['status', 'webhookEvents'], { id: 'evt_x' }),
+    er('legacy webhook attempts fractional', confirmedLegacy, ['status', 'webhook', 'attempts'], 1.5),
+    er('legacy webhook without state', confirmedLegacy, ['status', 'webhook', 'state'], DELETE),
+    er('inclusion change of an unknown kind', reopened, ['status', 'inclusionChanges', 0, 'kind'], 'Vanished'),
+    er('inclusion change with a short tx hash', reopened, ['status', 'inclusionChanges', 0, 'txHash'], '0x99'),
     er('status is an array', confirmed, ['status'], []),
     ac('no keyHash', ['spec', 'keyHash'], DELETE),
     ac('keyHash in uppercase hex', ['spec', 'keyHash'], 'AB'.repeat(32)),
