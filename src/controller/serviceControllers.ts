@@ -6,6 +6,7 @@ import { controllerMetrics, type Metrics } from '../metrics/index.ts';
 import type { PaymentPolicies } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
+import { InclusionSuspects } from './execution/inclusionAudit.ts';
 import type { ManagedController } from './manager.ts';
 import { startRetentionController } from './retention/index.ts';
 import { startWebhookController, webhookIndexers } from './webhook/index.ts';
@@ -28,6 +29,8 @@ export interface ServiceControllerDeps {
   /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number | undefined;
   paymentGraceMs?: number | undefined;
+  /** How often each chain's recorded inclusions are looked at again (default 30 s). */
+  inclusionWatchMs?: number | undefined;
   /** The completion webhooks' sender. */
   webhooks: WebhookSenderDeps;
   metrics?: Metrics | undefined;
@@ -50,6 +53,8 @@ export interface WebhookSenderDeps {
  * controller is one entry.
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
+  // Requests whose inclusion was found gone: the execution controller judges them, retention leaves them alone until then.
+  const inclusionSuspects = new InclusionSuspects();
   return [
     {
       name: 'execution',
@@ -64,6 +69,8 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           admissionRetryMs: deps.admissionRetryMs,
           inclusionPollMs: deps.inclusionPollMs,
           paymentGraceMs: deps.paymentGraceMs,
+          inclusionSuspects,
+          inclusionWatchMs: deps.inclusionWatchMs,
           metrics: deps.metrics,
           logger: childLogger(deps.logger, { controller: 'execution' }),
         }),
@@ -100,6 +107,7 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           namespace: deps.namespace,
           archive: deps.archive,
           retentionSeconds: deps.retentionSeconds,
+          inclusionSuspects,
           informer,
           metrics: deps.metrics && controllerMetrics(deps.metrics, 'retention'),
           logger: childLogger(deps.logger, { controller: 'retention' }),

@@ -65,6 +65,7 @@ export function costUsd(request: ExecutionRequest): number {
 
 export function presentStatus(request: ExecutionRequest): StatusRecord {
   const s = request.status;
+  const lost = (s?.inclusionChanges ?? []).filter((c) => c.kind === 'Lost');
   return {
     request_id: request.metadata.name,
     status: statusOf(request),
@@ -83,6 +84,8 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     failure: s?.failure
       ? { code: s.failure.code, message: s.failure.message, revert_reason: s.failure.revertReason ?? null }
       : null,
+    // Only when there is something to say: the record of every other request keeps its exact shape.
+    ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),
   };
 }
 

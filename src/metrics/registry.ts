@@ -34,6 +34,17 @@ export const WEBHOOK_BACKLOG_STATES = ['pending', 'sending', 'retrying'] as cons
 export type WebhookBacklogState = (typeof WEBHOOK_BACKLOG_STATES)[number];
 export type WebhookBacklogCounter = (state: WebhookBacklogState) => number;
 
+/**
+ * What a look at a finished request's inclusion found changed (src/controller/execution/inclusionJudge.ts): moved
+ * (the chain re-mined it elsewhere; it stays as it was), resent (gone; sent again), inclusion_lost (gone and no
+ * longer includable: failed), payment_lost (its payment's transaction is gone: failed, not executed for free).
+ */
+export const INCLUSION_CHANGE_RESULTS = ['moved', 'resent', 'inclusion_lost', 'payment_lost'] as const;
+export type InclusionChangeResult = (typeof INCLUSION_CHANGE_RESULTS)[number];
+
+/** Why inclusions were looked up again: the leader's start, the periodic look at each chain, retention before archiving. */
+export type InclusionCheckTrigger = 'start' | 'watch' | 'retention';
+
 /** The roles that elect a leader (only the controller today). */
 export type LeaderRole = 'controller';
 
@@ -124,6 +135,18 @@ export class Metrics {
     name: 'agentwallet_execution_internal_errors_total',
     help: 'Requests failed with internal_error: an unexpected error while admitting one (step admission) or judging its payment (step payment)',
     labelNames: ['step'] as const,
+    registers: [this.registry],
+  });
+  readonly inclusionChanges = new Counter({
+    name: 'agentwallet_execution_inclusion_changes_total',
+    help: 'Finished requests whose inclusion was found changed: moved (re-mined elsewhere, still as it was), resent (gone: broadcasting again), inclusion_lost and payment_lost (failed)',
+    labelNames: ['chain', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly inclusionChecks = new Counter({
+    name: 'agentwallet_inclusion_checks_total',
+    help: 'Inclusions of finished requests looked up on chain again, by trigger: start (the leader began), watch (a chain lost what the store holds), retention (before archiving)',
+    labelNames: ['chain', 'trigger'] as const,
     registers: [this.registry],
   });
   readonly reconcileTime = new Histogram({

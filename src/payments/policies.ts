@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
 import { makeQuote } from './quote.ts';
+import { recheckPayment } from './recheck.ts';
 import { withUniqueAmounts } from './uniqueAmounts.ts';
 import type { Admission, ChainPaymentTerms, PaymentContext, PaymentPolicies, PaymentPolicy, PaymentSettings } from './types.ts';
 import { createPaymentVerifier } from './verify.ts';
@@ -83,6 +84,8 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
   }
 
   const verify: PaymentPolicy['verify'] = (ctx, quotes) => verifier.verify(ctx.request, ctx.worker, quotes, ctx.now);
+  const recheck: PaymentPolicy['recheck'] = (ctx, paid) =>
+    recheckPayment(paid, ctx.request.status?.payment?.quote, ctx.worker, termsOf(ctx.request.spec.chain).paymentConfirmations);
 
   const manual: PaymentPolicy = {
     mode: 'manual',
@@ -91,6 +94,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       return hasPayment(ctx) ? admitAttached(ctx, required) : required;
     },
     verify,
+    recheck,
   };
 
   const auto: PaymentPolicy = {
@@ -116,12 +120,14 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       };
     },
     verify,
+    recheck,
   };
 
   const sponsored: PaymentPolicy = {
     mode: 'sponsored',
     admit: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
     verify: async () => ({ kind: 'rejected', rejection: { reason: 'not_payable', message: 'a sponsored request takes no payment', retryable: false } }),
+    recheck: async () => ({ kind: 'held' }),
   };
 
   return { manual, auto, sponsored };

@@ -4,6 +4,7 @@ import type { ChainWorker, SimulationResult } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { HeldAmounts } from './uniqueAmounts.ts';
+import type { PaymentRecheck } from './recheck.ts';
 import type { PaymentVerdict } from './verify.ts';
 
 /**
@@ -72,6 +73,11 @@ export interface PaymentPolicy {
   admit(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
   /** A payment attached to a request awaiting one, judged against its quotes (the current one first). */
   verify(ctx: PaymentContext, quotes: readonly PaymentQuote[]): Promise<PaymentVerdict>;
+  /**
+   * The payment recorded on a request whose inclusion left the chain, looked at again before its operation is
+   * sent again (recheck.ts): held, not final yet, or lost (then the request fails: it is not executed for free).
+   */
+  recheck(ctx: Pick<PaymentContext, 'request' | 'worker'>, paid: PaymentRecord): Promise<PaymentRecheck>;
 }
 
 export type PaymentPolicies = Readonly<Record<PaymentMode, PaymentPolicy>>;

@@ -42,6 +42,8 @@ export interface EmbeddedServiceOptions {
   admissionRetryMs?: number;
   /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number;
+  /** How often each chain's recorded inclusions are looked at again (default 30 s; docs/operations.md). */
+  inclusionWatchMs?: number;
   /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
   retentionSeconds?: number;
   /**
@@ -141,6 +143,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         retentionSeconds: opts.retentionSeconds ?? 3_600,
         admissionRetryMs: opts.admissionRetryMs,
         inclusionPollMs: opts.inclusionPollMs,
+        inclusionWatchMs: opts.inclusionWatchMs,
         paymentGraceMs: payments.settings.graceSeconds * 1000,
         webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,

@@ -43,7 +43,8 @@ describe('reorgs and the confirmation depth', () => {
       functionName: 'number',
     });
   const start = async () => {
-    service = await startEmbeddedService({ dataDir, chains: configs, serviceSecret: secret, port: 0, inclusionPollMs: 50 });
+    // No periodic look at finished inclusions: the last test sees what /health reports before the start's look repairs it.
+    service = await startEmbeddedService({ dataDir, chains: configs, serviceSecret: secret, port: 0, inclusionPollMs: 50, inclusionWatchMs: 0 });
     if (apiKey !== undefined) api = apiClient(service.url, apiKey); // a new port after a restart
   };
   /** Polls GET /status until `done` holds, mining a block now and then (anvil mines only on transactions). */
@@ -144,5 +145,21 @@ describe('reorgs and the confirmation depth', () => {
       history_detail: expect.stringContaining('is not on the chain'),
     });
     expect(lost.body.chains.find((c: { chain: string }) => c.chain === 'base')).toMatchObject({ history: 'unknown' });
+
+    // A restart looks at the chain first: the confirmed request it lost is sent again (same signed operation) and
+    // confirmed on the chain as it is now; /health agrees again.
+    const confirmed = (await service.store.list('ExecutionRequest')).items.find((r) => r.status?.phase === 'Confirmed')!;
+    const lostTx = confirmed.status!.txHash;
+    await service.stop();
+    await start();
+    const again = await until(confirmed.metadata.name, (s) => s.status === 'confirmed', true);
+    expect(again.tx_hash).not.toBe(lostTx);
+    expect(await rpc('eth_getTransactionReceipt', [again.tx_hash])).toMatchObject({ status: '0x1' });
+    let healed = await apiClient(service.url).get('/health');
+    for (let i = 0; i < 100 && healed.body.status !== 'ok'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      healed = await apiClient(service.url).get('/health');
+    }
+    expect(healed.body.chains.find((c: { chain: string }) => c.chain === 'ethereum')).toMatchObject({ history: 'consistent' });
   });
 });

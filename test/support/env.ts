@@ -12,7 +12,11 @@ import { MANIFEST_ENV } from '../globalSetup.ts';
 export function testDevnet() {
   const path = process.env[MANIFEST_ENV];
   if (!path) throw new Error(`${MANIFEST_ENV} is not set: run the tests through vitest (globalSetup starts the devnet)`);
-  const manifest: DevnetManifest = loadManifest(path);
+  return devnetClients(loadManifest(path), path);
+}
+
+/** Typed clients per chain of a devnet's manifest: the shared one's, or a test's own devnet's. */
+export function devnetClients(manifest: DevnetManifest, path: string) {
   const chain = (name: ChainName): DevnetChain => {
     const c = manifest.chains.find((x) => x.name === name);
     if (!c) throw new Error(`devnet has no chain ${name}`);

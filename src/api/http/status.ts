@@ -47,5 +47,13 @@ export const StatusRecordSchema = z.object({
   block_number: z.string().nullable(),
   gas_used: z.string().nullable(),
   failure: z.object({ code: z.string(), message: z.string(), revert_reason: z.string().nullable() }).nullable(),
+  lost_inclusions: z
+    .array(z.object({ tx_hash: z.string(), block_number: z.string(), lost_at: z.string() }))
+    .optional()
+    .meta({
+      description:
+        'Present only when an inclusion this request reported left the chain afterwards (a chain that lost blocks): each such ' +
+        'transaction, its block, and when that was found. The request was then sent again, or failed (docs/api.md)',
+    }),
 });
 export type StatusRecord = z.infer<typeof StatusRecordSchema>;

@@ -228,6 +228,11 @@ export class Bundler {
     return 'accepted';
   }
 
+  /** How long ago this bundler learned the final outcome of `hash`, or undefined when it does not hold one. */
+  outcomeAgeMs(hash: Hex): number | undefined {
+    return this.#outcomes.ageMs(hash);
+  }
+
   /** `pending` while held, the final outcome when recent, undefined when this bundler does not know it. */
   outcomeOf(hash: Hex): OperationOutcome | undefined {
     return this.#outcomes.get(hash) ?? (this.#pool.get(hash) ? { state: 'pending' } : undefined);

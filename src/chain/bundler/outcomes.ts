@@ -9,6 +9,8 @@ export type OutcomeListener = (opHash: Hex, outcome: OperationOutcome) => void;
  */
 export class RecentOutcomes {
   readonly #map = new Map<string, OperationOutcome>();
+  /** When each outcome was learned (Date.now()): how long an inclusion has been known, for telling a lag from a rewind. */
+  readonly #at = new Map<string, number>();
   readonly #listeners = new Set<OutcomeListener>();
   readonly #max: number;
   readonly #onListenerError: (e: unknown) => void;
@@ -22,15 +24,15 @@ export class RecentOutcomes {
     return this.#map.get(hash.toLowerCase());
   }
 
+  /** How long ago the outcome of `hash` was learned, or undefined when it is not held. */
+  ageMs(hash: Hex): number | undefined {
+    const at = this.#at.get(hash.toLowerCase());
+    return at === undefined ? undefined : Date.now() - at;
+  }
+
   /** Records a final outcome and pushes it to every listener. */
   record(hash: Hex, outcome: OperationOutcome): void {
-    const key = hash.toLowerCase();
-    this.#map.delete(key);
-    this.#map.set(key, outcome);
-    while (this.#map.size > this.#max) {
-      const oldest = this.#map.keys().next().value as string;
-      this.#map.delete(oldest);
-    }
+    this.remember(hash, outcome);
     for (const l of this.#listeners) {
       try {
         l(hash, outcome);
@@ -45,11 +47,17 @@ export class RecentOutcomes {
     const key = hash.toLowerCase();
     this.#map.delete(key);
     this.#map.set(key, outcome);
-    while (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as string);
+    this.#at.set(key, Date.now());
+    while (this.#map.size > this.#max) {
+      const oldest = this.#map.keys().next().value as string;
+      this.#map.delete(oldest);
+      this.#at.delete(oldest);
+    }
   }
 
   forget(hash: Hex): void {
     this.#map.delete(hash.toLowerCase());
+    this.#at.delete(hash.toLowerCase());
   }
 
   subscribe(listener: OutcomeListener): () => void {

@@ -9,6 +9,12 @@ import type { ChainReads } from './reads.ts';
 
 type Included = Extract<OperationOutcome, { state: 'included' }>;
 
+/**
+ * A head still below an inclusion this long after it was learned is not a node answering late (anvil's
+ * synchronous send, a load-balanced RPC a block behind): the chain rewound below it.
+ */
+const REWIND_EVIDENCE_MS = 10_000;
+
 export interface OperationOutcomesDeps {
   client: ChainClient;
   bundler: Bundler;
@@ -35,10 +41,11 @@ export function createOperationOutcomes(d: OperationOutcomesDeps) {
    * The inclusion with its current confirmations, or undefined once the chain has another block at its height.
    * A receipt the node does not return yet is not a reorg: nodes answer a moment behind the block they mined
    * (anvil's synchronous send returns before the receipt is queryable; load-balanced RPCs lag), so only a
-   * different block at that height, with a block built on it, proves the inclusion gone. Until then it stays,
-   * unconfirmed.
+   * different block at that height, with a block built on it, proves the inclusion gone; so does a head below its
+   * height once this worker's reads had seen a head at or past it, or once the inclusion is older than any lag
+   * (REWIND_EVIDENCE_MS): the chain rewound (a devnet reset). Until then it stays, unconfirmed.
    */
-  async function stillIncluded(o: Included): Promise<Included | undefined> {
+  async function stillIncluded(o: Included, hash: Hex): Promise<Included | undefined> {
     const same = (h: string | null | undefined) => h?.toLowerCase() === o.blockHash.toLowerCase();
     const receipt = await d.reads.getTransactionReceipt(o.txHash);
     if (receipt && same(receipt.blockHash)) {
@@ -48,8 +55,11 @@ export function createOperationOutcomes(d: OperationOutcomesDeps) {
     // The tip is not evidence: a node may answer for it with a block still being built (anvil's synchronous send
     // returns before its block is committed). A different block at a height something was built on is.
     const height = BigInt(o.blockNumber);
+    const seenBefore = d.reads.highestHead();
     const [head, block] = await Promise.all([d.reads.getHead(), d.client.getBlock({ blockNumber: height }).catch(() => undefined)]);
     if (head.blockNumber > height && block && !same(block.hash)) return undefined; // another block at its height: reorganised away
+    const known = d.bundler.outcomeAgeMs(hash) ?? 0;
+    if (head.blockNumber < height && (seenBefore >= height || known > REWIND_EVIDENCE_MS)) return undefined; // rewound below it: gone
     return { ...o, confirmations: 0, requiredConfirmations: d.requiredConfirmations }; // not visible yet: wait
   }
 
@@ -58,7 +68,7 @@ export function createOperationOutcomes(d: OperationOutcomesDeps) {
     const known = d.bundler.outcomeOf(hash);
     if (known && known.state !== 'included') return known;
     if (known) {
-      const current = await stillIncluded(known);
+      const current = await stillIncluded(known, hash);
       if (current) return current;
       d.log.warn({ hash, txHash: known.txHash, blockNumber: known.blockNumber }, 'an inclusion is gone from the chain (reorg): looking the operation up again');
       d.bundler.forget(hash);
@@ -72,7 +82,7 @@ export function createOperationOutcomes(d: OperationOutcomesDeps) {
     });
     d.bundler.remember(hash, found);
     if (found.state !== 'included') return found;
-    return (await stillIncluded(found)) ?? withDepth(found);
+    return (await stillIncluded(found, hash)) ?? withDepth(found);
   }
 
   return {

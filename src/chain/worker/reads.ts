@@ -11,6 +11,11 @@ export interface ChainReads {
   getHead(): Promise<ChainHead>;
   read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
+  /**
+   * The highest head any of these reads was answered with. The chain had a block there: a head found below it
+   * later is a chain that rewound (a devnet reset), not a node that has yet to show a block it just mined.
+   */
+  highestHead(): bigint;
 }
 
 /**
@@ -19,11 +24,19 @@ export interface ChainReads {
  * together go out as one JSON-RPC batch (the client's transport, rpcTransport.ts).
  */
 export function createChainReads(client: ChainClient): ChainReads {
-  const blockNumber = (): Promise<bigint> => client.request({ method: 'eth_blockNumber' }, { dedupe: false }).then(BigInt);
+  let highest = 0n;
+  const saw = (n: bigint): bigint => {
+    if (n > highest) highest = n;
+    return n;
+  };
+  const blockNumber = (): Promise<bigint> => client.request({ method: 'eth_blockNumber' }, { dedupe: false }).then(BigInt).then(saw);
 
   return {
+    highestHead: () => highest,
+
     async getHead() {
       const block = await client.getBlock({ blockTag: 'latest' }).catch(rethrowAsRpcUnavailable);
+      saw(block.number);
       return { blockNumber: block.number, blockHash: block.hash, timestamp: block.timestamp };
     },
 

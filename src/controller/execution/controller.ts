@@ -9,6 +9,7 @@ import type { PaymentPolicies } from '../../payments/types.ts';
 import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
+import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
@@ -26,6 +27,19 @@ export interface ExecutionControllerOptions {
   /** See ExecutionReconcilerDeps.paymentGraceMs. */
   paymentGraceMs?: number;
   /**
+   * Finished requests whose inclusion was found gone (inclusionAudit.ts). Shared with retention, which leaves
+   * them alone until judged. Default: a registry of our own.
+   */
+  inclusionSuspects?: InclusionSuspects;
+  /** How often each chain's recorded inclusions are looked at again (default 30 s; 0: only at start). */
+  inclusionWatchMs?: number | undefined;
+  /**
+   * How long the start may spend finding and judging lost inclusions before it reconciles anything else (default
+   * 10 s): within it, a request whose inclusion is gone is back in flight before a new request can take its
+   * nonce. What is left is judged by the running controller.
+   */
+  inclusionStartBudgetMs?: number;
+  /**
    * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
    * started by its owner. Default: an informer of our own, stopped by stop().
    */
@@ -42,6 +56,9 @@ const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[AN
 const awaitingSignature = (r: ExecutionRequest): boolean =>
   !isTerminal(r.status?.phase) && r.status?.userOperation === undefined && r.status?.phase !== 'PaymentRequired';
 
+const INCLUSIONS_INDEX = 'recordedInclusions';
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** The informer indexes the execution controller reads (and the request metrics, which count by phase). */
 export function executionIndexers(): Record<string, (r: ExecutionRequest) => readonly string[]> {
   return {
@@ -53,6 +70,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
     [PHASE_INDEX]: phaseIndexer,
     // Requests whose quotes hold amounts (their holds end in time; the reader filters by that).
     heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
+    // Finished requests with an inclusion to look up again (inclusionAudit.ts).
+    [INCLUSIONS_INDEX]: (r) => (hasRecordedInclusion(r) ? [r.spec.chain] : []),
   };
 }
 
@@ -79,6 +98,15 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
   // Outcomes the workers pushed, until the request's reconcile takes them: it need not ask again over gRPC.
   const pushed = new Map<string, OperationOutcome>();
+  const suspects = opts.inclusionSuspects ?? new InclusionSuspects();
+  const log = opts.logger;
+  const audit = createInclusionAudit({
+    inclusions: (chain) => informer.byIndex(INCLUSIONS_INDEX, chain),
+    workers: opts.workers,
+    suspects,
+    onChecked: (chain, trigger, n) => opts.metrics?.inclusionChecks.inc({ chain, trigger }, n),
+    logger: log,
+  });
   const reconciler = createExecutionReconciler({
     store: opts.store,
     workers,
@@ -88,6 +116,13 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
     onInternalError: (step) => opts.metrics?.executionInternalErrors.inc({ step }),
+    inclusionSuspects: suspects,
+    onInclusionChange: (r, result, detail) => {
+      opts.metrics?.inclusionChanges.inc({ chain: r.spec.chain, result });
+      const fields = { request: r.metadata.name, chain: r.spec.chain, txHash: r.status?.txHash, blockNumber: r.status?.blockNumber, result };
+      if (result === 'moved') log?.warn(fields, `inclusion moved: ${detail}`);
+      else log?.error(fields, `INCLUSION LOST: ${r.metadata.name} was ${r.status?.phase}; ${detail}`);
+    },
     cached: (ns, name) => informer.get(name, ns),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();
@@ -115,6 +150,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
 
   if (ownInformer) informer.start();
   await informer.waitForSync();
+  let controllerStarted = false;
+  const startAudit = await auditAtStart();
   for (const chain of opts.workers.keys()) {
     // A worker that cannot be reached now is restored on its first not_restored answer instead.
     await restorer.restore(chain).catch((err: unknown) => opts.logger?.warn({ chain, err }, 'in-flight operations not restored yet'));
@@ -141,6 +178,62 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     if (off) unsubscribe.push(off);
   }
   await controller.start();
+  controllerStarted = true;
+  // Suspects found from now on (or left by the start) are judged by the running controller.
+  const offSuspects = suspects.onAdd((namespace, name) => controller.enqueue({ namespace, name }));
+  for (const key of suspects.keys()) controller.enqueue(key);
+  const watchMs = opts.inclusionWatchMs ?? 30_000;
+  let watching: Promise<unknown> | undefined;
+  const watchTimer =
+    watchMs > 0
+      ? setInterval(() => {
+          watching ??= Promise.all(
+            [...opts.workers.keys()].map((chain) =>
+              audit.scan(chain, 'watch').catch((err: unknown) => log?.warn({ chain, err }, 'the inclusion check did not finish; the next one tries again')),
+            ),
+          ).finally(() => (watching = undefined));
+        }, watchMs)
+      : undefined;
+  watchTimer?.unref();
+
+  /**
+   * The leader's first look at the chains, before anything reconciles: finished requests whose inclusion left the
+   * chain are found (inclusionAudit.ts) and judged (inclusionJudge.ts) now, so those sent again are restored as in
+   * flight below and no new request takes their nonces. Bounded by inclusionStartBudgetMs; a chain that does not
+   * answer is looked at by the periodic check instead.
+   */
+  async function auditAtStart(): Promise<{ reports: (ScanReport | undefined)[]; ms: number; inTime: boolean }> {
+    const started = performance.now();
+    const budget = opts.inclusionStartBudgetMs ?? 10_000;
+    const work = (async () => {
+      const reports = await Promise.all(
+        [...opts.workers.keys()].map((chain) =>
+          audit.scan(chain, 'start').catch((err: unknown) => {
+            log?.warn({ chain, err }, 'inclusions not checked at start (the chain did not answer); the periodic check will');
+            return undefined;
+          }),
+        ),
+      );
+      // Judged before the controller starts, a few at a time; once it runs, it judges the rest.
+      const keys = suspects.keys();
+      for (let i = 0; i < keys.length; i += 8) {
+        if (controllerStarted || performance.now() - started > budget) break;
+        await Promise.all(
+          keys.slice(i, i + 8).map(({ namespace, name }) =>
+            reconciler.reconcile(namespace, name).catch((err: unknown) => log?.warn({ request: name, err }, 'a lost inclusion was not judged at start; the controller will')),
+          ),
+        );
+      }
+      return reports;
+    })();
+    const inTime = await Promise.race([work.then(() => true), sleep(budget).then(() => false)]);
+    const reports = inTime ? await work : [];
+    const ms = Math.round(performance.now() - started);
+    const checked = reports.reduce((n, r) => n + (r?.checked ?? 0), 0);
+    const changed = reports.reduce((n, r) => n + (r?.changed ?? 0), 0);
+    log?.info({ ms, checked, changed, inTime }, 'inclusions checked at start');
+    return { reports, ms, inTime };
+  }
   // Last, so a start that fails leaves no source attached (the next start with the same Metrics would refuse).
   const detachMetrics = opts.metrics
     ? instrumentExecutionInformer(opts.metrics, informer, {
@@ -152,7 +245,12 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   return {
     informer,
     controller,
+    /** What the start's look at the chains found, and how long it took (for the log, tests and figures). */
+    startAudit,
+    suspects,
     async stop(): Promise<void> {
+      if (watchTimer) clearInterval(watchTimer);
+      offSuspects();
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
       if (ownInformer) await informer.stop();

@@ -10,6 +10,9 @@ import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { isStoreError } from '../../store/types.ts';
 import { withTransitionEvent } from '../../webhooks/eventLog.ts';
+import type { InclusionChangeResult } from '../../metrics/registry.ts';
+import type { InclusionSuspects } from './inclusionAudit.ts';
+import { judgeInclusion, recordChange } from './inclusionJudge.ts';
 
 export interface ExecutionReconcilerDeps {
   store: ResourceStore;
@@ -46,6 +49,13 @@ export interface ExecutionReconcilerDeps {
   admissionTimeoutMs?: number;
   /** Counts an unexpected error that failed a request with `internal_error` (the step it came from). */
   onInternalError?: (step: InternalErrorStep) => void;
+  /**
+   * Finished requests whose inclusion was not found where their status says (inclusionAudit.ts): a reconcile of
+   * one judges it again (inclusionJudge.ts) instead of leaving a terminal request alone.
+   */
+  inclusionSuspects?: InclusionSuspects;
+  /** Told each change a judged inclusion made (for the metric and the log). */
+  onInclusionChange?: (request: ExecutionRequest, result: InclusionChangeResult, detail: string) => void;
 }
 
 /** Where an unexpected error failed a request: admitting it, or judging a payment attached to it. */
@@ -76,7 +86,9 @@ const isTransient = (e: unknown): boolean => isChainError(e, 'rpc_unavailable') 
  * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
  * operation, and the EntryPoint nonce makes a second execution impossible. An inclusion becomes `Confirmed`
  * only at the chain's confirmation depth; until then each look re-checks it, and one a reorg removed sends the
- * same operation again (or fails with nonce_used when another operation took its nonce).
+ * same operation again (or fails with nonce_used when another operation took its nonce). A terminal request is
+ * left alone, except when its inclusion was found gone afterwards (a suspect): it may then move back to
+ * Broadcasting (sent again), follow its inclusion to another block, or fail with inclusion_lost or payment_lost.
  */
 export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const now = deps.now ?? (() => new Date());
@@ -106,7 +118,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const req = deps.cached(namespace, name);
     if (!req) return { done: true };
     const phase = req.status?.phase;
-    if (isTerminal(phase)) return { done: true };
+    if (isTerminal(phase)) {
+      const suspect = deps.inclusionSuspects?.has(namespace, name) === true;
+      const worker = deps.workers.get(req.spec.chain);
+      if (!suspect || !worker) return { done: true };
+      return recheckInclusion(req, worker).catch(retryWhenUnavailable);
+    }
     const worker = deps.workers.get(req.spec.chain);
     if (!worker) return fail(req, { code: 'chain_unavailable', message: `no chain worker serves '${req.spec.chain}'` });
 
@@ -485,6 +502,100 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
               : ['False', 'Reverted', outcome.revertReason ?? 'the call reverted on chain'],
           }),
         }));
+      }
+    }
+  }
+
+  /**
+   * A finished request whose transaction was not found in the block its status names: what has its inclusion
+   * become (inclusionJudge.ts)? Each outcome is one status write, recorded in status.inclusionChanges and a
+   * condition; leaving the terminal phase records the event execution.inclusion_lost (write → eventLog).
+   */
+  async function recheckInclusion(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const { namespace = 'default', name } = req.metadata;
+    const settle = (r: ReconcileResult): ReconcileResult => {
+      deps.inclusionSuspects?.delete(namespace, name);
+      return r;
+    };
+    const s0 = req.status!;
+    if (!s0.userOperation || s0.txHash === undefined || (s0.phase !== 'Confirmed' && s0.phase !== 'Reverted')) return settle({ done: true });
+    const verdict = await judgeInclusion(req, worker, deps.payments[req.spec.paymentMode]);
+    const t = now();
+    const time = t.toISOString();
+    switch (verdict.kind) {
+      case 'intact':
+        return settle({ done: true });
+      case 'wait':
+        return { requeueAfterMs: verdict.ms };
+      case 'moved': {
+        const o = verdict.outcome;
+        const detail = `its inclusion moved from block ${s0.blockNumber} to block ${o.blockNumber} (transaction ${o.txHash}): the chain included it again`;
+        deps.onInclusionChange?.(req, 'moved', verdict.paymentLost === undefined ? detail : `${detail}; but ${verdict.paymentLost}`);
+        return settle(
+          await write(req, (s) => ({
+            ...s,
+            txHash: o.txHash,
+            blockNumber: o.blockNumber,
+            blockHash: o.blockHash,
+            gasUsed: o.actualGasUsed,
+            actualGasCostWei: o.actualGasCostWei,
+            inclusionChanges: recordChange(s, { kind: 'Moved', newTxHash: o.txHash, newBlockNumber: o.blockNumber, newBlockHash: o.blockHash, time }),
+            conditions: conditions(s, t, {
+              Submitted: ['True', 'InclusionMoved', detail],
+              ...(verdict.paymentLost !== undefined && { PaymentSatisfied: ['False', 'PaymentLost', verdict.paymentLost] as [Status, string, string] }),
+            }),
+          })),
+        );
+      }
+      case 'reopen': {
+        const o = verdict.outcome;
+        deps.onInclusionChange?.(req, 'resent', verdict.why);
+        // The auto transfer rides in the operation: sent again with it, it is charged again if it succeeds.
+        const auto = s0.payment?.paid?.method === 'auto' && s0.payment.quote !== undefined ? { costUsd: s0.payment.quote.amountUsd } : {};
+        return settle(
+          await write(req, (s) => ({
+            ...s,
+            ...auto,
+            phase: 'Broadcasting',
+            txHash: o?.txHash,
+            blockNumber: o?.blockNumber,
+            blockHash: o?.blockHash,
+            gasUsed: undefined,
+            actualGasCostWei: undefined,
+            completionTime: undefined,
+            failure: undefined,
+            inclusionChanges: recordChange(s, { kind: 'Lost', time }),
+            conditions: conditions(s, t, {
+              Submitted: ['True', 'InclusionLost', verdict.why],
+              Succeeded: ['Unknown', 'InclusionLost', verdict.why],
+            }),
+          })),
+        );
+      }
+      case 'fail': {
+        const code = verdict.failure.code;
+        deps.onInclusionChange?.(req, code === 'payment_lost' ? 'payment_lost' : 'inclusion_lost', verdict.failure.message);
+        // Not executed: nothing is charged, but for a payment by transfer that still stands (a refund is the operator's).
+        const charged = code === 'payment_lost' || s0.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
+        return settle(
+          await fail(
+            req,
+            verdict.failure,
+            {
+              Submitted: ['False', 'InclusionLost', verdict.failure.message],
+              ...(code === 'payment_lost' && { PaymentSatisfied: ['False', 'PaymentLost', verdict.failure.message] as [Status, string, string] }),
+            },
+            {
+              ...charged,
+              txHash: undefined,
+              blockNumber: undefined,
+              blockHash: undefined,
+              gasUsed: undefined,
+              actualGasCostWei: undefined,
+              inclusionChanges: recordChange(s0, { kind: 'Lost', time }),
+            },
+          ),
+        );
       }
     }
   }

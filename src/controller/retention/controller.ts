@@ -15,6 +15,8 @@ export interface RetentionControllerOptions {
    * second one (it must watch the same namespace). Default: an informer of our own, stopped by stop().
    */
   informer?: Informer<'ExecutionRequest'>;
+  /** Finished requests whose inclusion was found gone: not archived until the execution controller has judged them. */
+  inclusionSuspects?: { has(namespace: string, name: string): boolean };
   /** Requests archived at once (default 4): archiving is I/O, and nothing waits for it. */
   concurrency?: number;
   hooks?: ControllerHooks;
@@ -36,6 +38,9 @@ export interface RetentionController {
   /** Stops taking work and waits for the archive-and-delete in flight; stops the informer if it is ours. */
   stop(): Promise<void>;
 }
+
+/** A request whose inclusion is being judged is looked at again after this. */
+const SUSPECT_RECHECK_MS = 5_000;
 
 /** The delivery states of a request's events, as one comparable string: a change may end what it owes. */
 const deliveryStates = (r: ExecutionRequest): string =>
@@ -84,6 +89,8 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     if (dueAt(cached, retentionMs) > Date.now()) return { requeueAfterMs: dueAt(cached, retentionMs) - Date.now() };
     // Its completion webhook is still owed: kept until the delivery ends (the change of its state brings it back).
     if (webhookOwed(cached)) return { done: true };
+    // Its inclusion was found gone: what it says is about to change (to a phase it is not archived in, or a new block).
+    if (opts.inclusionSuspects?.has(ns, name)) return { requeueAfterMs: SUSPECT_RECHECK_MS };
 
     // Due by the cache: decide again on the stored object, which the cache may trail.
     let current: ExecutionRequest;
