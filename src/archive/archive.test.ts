@@ -69,6 +69,18 @@ function archiveContract(open: () => Promise<ExecutionArchive>) {
     expect(await archive.get('req-roundtrip', '../default')).toBeUndefined();
   });
 
+  it("keeps each chain's inclusion mark, per namespace, apart from the requests", async () => {
+    const mark = { chain: 'base' as const, request: 'req-mark', completionTime: '2030-01-01T00:00:07Z', txHash: `0x${'cd'.repeat(32)}`, blockNumber: '42' };
+    expect(await archive.inclusionMark('base')).toBeUndefined();
+    await archive.putInclusionMark(mark);
+    await archive.putInclusionMark({ ...mark, chain: 'ethereum', blockNumber: '7' }, 'team-a');
+    expect(await archive.inclusionMark('base')).toEqual(mark);
+    expect(await archive.inclusionMark('ethereum')).toBeUndefined();
+    expect(await archive.inclusionMark('ethereum', 'team-a')).toMatchObject({ blockNumber: '7' });
+    await archive.putInclusionMark({ ...mark, request: 'req-newer', blockNumber: '3', blockHash: `0x${'ef'.repeat(32)}` });
+    expect(await archive.inclusionMark('base')).toMatchObject({ request: 'req-newer', blockNumber: '3', blockHash: `0x${'ef'.repeat(32)}` });
+  });
+
   it('keeps namespaces apart', async () => {
     await archive.put(finished('req-ns', 'team-a'));
     expect((await archive.get('req-ns', 'team-a'))?.metadata.namespace).toBe('team-a');

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fsyncDir } from '../lib/fs.ts';
 import { ensurePrivateTree, mkdirPrivate, openPrivateFile } from '../lib/privateFs.ts';
-import { parseArchived } from './codec.ts';
+import { parseArchived, parseInclusionMark } from './codec.ts';
 import { ArchiveError, DEFAULT_ARCHIVE_RETENTION_MS, DEFAULT_NAMESPACE, validArchiveName, type ExecutionArchive } from './types.ts';
 
 export interface FileArchiveOptions {
@@ -36,7 +36,8 @@ const MAX_PLAIN_NAME = 200;
  * resolves the entry survives a crash or power loss, and a reader never sees half a file. Nothing is held in
  * memory. Names longer than 200 characters are stored as `_<sha256 of name>.json` (`_` cannot start a name).
  * The directories are 0700 and the files 0600 whatever the umask (an older version's looser tree is tightened
- * at open): the requests are the API clients' business only.
+ * at open): the requests are the API clients' business only. Each chain's inclusion mark is
+ * `<dir>/<namespace>/_inclusion/<chain>.json`, written the same way (and expiring the same way).
  *
  * @example
  * const archive = await openFileArchive({ dir: join(dataDir, 'archive') });
@@ -54,6 +55,53 @@ export async function openFileArchive(opts: FileArchiveOptions): Promise<FileArc
     return join(root, namespace, shard, file);
   };
   const expired = (mtimeMs: number, now = Date.now()) => now - mtimeMs > retentionMs;
+
+  const markPathOf = (namespace: string, chain: string): string => join(root, namespace, '_inclusion', `${chain}.json`);
+
+  /** Writes `text` at `path`: a temp file, fsynced, renamed into place, the directory fsynced (and new parents). */
+  async function writeDurably(path: string, text: string): Promise<void> {
+    const dir = dirname(path);
+    const created = await mkdirPrivate(dir);
+    const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
+    const fh = await openPrivateFile(temp, 'wx'); // a fresh random name; renamed into place with its mode
+    try {
+      await fh.writeFile(text);
+      if (durable) await fh.sync();
+    } catch (e) {
+      await fh.close();
+      await fs.rm(temp, { force: true });
+      throw e;
+    }
+    await fh.close();
+    await fs.rename(temp, path);
+    if (!durable) return;
+    await fsyncDir(dir);
+    // Directories this put created must be durable entries of their parents too.
+    if (created !== undefined) {
+      for (let d = dirname(dir); ; d = dirname(d)) {
+        await fsyncDir(d);
+        if (d === dirname(created)) break;
+      }
+    }
+  }
+
+  /** The file's text, or undefined when it does not exist or has expired (the sweep removes it). */
+  async function readFresh(path: string): Promise<string | undefined> {
+    let fh: FileHandle;
+    try {
+      fh = await fs.open(path, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const st = await fh.stat();
+      if (expired(st.mtimeMs)) return undefined;
+      return await fh.readFile('utf8');
+    } finally {
+      await fh.close();
+    }
+  }
 
   async function sweep(): Promise<{ removed: number }> {
     let removed = 0;
@@ -93,48 +141,24 @@ export async function openFileArchive(opts: FileArchiveOptions): Promise<FileArc
       if (!validArchiveName(name, namespace)) {
         throw new ArchiveError('Invalid', `cannot archive ${namespace}/${name}: not a valid object name`);
       }
-      const path = pathOf(namespace, name);
-      const dir = dirname(path);
-      const created = await mkdirPrivate(dir);
-      const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-      const fh = await openPrivateFile(temp, 'wx'); // a fresh random name; renamed into place with its mode
-      try {
-        await fh.writeFile(JSON.stringify(req));
-        if (durable) await fh.sync();
-      } catch (e) {
-        await fh.close();
-        await fs.rm(temp, { force: true });
-        throw e;
-      }
-      await fh.close();
-      await fs.rename(temp, path);
-      if (!durable) return;
-      await fsyncDir(dir);
-      // Directories this put created must be durable entries of their parents too.
-      if (created !== undefined) {
-        for (let d = dirname(dir); ; d = dirname(d)) {
-          await fsyncDir(d);
-          if (d === dirname(created)) break;
-        }
-      }
+      await writeDurably(pathOf(namespace, name), JSON.stringify(req));
+    },
+
+    async putInclusionMark(mark, namespace = DEFAULT_NAMESPACE) {
+      if (!validArchiveName('mark', namespace)) throw new ArchiveError('Invalid', `cannot archive a mark in ${namespace}: not a valid namespace`);
+      await writeDurably(markPathOf(namespace, mark.chain), JSON.stringify(mark));
+    },
+
+    async inclusionMark(chain, namespace = DEFAULT_NAMESPACE) {
+      if (!validArchiveName('mark', namespace)) return undefined;
+      const text = await readFresh(markPathOf(namespace, chain));
+      return text === undefined ? undefined : parseInclusionMark(text, `${namespace}/${chain}`);
     },
 
     async get(name, namespace = DEFAULT_NAMESPACE) {
       if (!validArchiveName(name, namespace)) return undefined;
-      let fh: FileHandle;
-      try {
-        fh = await fs.open(pathOf(namespace, name), 'r');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw e;
-      }
-      try {
-        const st = await fh.stat();
-        if (expired(st.mtimeMs)) return undefined; // the sweep removes it
-        return parseArchived(await fh.readFile('utf8'), `${namespace}/${name}`);
-      } finally {
-        await fh.close();
-      }
+      const text = await readFresh(pathOf(namespace, name));
+      return text === undefined ? undefined : parseArchived(text, `${namespace}/${name}`);
     },
 
     sweep,

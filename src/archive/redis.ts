@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { parseArchived } from './codec.ts';
+import { parseArchived, parseInclusionMark } from './codec.ts';
 import { ArchiveError, DEFAULT_ARCHIVE_RETENTION_MS, DEFAULT_NAMESPACE, validArchiveName, type ExecutionArchive } from './types.ts';
 
 export interface RedisArchiveOptions {
@@ -27,6 +27,8 @@ export function createRedisArchive(redis: Redis, opts: RedisArchiveOptions = {})
   if (!(retentionMs > 0)) throw new RangeError(`archive retention must be positive, got ${opts.retentionMs}`);
   const prefix = opts.keyPrefix ?? 'aw:archive:';
   const keyOf = (namespace: string, name: string) => `${prefix}${namespace}:${name}`;
+  // `_` cannot start an object name: no request's key is a mark's.
+  const markKeyOf = (namespace: string, chain: string) => `${prefix}${namespace}:_inclusion:${chain}`;
 
   return {
     async put(req) {
@@ -50,6 +52,24 @@ export function createRedisArchive(redis: Redis, opts: RedisArchiveOptions = {})
         throw unavailable(cause);
       }
       return json === null ? undefined : parseArchived(json, `${namespace}/${name}`);
+    },
+
+    async putInclusionMark(mark, namespace = DEFAULT_NAMESPACE) {
+      try {
+        await redis.set(markKeyOf(namespace, mark.chain), JSON.stringify(mark), 'PX', retentionMs);
+      } catch (cause) {
+        throw unavailable(cause);
+      }
+    },
+
+    async inclusionMark(chain, namespace = DEFAULT_NAMESPACE) {
+      let json: string | null;
+      try {
+        json = await redis.get(markKeyOf(namespace, chain));
+      } catch (cause) {
+        throw unavailable(cause);
+      }
+      return json === null ? undefined : parseInclusionMark(json, `${namespace}/${chain}`);
     },
 
     async close() {

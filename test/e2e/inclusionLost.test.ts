@@ -40,7 +40,7 @@ describe('a finished request whose inclusion left the chain', () => {
   const counterValue = () => clients.publicClient(CHAIN).readContract({ address: counter, abi: counterAbi, functionName: 'number' });
   const api = (which: 'sponsored' | 'manual'): TestApi => apiClient(service!.url, keys[which].key);
   const record = (id: string) => service!.store.get('ExecutionRequest', id);
-  const start = async (inclusionWatchMs = 0) => {
+  const start = async (inclusionWatchMs = 0, retentionSeconds?: number) => {
     service = await startEmbeddedService({
       dataDir,
       chains: configs,
@@ -48,6 +48,7 @@ describe('a finished request whose inclusion left the chain', () => {
       port: 0,
       inclusionPollMs: 50,
       inclusionWatchMs,
+      ...(retentionSeconds !== undefined && { retentionSeconds }),
       webhooks: { allowLoopback: true, ca: receiver.ca, retryScheduleSeconds: [0.05, 0.1, 0.2] },
     });
   };
@@ -262,5 +263,34 @@ describe('a finished request whose inclusion left the chain', () => {
       return h.chains.find((c: { chain: string }) => c.chain === CHAIN)?.history === 'consistent' ? h : undefined;
     });
     expect(health.status).toBe('ok');
+  });
+
+  it('archived, then the chain was reset: /status answers what was archived; /health says the chain lost archived inclusions until a newer one is archived', async () => {
+    await stop();
+    await start(200, 1); // finished requests leave the store after 1 s
+    const gone = async (id: string) => {
+      try {
+        await record(id);
+        return undefined;
+      } catch {
+        return true;
+      }
+    };
+    const history = async () => (await apiClient(service!.url).get('/health')).body.chains.find((c: { chain: string }) => c.chain === CHAIN);
+    const snapshot = await rpc<string>('evm_snapshot');
+    const archived = await executeConfirmed('archived-agent');
+    await until('archived', () => gone(archived.request_id));
+
+    await rpc('evm_revert', [snapshot]);
+    // Out of the store, out of reach: the archive keeps the status it was archived with (docs/api.md).
+    expect((await api('sponsored').get(`/status/${archived.request_id}`)).body).toMatchObject({ status: 'confirmed', tx_hash: archived.tx_hash });
+    const lost = await until('/health mismatch', async () => ((await history()).history === 'mismatch' ? history() : undefined));
+    expect(lost.history_detail).toContain(`archived request ${archived.request_id}`);
+    expect((await apiClient(service!.url).get('/health')).body.status).toBe('degraded');
+
+    // A newer inclusion archived on the chain as it is now becomes the mark: the chain bears it out.
+    const newer = await executeConfirmed('archived-agent-2');
+    await until('archived', () => gone(newer.request_id));
+    await until('/health consistent', async () => ((await history()).history === 'consistent' ? true : undefined));
   });
 });

@@ -22,8 +22,10 @@ export const HealthSchema = z.object({
       latency_ms: z.number().nullable(),
       history: z.enum(['consistent', 'mismatch', 'unknown']).meta({
         description:
-          'Whether the chain still holds the newest transaction the store recorded as confirmed on it: mismatch when the ' +
-          'chain lost history (a devnet reset, a reorg deeper than the confirmation depth); unknown before any inclusion',
+          'Whether the chain still holds the newest transaction the service recorded as confirmed on it (in the store, and the ' +
+          'newest archived one): mismatch when the chain lost history (a devnet reset, a reorg deeper than the confirmation ' +
+          'depth) until the controller has repaired the requests in the store, and for as long as archived requests claim ' +
+          'what the chain no longer has; unknown before any inclusion',
       }),
       history_detail: z.string().nullable().meta({ description: 'What does not match, when history is mismatch' }),
     }),

@@ -245,6 +245,14 @@ export class Bundler {
    */
   forget(hash: Hex): void {
     this.#outcomes.forget(hash);
+    this.resyncNonces();
+  }
+
+  /**
+   * Reads executors' and wallets' nonces from the chain again before relying on them: the chain rewound (a devnet
+   * reset), and what our own inclusions had advanced them to may be gone with the blocks.
+   */
+  resyncNonces(): void {
     this.#executors.resyncNonces();
     for (const st of this.#senders.values()) if (!st.busy) st.expected = undefined;
   }

@@ -85,7 +85,14 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
     log,
   });
-  const reads = createChainReads(client);
+  // A head read below the previous one: the chain rewound under us. The nonces our own bundles advanced are
+  // read again (bundler is set below, before any read can run).
+  const reads = createChainReads(client, {
+    onRewind: (from, to) => {
+      log.warn({ from: from.toString(), to: to.toString() }, 'the chain rewound (its head went down): nonces are read from the chain again');
+      bundler.resyncNonces();
+    },
+  });
   const senders = config.executorKeys.map((k) => privateKeyToAccount(k).address);
   let restored = deps.requireRestore !== true;
 

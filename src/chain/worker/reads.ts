@@ -23,10 +23,14 @@ export interface ChainReads {
  * decode with their own ABIs, so protocol reads and payment checks need no new worker method. Requests made
  * together go out as one JSON-RPC batch (the client's transport, rpcTransport.ts).
  */
-export function createChainReads(client: ChainClient): ChainReads {
+export function createChainReads(client: ChainClient, opts: { onRewind?: (from: bigint, to: bigint) => void } = {}): ChainReads {
   let highest = 0n;
+  let last: bigint | undefined;
   const saw = (n: bigint): bigint => {
     if (n > highest) highest = n;
+    // A head below the one read before it: the chain rewound (or a load-balanced node is behind: harmless to say).
+    if (last !== undefined && n < last) opts.onRewind?.(last, n);
+    last = n;
     return n;
   };
   const blockNumber = (): Promise<bigint> => client.request({ method: 'eth_blockNumber' }, { dedupe: false }).then(BigInt).then(saw);

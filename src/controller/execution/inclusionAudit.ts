@@ -156,6 +156,9 @@ export function createInclusionAudit(opts: InclusionAuditOptions): InclusionAudi
   async function scan(chain: ChainName, trigger: InclusionCheckTrigger): Promise<ScanReport> {
     const started = now();
     const worker = workerOf(chain);
+    // A head sample at every look, even with nothing recorded to look up: a worker that sees the head go down
+    // knows the chain rewound (its nonces are read again; its inclusions above the head are gone).
+    await worker.getHead();
     const all = opts.inclusions(chain);
     const since =
       trigger === 'start' || !freshSince.has(chain) ? all.reduce((m, r) => Math.max(m, completionOf(r)), 0) - freshWindowMs : freshSince.get(chain)!;

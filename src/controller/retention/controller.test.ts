@@ -119,6 +119,8 @@ describe('retention controller (embedded store, file archive)', () => {
         }
       },
       get: (name, ns) => archive.get(name, ns),
+      putInclusionMark: (mark, ns) => archive.putInclusionMark(mark, ns),
+      inclusionMark: (chain, ns) => archive.inclusionMark(chain, ns),
       close: async () => undefined,
     };
     retention = await startRetentionController({ store, archive: racing, retentionSeconds: 1 });

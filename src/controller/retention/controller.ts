@@ -106,6 +106,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     if (webhookOwed(current)) return { done: true };
 
     await archive.put(current);
+    await markInclusion(current);
     try {
       await store.delete('ExecutionRequest', name, {
         namespace: ns,
@@ -121,6 +122,41 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     }
     counts.archived++;
     return { done: true };
+  }
+
+  /** Per namespace and chain: when the newest inclusion archived completed (ms), once read or written. */
+  const marked = new Map<string, number>();
+  /**
+   * An archived Confirmed or Reverted request newer than the chain's mark becomes it (ExecutionArchive's inclusion
+   * mark: what /health checks archived statuses by). Best effort: an older mark is still a true check.
+   */
+  async function markInclusion(r: ExecutionRequest): Promise<void> {
+    const s = r.status;
+    const completed = Date.parse(s?.completionTime ?? '');
+    if ((s?.phase !== 'Confirmed' && s?.phase !== 'Reverted') || s.txHash === undefined || s.blockNumber === undefined || !Number.isFinite(completed)) return;
+    const ns = r.metadata.namespace ?? namespace;
+    const key = `${ns}/${r.spec.chain}`;
+    try {
+      if (!marked.has(key)) {
+        const current = await archive.inclusionMark(r.spec.chain, ns);
+        marked.set(key, current === undefined ? Number.NEGATIVE_INFINITY : Date.parse(current.completionTime));
+      }
+      if (completed < marked.get(key)!) return;
+      await archive.putInclusionMark(
+        {
+          chain: r.spec.chain,
+          request: r.metadata.name,
+          completionTime: s.completionTime!,
+          txHash: s.txHash,
+          blockNumber: s.blockNumber,
+          ...(s.blockHash !== undefined && { blockHash: s.blockHash }),
+        },
+        ns,
+      );
+      marked.set(key, completed);
+    } catch (err) {
+      opts.logger?.warn({ request: r.metadata.name, chain: r.spec.chain, err }, 'the archive inclusion mark was not updated');
+    }
   }
 
   const controller = new Controller({

@@ -15,7 +15,7 @@ const PROBE_CACHE_MS = 2_000;
 function chainHealth(ctx: GatewayContext, log: Logger): (chain: ChainName) => Promise<ChainHealth> {
   const cache = new Map<ChainName, { at: number; value: Promise<ChainHealth> }>();
   const base = (chain: ChainName) => ({ chain, network: CHAIN_NETWORK_NAMES[chain], chain_id: CHAIN_IDS[chain] });
-  const history = createChainHistoryCheck(ctx.informer, log);
+  const history = createChainHistoryCheck(ctx.informer, log, ctx.archive && { store: ctx.archive, namespace: ctx.namespace });
 
   const probe = async (chain: ChainName): Promise<ChainHealth> => {
     const started = performance.now();
