@@ -42,8 +42,8 @@ export type WebhookBacklogCounter = (state: WebhookBacklogState) => number;
 export const INCLUSION_CHANGE_RESULTS = ['moved', 'resent', 'inclusion_lost', 'payment_lost'] as const;
 export type InclusionChangeResult = (typeof INCLUSION_CHANGE_RESULTS)[number];
 
-/** Why inclusions were looked up again: the leader's start, the periodic look at each chain, retention before archiving. */
-export type InclusionCheckTrigger = 'start' | 'watch' | 'retention';
+/** Why inclusions were looked up again: the leader's start, or the periodic look at each chain. */
+export type InclusionCheckTrigger = 'start' | 'watch';
 
 /** The roles that elect a leader (only the controller today). */
 export type LeaderRole = 'controller';
@@ -145,7 +145,7 @@ export class Metrics {
   });
   readonly inclusionChecks = new Counter({
     name: 'agentwallet_inclusion_checks_total',
-    help: 'Inclusions of finished requests looked up on chain again, by trigger: start (the leader began), watch (a chain lost what the store holds), retention (before archiving)',
+    help: 'Inclusions of finished requests looked up on chain again, by trigger: start (the leader began), watch (the periodic look)',
     labelNames: ['chain', 'trigger'] as const,
     registers: [this.registry],
   });

@@ -260,7 +260,7 @@ export function webhookOwed(r: ExecutionRequest): boolean {
 
 /**
  * A change of a finished request's inclusion, found when its transaction was looked for again (after a restart,
- * a chain that lost blocks, or before archiving):
+ * a chain that lost blocks, a reset):
  *   Moved  the same operation is included elsewhere (the chain re-mined it): the status follows it
  *   Lost   its inclusion is gone from the chain: sent again (Broadcasting), or failed when it can no longer be
  */
