@@ -91,6 +91,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       return hasPayment(ctx) ? admitAttached(ctx, required) : required;
     },
     verify,
+    required: (ctx) => payable(ctx, quoteFor(ctx)),
   };
 
   const auto: PaymentPolicy = {
@@ -104,7 +105,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
       if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quote));
       if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
-      const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote);
+      const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote, ctx.feesInFlight);
       if (!token) return payable(ctx, quote);
       return {
         kind: 'satisfied',
@@ -116,12 +117,15 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       };
     },
     verify,
+    // The wallet cannot cover its fee after all: pay by hand, as in the manual mode (a 402).
+    required: (ctx) => payable(ctx, quoteFor(ctx, AUTO_TRANSFER_GAS)),
   };
 
   const sponsored: PaymentPolicy = {
     mode: 'sponsored',
     admit: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
     verify: async () => ({ kind: 'rejected', rejection: { reason: 'not_payable', message: 'a sponsored request takes no payment', retryable: false } }),
+    required: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
   };
 
   return { manual, auto, sponsored };

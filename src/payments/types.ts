@@ -64,6 +64,17 @@ export interface PaymentContext {
   now: Date;
   /** The amounts open quotes hold: a 402's quote asks for others (uniqueAmounts.ts). */
   amounts: HeldAmounts;
+  /**
+   * The auto-mode fees of the request's wallet that are signed and not yet final (other requests'): its balance
+   * is spoken for by that much, so the auto mode counts them before it takes another fee from it.
+   */
+  feesInFlight?: readonly AutoFee[] | undefined;
+}
+
+/** A fee the auto mode takes from a wallet: the token's symbol and raw amount. */
+export interface AutoFee {
+  token: string;
+  amountRaw: string;
 }
 
 export interface PaymentPolicy {
@@ -72,6 +83,11 @@ export interface PaymentPolicy {
   admit(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
   /** A payment attached to a request awaiting one, judged against its quotes (the current one first). */
   verify(ctx: PaymentContext, quotes: readonly PaymentQuote[]): Promise<PaymentVerdict>;
+  /**
+   * The 402 of this mode when it cannot take the payment itself: the auto mode's fee no longer covered when the
+   * operation is signed (another request of the wallet took the balance). `satisfied` for a mode that takes none.
+   */
+  required(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
 }
 
 export type PaymentPolicies = Readonly<Record<PaymentMode, PaymentPolicy>>;

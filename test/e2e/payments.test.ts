@@ -307,3 +307,18 @@ describe('x402: the real client pays by signature (PAYMENT-REQUIRED, PAYMENT-SIG
     expect(((await replay.json()) as { error: string }).error).toBe('payment_verification_failed');
   });
 });
+
+describe('auto mode, a wallet funded for one fee', () => {
+  it('two requests at once: one pays and runs, the other gets the documented 402 (not a failure of the fee call)', async () => {
+    const { api } = await svc.newKey('auto');
+    const wallet = (await api.get(`/wallet?agent_id=one-fee&chain=${CHAIN}`)).body.smart_wallet_address as Address;
+    // What one fee costs, as /simulate quotes it under this key: fund a fee and a half.
+    const fee = BigInt(Math.ceil(((await api.post('/simulate', body('one-fee'))).body.estimated_cost_usd as number) * 1e6));
+    await (await newPayer()).mint('aUSD', wallet, fee + fee / 2n);
+    const answers = await Promise.all([api.post('/execute', body('one-fee', { strategy_id: 'a' })), api.post('/execute', body('one-fee', { strategy_id: 'b' }))]);
+    expect(answers.map((r) => r.status).sort(), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 402]);
+    expect(answers.find((r) => r.status === 402)!.body.error).toBe('payment_required');
+    const ran = answers.find((r) => r.status === 200)!;
+    expect((await api.waitForTerminal(ran.body.request_id)).status).toBe('confirmed');
+  });
+});

@@ -42,6 +42,10 @@ const acceptedKey = (r: ExecutionRequest): string => r.metadata.annotations?.[AN
 const awaitingSignature = (r: ExecutionRequest): boolean =>
   !isTerminal(r.status?.phase) && r.status?.userOperation === undefined && r.status?.phase !== 'PaymentRequired';
 
+/** An auto-mode fee that rides in an operation signed and not yet final. */
+const feeInFlight = (r: ExecutionRequest): boolean =>
+  r.status?.payment?.paid?.method === 'auto' && (r.status.phase === 'Queued' || r.status.phase === 'Broadcasting');
+
 /** The informer indexes the execution controller reads (and the request metrics, which count by phase). */
 export function executionIndexers(): Record<string, (r: ExecutionRequest) => readonly string[]> {
   return {
@@ -51,6 +55,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
       return op ? [op.hash.toLowerCase()] : [];
     },
     [PHASE_INDEX]: phaseIndexer,
+    // Auto-mode fees signed and not yet final, by wallet: its balance is spoken for by them.
+    autoFeesByWallet: (r) => (feeInFlight(r) ? [walletKey(r)] : []),
     // Requests whose quotes hold amounts (their holds end in time; the reader filters by that).
     heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
   };
@@ -84,6 +90,11 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     workers,
     payments: opts.payments,
     amounts: createHeldAmounts((chain) => informer.byIndex('heldQuotes', chain)),
+    autoFeesInFlight: (req) =>
+      informer
+        .byIndex('autoFeesByWallet', walletKey(req))
+        .filter((r) => r.metadata.name !== req.metadata.name)
+        .map((r) => ({ token: r.status!.payment!.paid!.token, amountRaw: r.status!.payment!.paid!.amountRaw })),
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),

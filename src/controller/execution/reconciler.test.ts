@@ -44,6 +44,9 @@ describe('execution reconciler: every request leaves pending (devnet, embedded s
     verify: async () => {
       throw error();
     },
+    required: async () => {
+      throw error();
+    },
   });
 
   function reconcilerWith(policy: PaymentPolicy, opts: { now?: () => Date; admissionTimeoutMs?: number } = {}) {

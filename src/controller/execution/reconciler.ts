@@ -1,10 +1,12 @@
 import type { Call, ExecutionRequest, ExecutionRequestStatus, Failure, PaymentQuote, PaymentRecord } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
 import { ChainError, isChainError } from '../../chain/errors.ts';
-import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
+import type { Address } from 'viem';
+import type { ChainWorker, OperationOutcome, SimulationFailure, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { claimOperationFee } from '../../payments/claim.ts';
-import type { Admission, PaymentPolicies } from '../../payments/types.ts';
+import { chooseAutoToken } from '../../payments/auto.ts';
+import type { Admission, AutoFee, PaymentContext, PaymentPolicies } from '../../payments/types.ts';
 import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
@@ -16,6 +18,8 @@ export interface ExecutionReconcilerDeps {
   payments: PaymentPolicies;
   /** The amounts open quotes hold (from the informer's cache): a new 402's quote asks for others. */
   amounts: HeldAmounts;
+  /** The auto-mode fees of the request's wallet signed by other requests and not yet final (from the cache). */
+  autoFeesInFlight?: (request: ExecutionRequest) => AutoFee[];
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /**
@@ -84,6 +88,14 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const paymentGraceMs = deps.paymentGraceMs ?? 60_000;
   const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 120_000;
+  /** What a payment policy is told about the request (besides the simulation). */
+  const paymentContext = (request: ExecutionRequest, worker: ChainWorker, t: Date): PaymentContext => ({
+    request,
+    worker,
+    now: t,
+    amounts: deps.amounts,
+    feesInFlight: deps.autoFeesInFlight?.(request),
+  });
 
   /**
    * An unexpected error while admitting a request or judging its payment (a defect, or input no check foresaw)
@@ -155,21 +167,23 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   async function simulateOrFail(req: ExecutionRequest, worker: ChainWorker, calls: readonly Call[]) {
     const sim = await worker.simulate({ apiClient: req.spec.apiClient, agentId: req.spec.agentId }, calls);
     if (sim.ok) return sim;
-    if (sim.error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', sim.error.message);
-    return {
-      ok: false as const,
-      failed: fail(
-        req,
-        {
-          code: sim.error.code,
-          message: sim.error.message,
-          ...(sim.error.callIndex !== undefined && { callIndex: sim.error.callIndex }),
-          ...(sim.error.revertReason !== undefined && { revertReason: sim.error.revertReason }),
-          ...(sim.error.revertData !== undefined && { revertData: sim.error.revertData }),
-        },
-        { Simulated: ['False', 'SimulationReverted', sim.error.message] },
-      ),
-    };
+    return { ok: false as const, failed: simulationFailed(req, sim.error) };
+  }
+
+  /** Fails the request with a simulation's failure; a chain that did not answer is retried instead. */
+  function simulationFailed(req: ExecutionRequest, error: SimulationFailure): Promise<ReconcileResult> {
+    if (error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', error.message);
+    return fail(
+      req,
+      {
+        code: error.code,
+        message: error.message,
+        ...(error.callIndex !== undefined && { callIndex: error.callIndex }),
+        ...(error.revertReason !== undefined && { revertReason: error.revertReason }),
+        ...(error.revertData !== undefined && { revertData: error.revertData }),
+      },
+      { Simulated: ['False', 'SimulationReverted', error.message] },
+    );
   }
 
   /**
@@ -180,7 +194,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const t = now();
     const sim = await simulateOrFail(req, worker, req.spec.calls);
     if (!sim.ok) return sim.failed;
-    const admission = await deps.payments[req.spec.paymentMode].admit({ request: req, worker, simulation: sim.value, now: t, amounts: deps.amounts });
+    const admission = await deps.payments[req.spec.paymentMode].admit({ ...paymentContext(req, worker, t), simulation: sim.value });
     return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
   }
 
@@ -262,7 +276,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
     const t = now();
     const quotes = [s0.payment.quote, ...(s0.payment.earlierQuotes ?? [])];
-    const verdict = await deps.payments[req.spec.paymentMode].verify({ request: req, worker, now: t, amounts: deps.amounts }, quotes);
+    const verdict = await deps.payments[req.spec.paymentMode].verify(paymentContext(req, worker, t), quotes);
     switch (verdict.kind) {
       case 'verified':
         // A claimed payment is a fact: recorded even if another payment was attached meanwhile (that one is
@@ -288,11 +302,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         const sim = await simulateOrFail(req, worker, req.spec.calls);
         if (!sim.ok) return sim.failed;
         const admission = await deps.payments[req.spec.paymentMode].admit({
-          request: { ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } },
-          worker,
+          ...paymentContext({ ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, t),
           simulation: sim.value,
-          now: t,
-          amounts: deps.amounts,
         });
         if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
         // The expired quote is kept while its amounts are held: a transfer made for it in time still pays.
@@ -337,9 +348,18 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     if (deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
     let estimates = plan.estimates;
     if (plan.calls.length > req.spec.calls.length) {
-      // Calls were added (the auto transfer): what is signed is simulated as a whole first.
-      const whole = await simulateOrFail(req, worker, plan.calls);
-      if (!whole.ok) return whole.failed;
+      // Calls were added (the auto transfer). The wallet's earlier fees are signed by now (acceptance order): if
+      // they leave too little for this one, or what is signed, simulated as a whole, fails on the fee itself, the
+      // wallet cannot pay after all and the answer is the auto mode's documented 402, not a failure of "call 1".
+      const paid = plan.payment?.paid;
+      const token = plan.payment?.quote?.tokens.find((x) => x.symbol === paid?.token);
+      const covered = token && (await chooseAutoToken(worker, paid!.payer as Address, { tokens: [token] }, deps.autoFeesInFlight?.(req)));
+      if (!covered) return requireFromOutside(req, worker);
+      const whole = await worker.simulate(ref, plan.calls);
+      if (!whole.ok) {
+        const onTheFee = whole.error.code === 'simulation_reverted' && (whole.error.callIndex ?? -1) >= req.spec.calls.length;
+        return onTheFee ? requireFromOutside(req, worker) : simulationFailed(req, whole.error);
+      }
       estimates = simulationStatus(whole.value);
     }
 
@@ -380,6 +400,15 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         Succeeded: ['Unknown', 'Queued', ''],
       }),
     }));
+  }
+
+  /** The mode's 402 for a request whose payment it cannot take itself after all (see PaymentPolicy.required). */
+  async function requireFromOutside(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const t = now();
+    const sim = await simulateOrFail(req, worker, req.spec.calls);
+    if (!sim.ok) return sim.failed;
+    const admission = await deps.payments[req.spec.paymentMode].required({ ...paymentContext(req, worker, t), simulation: sim.value });
+    return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
   }
 
   /** Hand the persisted operation to the bundler; a retry re-sends the very same operation. */
