@@ -83,6 +83,9 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     failure: s?.failure
       ? { code: s.failure.code, message: s.failure.message, revert_reason: s.failure.revertReason ?? null }
       : null,
+    credit: s?.payment?.credit
+      ? { amount_usd: s.payment.credit.amountUsd, expires_at: s.payment.credit.expiresAt, used_by: s.payment.credit.usedBy ?? null }
+      : null,
   };
 }
 

@@ -3,6 +3,7 @@ import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
+import { payWithCredit } from './credit.ts';
 import { makeQuote } from './quote.ts';
 import { withUniqueAmounts } from './uniqueAmounts.ts';
 import type { Admission, ChainPaymentTerms, PaymentContext, PaymentPolicies, PaymentPolicy, PaymentSettings } from './types.ts';
@@ -73,6 +74,10 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     return { kind: 'required', quote: held };
   }
 
+  /** The request paid by a credit its key and agent have (a paid request that never executed), if one covers it. */
+  const credited = (ctx: PaymentContext, quote: PaymentQuote): Promise<Admission | undefined> =>
+    payWithCredit(deps.store, deps.namespace, ctx.request, quote, ctx.credits ?? [], ctx.now);
+
   /** A payment that came with the request itself (paid before the first 402): judged against a fresh quote. */
   async function admitAttached(ctx: PaymentContext, required: Admission): Promise<Admission> {
     if (required.kind !== 'required') return required;
@@ -87,8 +92,9 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
   const manual: PaymentPolicy = {
     mode: 'manual',
     async admit(ctx) {
-      const required = await payable(ctx, quoteFor(ctx));
-      return hasPayment(ctx) ? admitAttached(ctx, required) : required;
+      if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quoteFor(ctx)));
+      const quote = quoteFor(ctx);
+      return (await credited(ctx, quote)) ?? payable(ctx, quote);
     },
     verify,
     required: (ctx) => payable(ctx, quoteFor(ctx)),
@@ -105,6 +111,8 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
       if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quote));
       if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
+      const byCredit = await credited(ctx, quote);
+      if (byCredit) return byCredit;
       const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote, ctx.feesInFlight);
       if (!token) return payable(ctx, quote);
       return {

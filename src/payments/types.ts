@@ -69,6 +69,16 @@ export interface PaymentContext {
    * is spoken for by that much, so the auto mode counts them before it takes another fee from it.
    */
   feesInFlight?: readonly AutoFee[] | undefined;
+  /** Credits of the request's key and agent not yet used (oldest first): paid requests that never executed. */
+  credits?: readonly Credit[] | undefined;
+}
+
+/** A credit: the request a payment was made for, which then failed without executing, and what was paid. */
+export interface Credit {
+  request: string;
+  amountUsd: number;
+  expiresAt: string;
+  paid: PaymentRecord;
 }
 
 /** A fee the auto mode takes from a wallet: the token's symbol and raw amount. */

@@ -47,5 +47,17 @@ export const StatusRecordSchema = z.object({
   block_number: z.string().nullable(),
   gas_used: z.string().nullable(),
   failure: z.object({ code: z.string(), message: z.string(), revert_reason: z.string().nullable() }).nullable(),
+  credit: z
+    .object({
+      amount_usd: z.number(),
+      expires_at: z.string(),
+      used_by: z.string().nullable().meta({ description: 'The request the credit paid, once one has' }),
+    })
+    .nullable()
+    .meta({
+      description:
+        'A request that was paid and then failed without executing keeps the payment as a credit: it pays the next request ' +
+        'of the same key and agent_id, made before expires_at, that costs no more (docs/payments.md)',
+    }),
 });
 export type StatusRecord = z.infer<typeof StatusRecordSchema>;

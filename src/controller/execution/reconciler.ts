@@ -6,7 +6,8 @@ import type { ChainWorker, OperationOutcome, SimulationFailure, SimulationResult
 import type { ChainName } from '../../config/chains.ts';
 import { claimOperationFee } from '../../payments/claim.ts';
 import { chooseAutoToken } from '../../payments/auto.ts';
-import type { Admission, AutoFee, PaymentContext, PaymentPolicies } from '../../payments/types.ts';
+import { creditLeftBy } from '../../payments/credit.ts';
+import type { Admission, AutoFee, Credit, PaymentContext, PaymentPolicies } from '../../payments/types.ts';
 import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
@@ -20,6 +21,8 @@ export interface ExecutionReconcilerDeps {
   amounts: HeldAmounts;
   /** The auto-mode fees of the request's wallet signed by other requests and not yet final (from the cache). */
   autoFeesInFlight?: (request: ExecutionRequest) => AutoFee[];
+  /** The unused credits of the request's key and agent (from the cache), oldest first. */
+  creditsFor?: (request: ExecutionRequest) => Credit[];
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /**
@@ -95,6 +98,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     now: t,
     amounts: deps.amounts,
     feesInFlight: deps.autoFeesInFlight?.(request),
+    credits: deps.creditsFor?.(request),
   });
 
   /**
@@ -383,7 +387,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       const receipt = await claimOperationFee(deps.store, current.metadata.namespace ?? 'default', req, op, payment.paid);
       payment = { ...payment, paid: { ...payment.paid, receipt } };
     }
-    return write(current, (s) => ({
+    const signed = await write(current, (s) => ({
       ...s,
       ...estimates,
       estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
@@ -400,6 +404,23 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         Succeeded: ['Unknown', 'Queued', ''],
       }),
     }));
+    if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(current, payment.paid.creditOf);
+    return signed;
+  }
+
+  /**
+   * Shows on the request that left a credit which request it paid. The credit's claim (made before) is what makes
+   * it single-use; this is for the status and to keep the used credit out of the next look, so a failure is left.
+   */
+  async function markCreditUsed(user: ExecutionRequest, source: string): Promise<void> {
+    try {
+      const left = await deps.store.get('ExecutionRequest', source, user.metadata.namespace);
+      const credit = left.status?.payment?.credit;
+      if (!credit || credit.usedBy !== undefined) return;
+      await deps.store.updateStatus({ ...left, status: { ...left.status, payment: { ...left.status!.payment, credit: { ...credit, usedBy: user.metadata.name } } } });
+    } catch {
+      // Archived meanwhile, or changed: the claim still holds the credit to one use.
+    }
   }
 
   /** The mode's 402 for a request whose payment it cannot take itself after all (see PaymentPolicy.required). */
@@ -524,15 +545,20 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     fields: Partial<ExecutionRequestStatus> = {},
   ): Promise<ReconcileResult> {
     const t = now();
-    return write(req, (s) => ({
-      ...s,
-      ...fields,
-      phase: 'Failed',
-      failure,
-      startTime: s.startTime ?? t.toISOString(),
-      completionTime: t.toISOString(),
-      conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
-    }));
+    return write(req, (s) => {
+      // Paid and not executed: the payment stays the caller's, as a credit (payments/credit.ts).
+      const credit = creditLeftBy({ ...req, status: s }, t);
+      return {
+        ...s,
+        ...fields,
+        ...(credit && s.payment && { payment: { ...s.payment, credit } }),
+        phase: 'Failed',
+        failure,
+        startTime: s.startTime ?? t.toISOString(),
+        completionTime: t.toISOString(),
+        conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
+      };
+    });
   }
 
   async function readStored(req: ExecutionRequest): Promise<ExecutionRequest | undefined> {
