@@ -101,7 +101,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     },
     ops: { port: 0 },
     webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),
-    payments: PaymentSettingsSchema.parse({}),
+    // The faucet account is the service's own, as the chart's payments.serviceAccounts would say.
+    payments: PaymentSettingsSchema.parse({ serviceAccounts: devnet.manifest.accounts.faucet ? [devnet.manifest.accounts.faucet.address] : [] }),
     logLevel: 'info',
     chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
   };
