@@ -217,5 +217,8 @@ describe('Informer', () => {
     const seen: string[] = [];
     inf.addEventHandler({ onAdd: (o) => seen.push(o.metadata.name) });
     await until(() => seen.length === 1);
+    await store.create(apiClient('b')); // a later event: by then a second delivery of 'a' would have shown
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(['a', 'b']);
   });
 });
