@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem';
-import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import type { WalletBalances, WalletInfo } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import { CHAIN_NETWORK_NAMES, type ChainName } from '../config/chains.ts';

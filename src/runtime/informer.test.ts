@@ -8,7 +8,7 @@ import { apiClient } from '../store/embedded/testing/fixtures.ts';
 import { isStoreError } from '../store/types.ts';
 import { Informer } from './informer.ts';
 import { cuttable } from './testing/cuttableStore.ts';
-import { quiet, sleep, until } from './testing/support.ts';
+import { quiet, until } from './testing/support.ts';
 
 let dir: string;
 let store: EmbeddedStore;

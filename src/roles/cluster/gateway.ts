@@ -1,5 +1,4 @@
 import { CliError } from '../../lib/args.ts';
-import { tokensByChain } from '../../config/chainConfig.ts';
 import { clusterNamespace } from '../../config/clusterConfig.ts';
 import { buildGateway } from '../../gateway/index.ts';
 import { createRedisArchive } from '../../archive/redis.ts';
