@@ -11,7 +11,7 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-nod
 import { stringify } from 'yaml';
 import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../src/config/chainConfig.ts';
-import type { ClusterConfig } from '../../src/config/clusterConfig.ts';
+import type { ClusterConfig } from '../../src/roles/cluster/config.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { createKey } from '../../src/keys/manage.ts';
 import { kubeWebhookSecrets } from '../../src/webhooks/secrets/kube.ts';

@@ -12,7 +12,7 @@ import { ProtocolsConfigSchema } from '../../../src/config/protocols.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClusterConfig, workerChainConfig } from '../../../src/config/clusterConfig.ts';
+import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster/config.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
