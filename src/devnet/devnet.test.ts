@@ -16,6 +16,7 @@ import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
 import { chainStateFiles, snapshotHeight } from './stateFile.ts';
+import { spawnDevnetChild } from './testing/devnetProcess.ts';
 import { devnetAnvilPids, isRunning } from './testing/processes.ts';
 import { referenceWalletAddresses } from './testing/walletAddresses.ts';
 
@@ -41,24 +42,9 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 1
   return check();
 }
 
-/** Starts a devnet in a child process; resolves once it printed "ready". */
+/** Starts a devnet in a child process; resolves once it printed "ready", with the anvils it started. */
 async function startChild(dataDir: string, mode: 'exit' | 'wait', opts: { detached?: boolean } = {}) {
-  const child = spawn(process.execPath, ['bin/run-ts.js', 'src/devnet/testing/devnetChild.ts', dataDir, mode], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: `kill -9 -<pgid>` then takes the parent and its anvils down at the same instant.
-    detached: opts.detached ?? false,
-  });
-  let output = '';
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  await new Promise<void>((ready, fail) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('ready')) ready();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (mode === 'wait' || !output.includes('ready') ? fail(new Error(`child exited ${code}: ${output}`)) : undefined));
-  });
+  const { child, exited } = await spawnDevnetChild(dataDir, mode, opts);
   return { child, exited, pids: anvilPids(dataDir) };
 }
 
