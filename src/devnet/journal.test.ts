@@ -39,6 +39,8 @@ describe('the journal', () => {
     await journal.recordOutcome(2, { ok: true, result: '0x0' });
     await journal.recordOutcome(0, { ok: true, result: { transactionHash: '0xaa', status: '0x1', gasUsed: '0x5208', blockNumber: '0x7' } });
     await journal.recordOutcome(1, { ok: false, error: { code: -32602, message: 'invalid params' } });
+    // A later outcome (a send's receipt, once mined) completes the first; the answers' order stays the first's.
+    await journal.recordOutcome(2, { ok: true, result: '0x1' });
     await journal.close();
 
     const again = await open(dir);
@@ -50,6 +52,7 @@ describe('the journal', () => {
       [2, 'evm_mine', 0, true],
     ]);
     expect(again.entries[1]!.outcome).toEqual({ ok: false, error: { code: -32602, message: 'invalid params' } });
+    expect(again.entries[2]!.outcome).toEqual({ ok: true, result: '0x1' });
     expect(again.journal.append([{ method: 'evm_mine', params: [] }]).seqs).toEqual([3]);
     await again.journal.close();
   });

@@ -16,7 +16,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.ts';
  * - `{"seq":7,"t":<ms>,"method":"…","params":…}`: a call, numbered in the order it was appended;
  * - `{"seq":7,"ok":true,"result":…}` or `{"seq":7,"ok":false,"error":{"code":…,"message":"…"}}`: its outcome,
  *   written before the answer is relayed (in the page cache, so a process crash keeps it; synced with the
- *   next call).
+ *   next call). A send answered with its hash only gets a second one with its receipt once it is mined.
  * A segment is started after each snapshot, and segments whose calls every kept snapshot holds are deleted.
  */
 
@@ -146,8 +146,9 @@ export async function openJournal(dir: string): Promise<Result<{ journal: ChainJ
       } else {
         const entry = entries.get(record.seq);
         if (!entry) continue;
+        // A later outcome of the same call (its receipt, once mined) completes the first one.
         entry.outcome = record.ok ? { ok: true, ...(record.result !== undefined && { result: record.result }) } : { ok: false, error: record.error };
-        entry.answered = answers++;
+        entry.answered ??= answers++;
       }
     }
     if (torn) await truncate(segment.path, goodBytes);

@@ -160,7 +160,7 @@ describe('inReplayOrder', () => {
   });
   const write = (seq: number): JournalEntry => ({ seq, t: 0, method: 'anvil_setBalance', params: [] });
 
-  test('in the blocks receipts named, then in the order answers came, unanswered last; writes are fixed points', () => {
+  test('in the blocks receipts named, then in the order answers came; the unanswered and writes keep their places', () => {
     const entries = [
       send(0, { block: 12 }),
       send(1), // never answered
@@ -171,6 +171,6 @@ describe('inReplayOrder', () => {
       send(6, { answered: 8 }),
       send(7, { block: 20 }),
     ];
-    expect(inReplayOrder(entries).map((e) => e.seq)).toEqual([3, 2, 0, 1, 4, 6, 5, 7]);
+    expect(inReplayOrder(entries).map((e) => e.seq)).toEqual([3, 1, 2, 0, 4, 6, 5, 7]);
   });
 });

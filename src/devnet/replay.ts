@@ -239,7 +239,8 @@ export async function replayJournal(opts: ReplayOptions): Promise<Result<ReplayS
  * concurrent sends reach anvil in any order, and the blocks' order is what fixed each one's base fee. So those
  * whose receipt named a block take their places in the order of those blocks, and those answered without a
  * receipt (eth_sendRawTransaction: taken into the pool, then mined in that order) in the order of the answers.
- * Sends never answered go last: those answered meanwhile were most likely mined before them, if they were.
+ * Sends never answered (the crash came first) keep their places: where anvil put them is not known, and the
+ * order they arrived in is the best guess (anvil may answer two back-to-back blocks in either order).
  */
 export function inReplayOrder(entries: readonly JournalEntry[]): JournalEntry[] {
   const out = [...entries];
@@ -253,8 +254,6 @@ export function inReplayOrder(entries: readonly JournalEntry[]): JournalEntry[] 
   const sortRun = (end: number): void => {
     sortSlots(end, (e) => blockOf(e) !== undefined, (a, b) => blockOf(a)! - blockOf(b)! || indexInBlock(a) - indexInBlock(b));
     sortSlots(end, (e) => blockOf(e) === undefined && e.outcome?.ok === true, (a, b) => (a.answered ?? 0) - (b.answered ?? 0));
-    const run = out.slice(start, end);
-    out.splice(start, run.length, ...run.filter((e) => e.outcome), ...run.filter((e) => !e.outcome));
   };
   for (let i = 0; i < out.length; i++) {
     if (rpcMethodKind(out[i]!.method) === 'send') continue;

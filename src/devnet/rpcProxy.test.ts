@@ -10,6 +10,7 @@ import { openJournal, type ChainJournal } from './journal.ts';
 import { nodeRpc, type NodeRpc } from './rpc.ts';
 import { startRpcProxy, type RpcProxy } from './rpcProxy.ts';
 import { mnemonicToAccount } from 'viem/accounts';
+import { until } from '../../test/support/until.ts';
 
 const CHAIN_ID = 31337;
 const dir = mkdtempSync(join(tmpdir(), 'agent-wallet-rpc-proxy-'));
@@ -85,6 +86,18 @@ describe('the journaling proxy', () => {
       ['anvil_setBalance', [someone, '0x1234']],
       ['outcome', null],
     ]);
+  });
+
+  test('a send answered with its hash gets its receipt journaled once it is mined', async () => {
+    const raw = await signed();
+    const hash = await call<Hex>(proxy.url, 'eth_sendRawTransaction', [raw]);
+    const seq = journal.nextSeq - 1;
+    const receipt = await until('the receipt', () => call<{ blockNumber: Hex } | null>(proxy.url, 'eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined));
+    const outcomes = await until('its receipt in the journal', async () => {
+      const found = records(journal.dir).filter((r) => r.seq === seq && r.method === undefined);
+      return found.length === 2 ? found : undefined;
+    });
+    expect(outcomes.map((r) => r.result)).toEqual([hash, expect.objectContaining({ transactionHash: hash, blockNumber: receipt.blockNumber, status: '0x1' })]);
   });
 
   test('a write waits for a snapshot dump, a send does not; the mark splits the writes exactly', async () => {

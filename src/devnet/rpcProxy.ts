@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { keccak256, type Hex } from 'viem';
 import { isReceiptDigest, outcomeOf, type ChainJournal, type JournalReply } from './journal.ts';
 import type { JournalMark } from './journalMark.ts';
-import type { NodeRpc } from './rpc.ts';
+import { nodeRpc, type NodeRpc } from './rpc.ts';
 import { rpcMethodKind } from './rpcMethods.ts';
 import { writeGate } from './writeGate.ts';
 
@@ -48,6 +48,9 @@ interface RpcReply extends JournalReply {
   id?: unknown;
 }
 
+/** How long a send answered without a receipt is looked for on the chain (waits doubling from 2 ms). */
+const MINED_LOOKUP_MAX_WAIT_MS = 1_024;
+
 // Hop-by-hop headers are the proxy's own business on each side.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host']);
 
@@ -65,6 +68,27 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
   let lastWriteSeq = opts.replayedUpTo ?? -1;
   let active = 0;
   let drained: (() => void) | undefined;
+  let closing = false;
+  // Its own sockets: receipt lookups must not queue behind a snapshot's dump.
+  const lookups = nodeRpc(opts.upstream, { timeoutMs: 5_000 });
+
+  /**
+   * eth_sendRawTransaction answers with the hash only; the block comes when anvil mines it, a moment later. It
+   * is journaled then, as a later outcome of the same call, so that a replay knows the blocks' order (and which
+   * sends shared one) as it does for eth_sendRawTransactionSync. Off the answer's path; given up after a while
+   * (automine off, a nonce gap): such a send is still covered by the snapshots' pool check.
+   */
+  const journalReceiptWhenMined = async (seq: number, raw: string): Promise<void> => {
+    const hash = keccak256(raw as Hex);
+    for (let waitMs = 2; waitMs <= MINED_LOOKUP_MAX_WAIT_MS && !closing; waitMs *= 2) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const receipt = await lookups.call<{ transactionHash: string } | null>('eth_getTransactionReceipt', [hash]).catch(() => null);
+      if (!receipt) continue;
+      if (!closing) await journal.recordOutcome(seq, outcomeOf({ result: receipt })).catch(() => undefined);
+      maybePending.delete(seq); // mined: the next snapshot holds it
+      return;
+    }
+  };
 
   const forward = (method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<IncomingMessage> =>
     new Promise((resolve, reject) => {
@@ -142,6 +166,7 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
       if (!(outcome?.ok === true && isReceiptDigest(outcome.result))) {
         const raw = rawTransaction(s.call.params);
         if (raw !== undefined) maybePending.set(s.seq, { raw });
+        if (raw !== undefined && outcome?.ok === true) void journalReceiptWhenMined(s.seq, raw);
       }
     }
     // Recorded before anyone is told: a client never sees an answer the journal does not hold (the write
@@ -204,6 +229,7 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
       }),
     wroteSince: (seq) => lastWriteSeq >= seq,
     close: async (graceMs = 2_000) => {
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (active > 0) {
@@ -212,6 +238,7 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
       server.closeAllConnections();
       await closed;
       agent.destroy();
+      lookups.close();
     },
   };
 }
