@@ -15,6 +15,7 @@ import { PAYMASTER_DEPOSIT } from './deploy.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
+import { journalDir } from './journal.ts';
 import { chainStateFiles, snapshotHeight } from './stateFile.ts';
 import { spawnDevnetChild } from './testing/devnetProcess.ts';
 import { devnetAnvilPids, isRunning } from './testing/processes.ts';
@@ -373,13 +374,17 @@ describe('chain state survives crashes and corrupt files', () => {
     const logs: string[] = [];
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
     try {
-      expect(await counterOf(devnet, 'ethereum').get()).toBe(1n);
-      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      // The previous snapshot holds 1; the journal brings back the 2 set after it. arbitrum has no snapshot
+      // left to replay its journal onto: it starts empty.
+      expect(await counterOf(devnet, 'ethereum').get()).toBe(2n);
+      expect(await counterOf(devnet, 'base').get()).toBe(2n);
       expect(await counterOf(devnet, 'arbitrum').get()).toBe(0n);
       const fellBack = logs.filter((l) => l.includes('falls back to the last good snapshot'));
       expect(fellBack).toHaveLength(2);
       expect(fellBack.find((l) => l.includes('devnet: ethereum '))).toContain(eth.previous);
       expect(fellBack.find((l) => l.includes('devnet: base '))).toContain(base.previous);
+      expect(logs.filter((l) => /devnet: (ethereum|base) replayed [1-9]/.test(l))).toHaveLength(2);
+      expect(logs.some((l) => l.includes('devnet: arbitrum has no snapshot for its journal to apply to: moved to'))).toBe(true);
       expect(logs.find((l) => l.includes(`ethereum snapshot ${eth.current} is unusable`))).toMatch(/unexpected end of file/);
       expect(logs.some((l) => l.includes('arbitrum has no usable snapshot'))).toBe(true);
       expect(logs.some((l) => l.includes('devnet is fresh: chain state was reset (arbitrum)'))).toBe(true);
@@ -390,12 +395,13 @@ describe('chain state survives crashes and corrupt files', () => {
       await devnet.stop();
     }
 
-    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded.
+    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded, and
+    // the journal replayed onto it.
     rmSync(base.current);
     logs.length = 0;
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
     try {
-      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      expect(await counterOf(devnet, 'base').get()).toBe(2n);
       expect(logs.some((l) => l.includes(`devnet: base has no current snapshot (a crash while replacing it): loads ${base.previous}`))).toBe(true);
       expect(devnet.manifest.fresh).toBe(false);
     } finally {
@@ -413,12 +419,13 @@ describe('chain state survives crashes and corrupt files', () => {
     expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
     await devnet.stop();
 
-    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots.
+    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots, no journal.
     for (const name of CHAIN_NAMES) {
       const files = chainStateFiles(join(dataDir, 'devnet'), name);
       writeFileSync(files.legacy, gunzipSync(readFileSync(files.current)));
       rmSync(files.current);
       rmSync(files.previous, { force: true });
+      rmSync(journalDir(join(dataDir, 'devnet'), name), { recursive: true });
     }
     const logs: string[] = [];
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
