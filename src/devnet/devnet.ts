@@ -97,10 +97,11 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     const deployed = await Promise.all(
       CHAIN_NAMES.map(async (name) => {
         const { node, rpcUrl } = chains.get(name)!;
-        // Through the proxy: what the deployment sends is journaled like everything else.
-        const chain = devnetChain({ chainId: node.chainId, name, rpcUrl });
+        // Straight to anvil, not through the journal: nobody is given the chain's URL before the snapshot at the
+        // end of this start holds the deployment (below), and a crash before that deploys again, as a lost state
+        // does. So the deployment (and a reload's check of it) does not pay the proxy's hop and fsyncs.
+        const chain = devnetChain({ chainId: node.chainId, name, rpcUrl: node.rpcUrl });
         const { deployed } = await deployChain({ chain, accounts, log });
-        // Straight to anvil: the probe changes nothing and is no call to journal.
         const syncSend = await supportsSyncSend(node.rpcUrl);
         const entry = manifestChain(name, node.chainId, rpcUrl, accounts, syncSend);
         const protocols: ProtocolsConfig = {};
@@ -113,7 +114,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         return { entry: { ...entry, ...(Object.keys(protocols).length > 0 && { protocols }) }, deployed };
       }),
     );
-    // Ready means saved: what the start deployed is on disk before anyone relies on it.
+    // Ready means saved: what the start deployed is on disk before anyone relies on it (a failure fails the start).
     await Promise.all([...chains.values()].map((c) => c.snapshotter.flush()));
 
     const fresh = deployed.some((c) => c.deployed.length > 0);

@@ -57,6 +57,7 @@ export async function replayJournal(opts: ReplayOptions): Promise<Result<ReplayS
   const due = opts.entries.filter((e) => e.seq >= (mark?.seq ?? 0) || unsettled.has(e.seq));
   const summary: ReplaySummary = { replayed: 0, present: 0, dropped: 0, pending: [], lastSeq: -1 };
   if (due.length === 0) return ok(summary);
+  const started = performance.now();
 
   let automine = mark?.automine ?? true;
   // A fresh anvil automines; the chain may have been told otherwise before the snapshot.
@@ -226,7 +227,7 @@ export async function replayJournal(opts: ReplayOptions): Promise<Result<ReplayS
     summary.pending.push({ seq: u.entry.seq, raw: u.raw });
   }
   opts.log?.(
-    `replayed ${summary.replayed} journaled call(s) the snapshot did not hold` +
+    `replayed ${summary.replayed} journaled call(s) the snapshot did not hold in ${Math.round(performance.now() - started)} ms` +
       (summary.present > 0 ? `; ${summary.present} transaction(s) were in it` : '') +
       (summary.dropped > 0 ? `; ${summary.dropped} refused call(s) left out as before` : '') +
       (summary.pending.length > 0 ? `; ${summary.pending.length} transaction(s) wait in the pool as before` : ''),

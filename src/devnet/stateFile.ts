@@ -189,10 +189,24 @@ export async function decodeChainState(bytes: Uint8Array, gzipped: boolean): Pro
  * or not a gzip stream. Only the header is looked at: a torn body is found when it is loaded.
  */
 export async function snapshotMarkOf(path: string): Promise<{ mark: JournalMark | undefined } | undefined> {
-  const bytes = await readIfPresent(path);
-  if (bytes === undefined) return undefined;
-  const marked = readSnapshotMark(bytes);
-  return marked.ok ? { mark: marked.mark } : undefined;
+  let fh: fs.FileHandle;
+  try {
+    fh = await fs.open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    // The header, not the whole snapshot (megabytes on a long-lived chain); a long mark needs more of it.
+    for (let length = 64 << 10; ; length *= 4) {
+      const { buffer, bytesRead } = await fh.read({ buffer: Buffer.alloc(length), position: 0 });
+      const marked = readSnapshotMark(buffer.subarray(0, bytesRead));
+      if (marked.ok) return { mark: marked.mark };
+      if (bytesRead < length) return undefined;
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The chain height recorded in a snapshot file, or undefined if it is missing or unusable (for tests and tools). */
