@@ -119,7 +119,7 @@ export async function startChainNode(opts: StartChainNodeOptions): Promise<Chain
       const r = replayed.error;
       throw refuse('ReplayRefused', `journal entry ${r.seq} (${r.method}${r.hash ? ` of transaction ${r.hash}` : ''}) cannot be replayed: ${r.reason}`);
     }
-    proxy = await startRpcProxy({ upstream: node.rpcUrl, journal, rpc, pending: replayed.value.pending, replayedUpTo: replayed.value.lastSeq });
+    proxy = await startRpcProxy({ upstream: node.rpcUrl, journal, rpc, pending: replayed.value.pending, replayedUpTo: replayed.value.lastSeq, log });
     const retention = journalRetention(journal, {
       current: fromCurrent ? { mark: prepared!.mark } : undefined,
       previous: fromCurrent ? await snapshotMarkOf(files.previous) : prepared?.source === files.previous ? { mark: prepared.mark } : undefined,

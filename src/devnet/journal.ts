@@ -72,7 +72,11 @@ export function isReceiptDigest(result: unknown): result is ReceiptDigest {
 }
 
 export interface JournalEntry extends JournalCall {
-  /** Absent when the process died before anvil answered (or before the answer was recorded). */
+  /**
+   * Absent when the process died before anvil answered (or before the answer was recorded), or when the call
+   * shared its id with another of its batch. A call anvil answered nothing for (refused with its whole request,
+   * or a notification, which anvil does not run) has an error outcome: it did not run.
+   */
   outcome?: JournalOutcome;
   /** The order anvil's answers arrived in (the outcomes' order in the journal), when there is an outcome. */
   answered?: number;

@@ -175,7 +175,8 @@ export async function replayJournal(opts: ReplayOptions): Promise<Result<ReplayS
     }
     let result: unknown;
     try {
-      result = await rpc.call<unknown>(entry.method, Array.isArray(params) ? params : [params]);
+      // By-name parameters (an object) go as they came.
+      result = await rpc.call<unknown>(entry.method, (params ?? []) as unknown[]);
     } catch (error) {
       if (!before) {
         // Never answered: nobody saw it succeed.

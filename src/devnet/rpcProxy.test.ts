@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -86,6 +87,25 @@ describe('the journaling proxy', () => {
       ['anvil_setBalance', [someone, '0x1234']],
       ['outcome', null],
     ]);
+  });
+
+  test('what anvil does not run is journaled as not run; a body the proxy cannot read is refused', async () => {
+    const someone = privateKeyToAccount(generatePrivateKey()).address;
+    const setBalance = (id: number | undefined, wei: string) => ({ jsonrpc: '2.0', ...(id !== undefined && { id }), method: 'anvil_setBalance', params: [someone, wei] });
+    const before = records(journal.dir).length;
+    // anvil refuses a batch with a malformed element as a whole, and runs no notification: neither may replay.
+    expect(await post(proxy.url, ['not a call', setBalance(2, '0x42')])).toMatchObject({ id: null, error: { code: -32600 } });
+    await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setBalance(undefined, '0x43')) });
+    expect(await direct.call('eth_getBalance', [someone, 'latest'])).toBe('0x0');
+    expect(records(journal.dir).slice(before).map((r) => r.method ?? r.ok)).toEqual(['anvil_setBalance', false, 'anvil_setBalance', false]);
+
+    const compressed = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify(setBalance(3, '0x44'))),
+    });
+    expect(compressed.status).toBe(415);
+    expect(await direct.call('eth_getBalance', [someone, 'latest'])).toBe('0x0');
   });
 
   test('a send answered with its hash gets its receipt journaled once it is mined', async () => {

@@ -35,6 +35,7 @@ export interface StartRpcProxyOptions {
   pending?: ReadonlyArray<{ seq: number; raw: Hex }>;
   /** The last seq a replay applied (-1: none): the next snapshot check then takes one. */
   replayedUpTo?: number;
+  log?: (line: string) => void;
 }
 
 interface RpcCall {
@@ -47,6 +48,8 @@ interface RpcCall {
 interface RpcReply extends JournalReply {
   id?: unknown;
 }
+
+const NOT_RUN = { ok: false, error: { code: -32600, message: 'anvil answered nothing for it: not run' } } as const;
 
 /** How long a send answered without a receipt is looked for on the chain (waits doubling from 2 ms). */
 const MINED_LOOKUP_MAX_WAIT_MS = 1_024;
@@ -69,6 +72,7 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
   let active = 0;
   let drained: (() => void) | undefined;
   let closing = false;
+  let journalFailureLogged = false;
   // Its own sockets: receipt lookups must not queue behind a snapshot's dump.
   const lookups = nodeRpc(opts.upstream, { timeoutMs: 5_000 });
 
@@ -136,6 +140,8 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
     } catch (error) {
       // Not on disk, so not sent: nothing changed.
       for (const s of sends) inFlight.delete(s.seq);
+      if (!journalFailureLogged) opts.log?.(`devnet: ${(error as Error).message}; calls that change the chain are refused until a restart`);
+      journalFailureLogged = true;
       return replyError(res, calls, batch, `devnet: the call was not sent: ${(error as Error).message}`);
     }
     let up: IncomingMessage;
@@ -149,13 +155,16 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
       res.end(JSON.stringify(errorReply(null, `devnet: anvil did not answer: ${(error as Error).message}`)));
       return;
     }
-    // Matched by id; a call without one (a notification) or sharing its id with another gets no outcome.
+    // Matched by id. anvil has answered, so a call with no reply of its own did not run: anvil refused the
+    // request as a whole (one malformed element spoils a batch) or it was a notification (anvil runs none).
+    // Only calls sharing an id, which cannot be told apart, stay without an outcome.
     const replies = repliesById(reply);
     const ids = changing.map((c) => idKey(c.id));
-    const outcomes = changing.map((c, i) => {
-      const key = ids[i]!;
-      const r = key !== undefined && ids.indexOf(key) === ids.lastIndexOf(key) ? replies.get(key) : undefined;
-      return r ? outcomeOf(r) : undefined;
+    const outcomes = changing.map((_c, i) => {
+      const key = ids[i];
+      if (key !== undefined && ids.indexOf(key) !== ids.lastIndexOf(key)) return undefined;
+      const r = key === undefined ? undefined : replies.get(key);
+      return r ? outcomeOf(r) : NOT_RUN;
     });
     const recorded: Promise<void>[] = [];
     for (const [i, outcome] of outcomes.entries()) if (outcome) recorded.push(journal.recordOutcome(seqs[i]!, outcome));
@@ -178,6 +187,13 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const body = await readAll(req);
+    // A body the proxy cannot read could hold a write it would not journal.
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding !== 'identity') {
+      res.writeHead(415, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(errorReply(null, `devnet: a ${encoding}-encoded request is not accepted; send plain JSON`)));
+      return;
+    }
     const calls = req.method === 'POST' ? parseCalls(body) : undefined;
     if (!calls || calls.list.every((c) => rpcMethodKind(c.method) === 'read')) return passThrough(req, res, body);
     const run = () => journaled(req, res, body, calls.list, calls.batch);
@@ -262,7 +278,10 @@ function readAll(stream: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** The calls of a JSON-RPC request or batch; undefined when it is not one (anvil answers those itself). */
+/**
+ * The calls of a JSON-RPC request or batch; undefined when it holds none (anvil answers that with an error
+ * itself). A batch's malformed elements are left to anvil too: its well-formed calls still run, so they count.
+ */
 function parseCalls(body: Buffer): { list: RpcCall[]; batch: boolean } | undefined {
   let parsed: unknown;
   try {
@@ -271,9 +290,8 @@ function parseCalls(body: Buffer): { list: RpcCall[]; batch: boolean } | undefin
     return undefined;
   }
   const batch = Array.isArray(parsed);
-  const list = (batch ? parsed : [parsed]) as unknown[];
-  if (list.length === 0 || !list.every((c) => typeof c === 'object' && c !== null && typeof (c as RpcCall).method === 'string')) return undefined;
-  return { list: list as RpcCall[], batch };
+  const list = ((batch ? parsed : [parsed]) as unknown[]).filter((c): c is RpcCall => typeof c === 'object' && c !== null && typeof (c as RpcCall).method === 'string');
+  return list.length > 0 ? { list, batch } : undefined;
 }
 
 function rawTransaction(params: unknown): string | undefined {
