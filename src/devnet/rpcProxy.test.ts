@@ -96,8 +96,11 @@ describe('the journaling proxy', () => {
     // anvil refuses a batch with a malformed element as a whole, and runs no notification: neither may replay.
     expect(await post(proxy.url, ['not a call', setBalance(2, '0x42')])).toMatchObject({ id: null, error: { code: -32600 } });
     await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setBalance(undefined, '0x43')) });
+    // Nor a call to a path it does not serve (the path goes through as it came).
+    const elsewhere = await fetch(`${proxy.url}/elsewhere`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(setBalance(4, '0x45')) });
+    expect(elsewhere.status).toBe(404);
     expect(await direct.call('eth_getBalance', [someone, 'latest'])).toBe('0x0');
-    expect(records(journal.dir).slice(before).map((r) => r.method ?? r.ok)).toEqual(['anvil_setBalance', false, 'anvil_setBalance', false]);
+    expect(records(journal.dir).slice(before).map((r) => r.method ?? r.ok)).toEqual(['anvil_setBalance', false, 'anvil_setBalance', false, 'anvil_setBalance', false]);
 
     const compressed = await fetch(proxy.url, {
       method: 'POST',

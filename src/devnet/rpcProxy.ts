@@ -1,4 +1,4 @@
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keccak256, type Hex } from 'viem';
 import { isReceiptDigest, outcomeOf, type ChainJournal, type JournalReply } from './journal.ts';
@@ -94,14 +94,16 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
     }
   };
 
-  const forward = (method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<IncomingMessage> =>
+  const forward = (req: IncomingMessage, body: Buffer, readAnswer = false): Promise<IncomingMessage> =>
     new Promise((resolve, reject) => {
       const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       out['content-length'] = String(body.length);
-      const req = request({ host: upstream.hostname, port: upstream.port, path: '/', method, agent, headers: out }, resolve);
-      req.on('error', reject);
-      req.end(body);
+      // An answer the proxy reads must come as plain JSON.
+      if (readAnswer) out['accept-encoding'] = 'identity';
+      const upstreamReq = request({ host: upstream.hostname, port: upstream.port, path: req.url ?? '/', method: req.method ?? 'POST', agent, headers: out }, resolve);
+      upstreamReq.on('error', reject);
+      upstreamReq.end(body);
     });
 
   const relayHeaders = (up: IncomingMessage): Record<string, string | string[]> => {
@@ -112,12 +114,15 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
 
   /** Reads and everything that is not JSON-RPC over POST: the answer is streamed back as anvil sends it. */
   const passThrough = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
-    const up = await forward(req.method ?? 'POST', req.headers, body);
+    const up = await forward(req, body);
     res.writeHead(up.statusCode ?? 502, relayHeaders(up));
     up.pipe(res);
     await new Promise<void>((resolve) => {
       up.once('end', resolve);
-      up.once('error', () => resolve());
+      up.once('error', () => {
+        res.destroy(); // the client sees the connection cut, not an answer that never ends
+        resolve();
+      });
       res.once('close', resolve);
     });
   };
@@ -147,7 +152,7 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
     let up: IncomingMessage;
     let reply: Buffer;
     try {
-      up = await forward('POST', req.headers, body);
+      up = await forward(req, body, true);
       reply = await readAll(up);
     } catch (error) {
       unanswered();
@@ -156,13 +161,14 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
       return;
     }
     // Matched by id. anvil has answered, so a call with no reply of its own did not run: anvil refused the
-    // request as a whole (one malformed element spoils a batch) or it was a notification (anvil runs none).
-    // Only calls sharing an id, which cannot be told apart, stay without an outcome.
-    const replies = repliesById(reply);
+    // request as a whole (an HTTP error; a batch spoilt by one malformed element) or it was a notification
+    // (anvil runs none: 204). Calls sharing an id cannot be told apart, and an answer that does not parse says
+    // nothing: those stay without an outcome.
+    const replies = up.statusCode === 200 ? repliesById(reply) : new Map<string, RpcReply>();
     const ids = changing.map((c) => idKey(c.id));
     const outcomes = changing.map((_c, i) => {
       const key = ids[i];
-      if (key !== undefined && ids.indexOf(key) !== ids.lastIndexOf(key)) return undefined;
+      if (replies === undefined || (key !== undefined && ids.indexOf(key) !== ids.lastIndexOf(key))) return undefined;
       const r = key === undefined ? undefined : replies.get(key);
       return r ? outcomeOf(r) : NOT_RUN;
     });
@@ -206,7 +212,9 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
     active++;
     handle(req, res)
       .catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+        // Half an answer already went out (a stream that broke): cutting the connection is all that is left.
+        if (res.headersSent) return res.destroy();
+        res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify(errorReply(null, `devnet: ${(error as Error).message}`)));
       })
       .finally(() => {
@@ -301,13 +309,14 @@ function rawTransaction(params: unknown): string | undefined {
 
 const idKey = (id: unknown): string | undefined => (id === undefined || id === null ? undefined : JSON.stringify(id));
 
-function repliesById(reply: Buffer): Map<string, RpcReply> {
+/** anvil's replies by id; undefined when its answer is not JSON. */
+function repliesById(reply: Buffer): Map<string, RpcReply> | undefined {
   const byId = new Map<string, RpcReply>();
   let parsed: unknown;
   try {
     parsed = JSON.parse(reply.toString('utf8'));
   } catch {
-    return byId;
+    return undefined;
   }
   for (const r of (Array.isArray(parsed) ? parsed : [parsed]) as RpcReply[]) {
     const key = typeof r === 'object' && r !== null ? idKey(r.id) : undefined;
