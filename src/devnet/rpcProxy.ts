@@ -51,7 +51,7 @@ interface RpcReply extends JournalReply {
 
 const NOT_RUN = { ok: false, error: { code: -32600, message: 'anvil answered nothing for it: not run' } } as const;
 
-/** How long a send answered without a receipt is looked for on the chain (waits doubling from 2 ms). */
+/** The longest wait between lookups of a send answered without a receipt (waits doubling from 2 ms: ≈ 2 s in all). */
 const MINED_LOOKUP_MAX_WAIT_MS = 1_024;
 
 // Hop-by-hop headers are the proxy's own business on each side.
