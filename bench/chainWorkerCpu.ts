@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeFunctionData, type Hex } from 'viem';
+import { encodeFunctionData } from 'viem';
 import { createChainWorker, type OperationOutcome } from '../src/chain/index.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';

@@ -1,5 +1,6 @@
 /**
- * Compiles contracts/*.sol with the pinned solc-js and writes src/devnet/artifacts/<Name>.json =
+ * Compiles contracts/*.sol with the pinned solc-js and writes src/devnet/artifacts/<Name>.json (or the folder of the
+ * code that uses it, OWNERS below) =
  * { contractName, abi, bytecode, deployedBytecode }. The output is deterministic (sorted inputs, no metadata hash) so the
  * committed artifacts can be checked by re-running this script, and the devnet's CREATE2 addresses only move
  * when the code does, not when a comment does.
@@ -14,6 +15,8 @@ import solc from 'solc';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const contractsDir = join(root, 'contracts');
 const outDir = join(root, 'src/devnet/artifacts');
+/** Artifacts production code uses live beside it, not in the devnet's folder: the chain worker's simulation lens. */
+const OWNERS: Readonly<Record<string, string>> = { SimulationLens: join(root, 'src/chain/artifacts') };
 const EXPECTED_SOLC = '0.8.28';
 
 interface SolcOutput {
@@ -42,12 +45,12 @@ const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
 for (const e of output.errors ?? []) console.error(e.formattedMessage);
 if ((output.errors ?? []).some((e) => e.severity === 'error')) process.exit(1);
 
-mkdirSync(outDir, { recursive: true });
+for (const dir of [outDir, ...Object.values(OWNERS)]) mkdirSync(dir, { recursive: true });
 for (const file of files) {
   for (const [contractName, c] of Object.entries(output.contracts?.[file] ?? {})) {
     // Runtime code too: the simulation lens is never deployed, only put at an address by state override.
     const artifact = { contractName, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
-    writeFileSync(join(outDir, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
+    writeFileSync(join(OWNERS[contractName] ?? outDir, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
     console.log(`${contractName}: ${(c.evm.bytecode.object.length / 2).toFixed(0)} bytes of init code`);
   }
 }

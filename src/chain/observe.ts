@@ -1,5 +1,5 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex, type StateOverride } from 'viem';
-import simulationLensArtifact from '../devnet/artifacts/SimulationLens.json' with { type: 'json' };
+import simulationLensArtifact from './artifacts/SimulationLens.json' with { type: 'json' };
 import { err, ok, type Result } from '../lib/result.ts';
 import { encodeWalletCallData, type WalletCall } from './calls.ts';
 import type { ChainClient } from './client.ts';

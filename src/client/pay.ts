@@ -2,6 +2,7 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, isAddressEqual, type Address, type Hex, type LocalAccount } from 'viem';
 import type { ChainName } from '../config/chains.ts';
+import { proofMessage } from '../payments/proofSignature.ts';
 import type { PaymentProofHeader, PaymentRequired, PaymentVerificationFailed } from '../api/http/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { err, ok, type Result } from '../lib/result.ts';
@@ -148,7 +149,15 @@ export async function payQuote(
     chain,
     txHash: sent.value,
     attach: {
-      paymentProof: { request_id: quote.request_id, payer: payer.account.address, token, chain: quote.chain, tx_hash: sent.value },
+      paymentProof: {
+        request_id: quote.request_id,
+        payer: payer.account.address,
+        token,
+        chain: quote.chain,
+        tx_hash: sent.value,
+        // The payer signs for its own transfer: nobody who sees it on chain can present it as theirs.
+        signature: await payer.account.signMessage({ message: proofMessage({ chain: quote.chain, txHash: sent.value, requestId: quote.request_id }) }),
+      },
     },
   });
 }

@@ -15,7 +15,9 @@ import { PAYMASTER_DEPOSIT } from './deploy.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
+import { journalDir } from './journal.ts';
 import { chainStateFiles, snapshotHeight } from './stateFile.ts';
+import { spawnDevnetChild } from './testing/devnetProcess.ts';
 import { devnetAnvilPids, isRunning } from './testing/processes.ts';
 import { referenceWalletAddresses } from './testing/walletAddresses.ts';
 
@@ -41,24 +43,9 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 1
   return check();
 }
 
-/** Starts a devnet in a child process; resolves once it printed "ready". */
+/** Starts a devnet in a child process; resolves once it printed "ready", with the anvils it started. */
 async function startChild(dataDir: string, mode: 'exit' | 'wait', opts: { detached?: boolean } = {}) {
-  const child = spawn(process.execPath, ['bin/run-ts.js', 'src/devnet/testing/devnetChild.ts', dataDir, mode], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: `kill -9 -<pgid>` then takes the parent and its anvils down at the same instant.
-    detached: opts.detached ?? false,
-  });
-  let output = '';
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  await new Promise<void>((ready, fail) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('ready')) ready();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (mode === 'wait' || !output.includes('ready') ? fail(new Error(`child exited ${code}: ${output}`)) : undefined));
-  });
+  const { child, exited } = await spawnDevnetChild(dataDir, mode, opts);
   return { child, exited, pids: anvilPids(dataDir) };
 }
 
@@ -387,13 +374,17 @@ describe('chain state survives crashes and corrupt files', () => {
     const logs: string[] = [];
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
     try {
-      expect(await counterOf(devnet, 'ethereum').get()).toBe(1n);
-      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      // The previous snapshot holds 1; the journal brings back the 2 set after it. arbitrum has no snapshot
+      // left to replay its journal onto: it starts empty.
+      expect(await counterOf(devnet, 'ethereum').get()).toBe(2n);
+      expect(await counterOf(devnet, 'base').get()).toBe(2n);
       expect(await counterOf(devnet, 'arbitrum').get()).toBe(0n);
       const fellBack = logs.filter((l) => l.includes('falls back to the last good snapshot'));
       expect(fellBack).toHaveLength(2);
       expect(fellBack.find((l) => l.includes('devnet: ethereum '))).toContain(eth.previous);
       expect(fellBack.find((l) => l.includes('devnet: base '))).toContain(base.previous);
+      expect(logs.filter((l) => /devnet: (ethereum|base) replayed [1-9]/.test(l))).toHaveLength(2);
+      expect(logs.some((l) => l.includes('devnet: arbitrum has no snapshot for its journal to apply to: moved to'))).toBe(true);
       expect(logs.find((l) => l.includes(`ethereum snapshot ${eth.current} is unusable`))).toMatch(/unexpected end of file/);
       expect(logs.some((l) => l.includes('arbitrum has no usable snapshot'))).toBe(true);
       expect(logs.some((l) => l.includes('devnet is fresh: chain state was reset (arbitrum)'))).toBe(true);
@@ -404,12 +395,13 @@ describe('chain state survives crashes and corrupt files', () => {
       await devnet.stop();
     }
 
-    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded.
+    // A crash between the two renames of a write leaves no current snapshot: the previous one is loaded, and
+    // the journal replayed onto it.
     rmSync(base.current);
     logs.length = 0;
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });
     try {
-      expect(await counterOf(devnet, 'base').get()).toBe(1n);
+      expect(await counterOf(devnet, 'base').get()).toBe(2n);
       expect(logs.some((l) => l.includes(`devnet: base has no current snapshot (a crash while replacing it): loads ${base.previous}`))).toBe(true);
       expect(devnet.manifest.fresh).toBe(false);
     } finally {
@@ -427,12 +419,13 @@ describe('chain state survives crashes and corrupt files', () => {
     expect(await counterOf(devnet, 'ethereum').get()).toBe(7n);
     await devnet.stop();
 
-    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots.
+    // What an earlier version left: anvil's own plain-JSON `--state` file per chain, no snapshots, no journal.
     for (const name of CHAIN_NAMES) {
       const files = chainStateFiles(join(dataDir, 'devnet'), name);
       writeFileSync(files.legacy, gunzipSync(readFileSync(files.current)));
       rmSync(files.current);
       rmSync(files.previous, { force: true });
+      rmSync(journalDir(join(dataDir, 'devnet'), name), { recursive: true });
     }
     const logs: string[] = [];
     devnet = await startDevnet({ dataDir, log: (line) => logs.push(line) });

@@ -1,20 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHAIN_IDS, CHAIN_NAMES, type ChainName } from '../config/chains.ts';
+import { CHAIN_NAMES, type ChainName } from '../config/chains.ts';
 import { ChainConfigSchema, type ChainConfig } from '../config/chainConfig.ts';
-import { AgentWalletError } from '../lib/errors.ts';
-import { devnetAccounts, ANVIL_ACCOUNT_COUNT, type DevnetAccounts } from './accounts.ts';
+import { devnetAccounts, type DevnetAccounts } from './accounts.ts';
 import { onSignalExit, startAnvil, type AnvilInstance, type StartAnvilParameters } from './anvil.ts';
+import { startChainNode, type ChainNode } from './chainNode.ts';
 import { devnetChain } from './clients.ts';
 import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
 import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import type { ProtocolsConfig } from '../config/protocols.ts';
-import { reapStaleAnvil, writeAnvilPid } from './pidfile.ts';
-import { nodeRpc, type NodeRpc } from './rpc.ts';
-import { latestHead, startSnapshotter, type Snapshotter, type SnapshotStats } from './snapshotter.ts';
-import { chainStateFiles, prepareChainState } from './stateFile.ts';
+import { DevnetError } from './errors.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from './privateFiles.ts';
+import type { SnapshotStats } from './snapshotter.ts';
 
 export interface StartDevnetOptions {
   /** The service's data dir: the devnet keeps its chain state and manifest in `<dataDir>/devnet/`. */
@@ -41,96 +40,39 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-export type DevnetErrorCode = 'StartFailed';
-
-export class DevnetError extends AgentWalletError<DevnetErrorCode> {
-  override readonly name = 'DevnetError';
-}
-
-/** One chain's running parts. */
-interface ChainNode {
-  node: AnvilInstance;
-  rpc: NodeRpc;
-  snapshotter: Snapshotter;
-}
+export { DevnetError, type DevnetErrorCode } from './errors.ts';
 
 /**
- * Starts the local devnet: one anvil per chain (ethereum, base, arbitrum with their testnets' chain ids), state
- * persisted under `<dataDir>/devnet/`, every contract the service needs at fixed addresses. A restart with the
- * same dataDir reloads the chains from their last snapshots; if their state is gone the contracts are deployed
- * again at the same addresses and `manifest.fresh` is true. If any chain fails to start, everything started
- * (or still starting) is stopped before the returned promise rejects.
+ * Starts the local devnet: one anvil per chain (ethereum, base, arbitrum with their testnets' chain ids), each
+ * behind a loopback proxy that journals every state-changing call (the manifest's rpcUrl), state persisted
+ * under `<dataDir>/devnet/`, every contract the service needs at fixed addresses. A restart with the same
+ * dataDir reloads the chains from their last snapshots and replays the journaled calls that came after them; if
+ * their state is gone the contracts are deployed again at the same addresses and `manifest.fresh` is true. If
+ * any chain fails to start, everything started (or still starting) is stopped before the returned promise
+ * rejects: with a DevnetError, `ReplayRefused` or `JournalUnusable` when a chain's journal cannot bring it back
+ * to what its clients were answered (see chainNode.ts).
  */
 export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const startNode = opts.startNode ?? ((_chain: ChainName, params: StartAnvilParameters) => startAnvil(params));
   const started = performance.now();
   const dir = join(opts.dataDir, 'devnet');
-  mkdirSync(dir, { recursive: true });
+  // Owner only, whatever the umask, and so are files earlier versions left readable to all.
+  ensurePrivateDir(dir);
   const manifestPath = join(dir, 'manifest.json');
   const hadManifest = existsSync(manifestPath);
   const accounts = devnetAccounts();
 
   const chains = new Map<ChainName, ChainNode>();
-  const pidPath = (name: ChainName): string => join(dir, `${name}.pid`);
-  const pidsWritten = new Set<ChainName>();
   let stopping: Promise<void> | undefined;
   const stop = (opts: { final: boolean }): Promise<void> =>
     (stopping ??= (async () => {
       unregisterSignalExit();
-      await Promise.all(
-        [...chains].map(async ([name, chain]) => {
-          // A failed snapshot must not keep anvil running: the previous one is still on disk.
-          await chain.snapshotter.stop(opts).catch((error: unknown) => log(`devnet: ${name} final snapshot failed: ${(error as Error).message}`));
-          chain.rpc.close();
-          await chain.node.stop();
-        }),
-      );
-      for (const name of pidsWritten) rmSync(pidPath(name), { force: true });
+      await Promise.all([...chains.values()].map((chain) => chain.stop(opts)));
       chains.clear();
     })());
   // A SIGINT/SIGTERM that nobody else handles still gets the final snapshots.
   const unregisterSignalExit = onSignalExit(() => stop({ final: true }));
-
-  const startChain = async (name: ChainName, signal: AbortSignal): Promise<ChainNode> => {
-    const files = chainStateFiles(dir, name);
-    // A previous run killed with SIGKILL may have left its anvil running.
-    await reapStaleAnvil(pidPath(name), { marker: files.current, legacyStatePath: files.legacy }, log);
-    const prepared = await prepareChainState(files, name, log);
-    let node: AnvilInstance;
-    try {
-      node = await startNode(name, {
-        chainId: CHAIN_IDS[name],
-        loadStatePath: prepared?.loadPath,
-        marker: files.current,
-        accounts: ANVIL_ACCOUNT_COUNT,
-        signal,
-        onSpawn: (pid) => {
-          writeAnvilPid(pidPath(name), pid);
-          pidsWritten.add(name);
-        },
-      });
-    } catch (error) {
-      // anvil's own message names the temporary load file; say which snapshot that was.
-      if (prepared && !signal.aborted) throw new Error(`(state from ${prepared.source}) ${(error as Error).message}`, { cause: error });
-      throw error;
-    } finally {
-      // anvil has read it by the time it answers (or it never will).
-      if (prepared) rmSync(prepared.loadPath, { force: true });
-    }
-    const rpc = nodeRpc(node.rpcUrl);
-    try {
-      // A chain loaded from the current snapshot is saved as it stands; one that fell back (or came from the
-      // legacy file) is written again at once, so that the current snapshot is good again.
-      const savedHead = prepared?.source === files.current ? await latestHead(rpc) : undefined;
-      const snapshotter = startSnapshotter({ chain: name, rpc, files, savedHead, ...opts.snapshots, log });
-      return { node, rpc, snapshotter };
-    } catch (error) {
-      rpc.close();
-      await node.stop();
-      throw error;
-    }
-  };
 
   try {
     // All chains start at once; the first failure aborts the others, including starts still in progress.
@@ -139,10 +81,12 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     await Promise.allSettled(
       CHAIN_NAMES.map(async (name) => {
         try {
-          chains.set(name, await startChain(name, abort.signal));
+          chains.set(name, await startChainNode({ name, dataDir: opts.dataDir, signal: abort.signal, startNode, snapshots: opts.snapshots, log }));
         } catch (error) {
           if (firstFailure) return;
-          firstFailure = new DevnetError('StartFailed', `devnet: the ${name} chain failed to start: ${(error as Error).message}`, { cause: error });
+          // A refused replay already says which chain and what to do.
+          firstFailure =
+            error instanceof DevnetError ? error : new DevnetError('StartFailed', `devnet: the ${name} chain failed to start: ${(error as Error).message}`, { cause: error });
           abort.abort(firstFailure);
         }
       }),
@@ -152,11 +96,14 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
 
     const deployed = await Promise.all(
       CHAIN_NAMES.map(async (name) => {
-        const { node } = chains.get(name)!;
+        const { node, rpcUrl } = chains.get(name)!;
+        // Straight to anvil, not through the journal: nobody is given the chain's URL before the snapshot at the
+        // end of this start holds the deployment (below), and a crash before that deploys again, as a lost state
+        // does. So the deployment (and a reload's check of it) does not pay the proxy's hop and fsyncs.
         const chain = devnetChain({ chainId: node.chainId, name, rpcUrl: node.rpcUrl });
         const { deployed } = await deployChain({ chain, accounts, log });
         const syncSend = await supportsSyncSend(node.rpcUrl);
-        const entry = manifestChain(name, node, accounts, syncSend);
+        const entry = manifestChain(name, node.chainId, rpcUrl, accounts, syncSend);
         const protocols: ProtocolsConfig = {};
         // One after another: they share the protocol deployer's account, hence its nonce.
         for (const p of DEVNET_PROTOCOLS.filter((x) => x.chains.includes(name))) {
@@ -167,7 +114,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         return { entry: { ...entry, ...(Object.keys(protocols).length > 0 && { protocols }) }, deployed };
       }),
     );
-    // Ready means saved: what the start deployed is on disk before anyone relies on it.
+    // Ready means saved: what the start deployed is on disk before anyone relies on it (a failure fails the start).
     await Promise.all([...chains.values()].map((c) => c.snapshotter.flush()));
 
     const fresh = deployed.some((c) => c.deployed.length > 0);
@@ -194,7 +141,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       },
     } satisfies DevnetManifest);
     // Write-then-rename: a reader never sees half a manifest.
-    writeFileSync(`${manifestPath}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileSync(`${manifestPath}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(`${manifestPath}.tmp`, manifestPath);
 
     const done = performance.now();
@@ -255,11 +202,11 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
   );
 }
 
-function manifestChain(name: ChainName, node: AnvilInstance, accounts: DevnetAccounts, syncSend: boolean): DevnetChain {
+function manifestChain(name: ChainName, chainId: number, rpcUrl: string, accounts: DevnetAccounts, syncSend: boolean): DevnetChain {
   return {
     name,
-    chainId: node.chainId,
-    rpcUrl: node.rpcUrl,
+    chainId,
+    rpcUrl,
     entryPoint: entryPointDeployment.address,
     simpleAccountFactory: factoryDeployment.address,
     accountImplementation: CANONICAL.accountImplementation,

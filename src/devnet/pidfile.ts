@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { DEVNET_NODE_ENV } from './anvil.ts';
+import { PRIVATE_FILE_MODE } from './privateFiles.ts';
 
 /** Records which anvil serves a state file, so that the next start can find it if this process dies hard. */
 export function writeAnvilPid(pidPath: string, pid: number): void {
-  writeFileSync(pidPath, `${pid}\n`);
+  writeFileSync(pidPath, `${pid}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 /** How to recognise the anvil that served a chain's state, should its pid have been reused meanwhile. */

@@ -1,5 +1,19 @@
+import { markSnapshot, type JournalMark } from './journalMark.ts';
 import type { NodeRpc } from './rpc.ts';
 import { writeChainState, type ChainStateFiles } from './stateFile.ts';
+
+/**
+ * Ties the snapshots to the chain's journal (rpcProxy.ts, journalRetention.ts): each snapshot carries the mark
+ * of the calls it holds, and once it is on disk the journal drops what no kept snapshot needs.
+ */
+export interface SnapshotCoverage {
+  /** Runs the dump while the mark can be exact (no cheat call in flight) and returns the mark with it. */
+  cover<T>(dump: () => Promise<T>): Promise<{ mark: JournalMark; value: T }>;
+  /** Whether calls journaled since `mark` may have changed the state without a new block (anvil_setBalance). */
+  changedSince(mark: JournalMark | undefined): boolean;
+  /** The snapshot with `mark` is on disk. */
+  saved(mark: JournalMark): Promise<void>;
+}
 
 export interface SnapshotterOptions {
   chain: string;
@@ -10,6 +24,10 @@ export interface SnapshotterOptions {
    * moves past it. Undefined when there is no snapshot yet.
    */
   savedHead?: BlockHead;
+  /** Without it, snapshots carry no journal mark (a bare anvil). */
+  coverage?: SnapshotCoverage;
+  /** The mark of the snapshot the files already hold (the one a restart loaded). */
+  savedMark?: JournalMark;
   /** How often the head is checked. */
   pollMs?: number;
   /**
@@ -63,9 +81,9 @@ const HASH_CHECK_EVERY = 10;
 /**
  * Keeps one anvil's state on disk: checks the chain's height every `pollMs` and, when it moved since the last
  * snapshot, takes one through `anvil_dumpState` (gzipped JSON) and writes it atomically. An idle chain is
- * never rewritten. What a hard kill can lose: the blocks mined after the last snapshot started (at most
- * `pollMs` + the pause that `maxDuty` imposes + one snapshot's duration), and changes that mine no block
- * (`anvil_setBalance` and the like) until the next block or a graceful stop.
+ * never rewritten. A snapshot alone would lose, at a hard kill, the blocks mined after it started (at most
+ * `pollMs` + the pause that `maxDuty` imposes + one snapshot's duration) and the changes that mine no block;
+ * with `coverage`, the journal holds those and a restart replays them (replay.ts).
  */
 export function startSnapshotter(opts: SnapshotterOptions): Snapshotter {
   const pollMs = opts.pollMs ?? DEFAULT_SNAPSHOT_POLL_MS;
@@ -78,15 +96,22 @@ export function startSnapshotter(opts: SnapshotterOptions): Snapshotter {
   let failing = false;
   let checksSinceHash = 0;
   let pollWaiters: Array<() => void> = [];
+  let savedMark = opts.savedMark;
 
   const snapshot = async (head: BlockHead): Promise<void> => {
     const started = performance.now();
     // The head is read before the dump, so the dump holds at least it; a block mined in between shows up as
     // a moved head at the next check and is saved then.
-    const hex = await opts.rpc.call<string>('anvil_dumpState', []);
+    const dump = () => opts.rpc.call<string>('anvil_dumpState', []);
+    const { mark, value: hex } = opts.coverage ? await opts.coverage.cover(dump) : { mark: undefined, value: await dump() };
     const dumped = performance.now();
-    const bytes = Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
+    const gzipped = Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex');
+    const bytes = mark ? markSnapshot(gzipped, mark) : gzipped;
     await writeChainState(opts.files, bytes);
+    if (mark) {
+      savedMark = mark;
+      await opts.coverage!.saved(mark);
+    }
     const ms = performance.now() - started;
     stats.writes++;
     stats.savedHead = head;
@@ -105,13 +130,15 @@ export function startSnapshotter(opts: SnapshotterOptions): Snapshotter {
    */
   const moved = async (force: boolean): Promise<BlockHead | undefined> => {
     const saved = stats.savedHead;
-    if (!force && saved && ++checksSinceHash < HASH_CHECK_EVERY) {
+    // A journaled cheat call may have changed state without a block: that is a move too.
+    const changed = opts.coverage?.changedSince(savedMark) ?? false;
+    if (!force && !changed && saved && ++checksSinceHash < HASH_CHECK_EVERY) {
       const height = Number(await opts.rpc.call<string>('eth_blockNumber'));
       if (height === saved.number) return undefined;
     }
     checksSinceHash = 0;
     const head = await latestHead(opts.rpc);
-    return head.hash === saved?.hash ? undefined : head;
+    return head.hash === saved?.hash && !changed ? undefined : head;
   };
 
   /** One check: snapshot if the chain moved (and, unless forced, the duty pause is over). */

@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCallback } from 'node:zlib';
 import { z } from 'zod';
 import { AgentWalletError } from '../lib/errors.ts';
+import { readSnapshotMark, type JournalMark } from './journalMark.ts';
+import { PRIVATE_FILE_MODE } from './privateFiles.ts';
 
 const gunzip = promisify(gunzipCallback);
 
@@ -46,7 +48,7 @@ export class DevnetStateError extends AgentWalletError<DevnetStateErrorCode> {
  * but an intact previous one, which is what the loader falls back to.
  */
 export async function writeChainState(files: ChainStateFiles, gzipped: Uint8Array): Promise<void> {
-  const fh = await fs.open(files.temp, 'w');
+  const fh = await fs.open(files.temp, 'w', PRIVATE_FILE_MODE);
   try {
     await fh.writeFile(gzipped);
     await fh.sync();
@@ -91,6 +93,8 @@ export interface PreparedChainState {
   bestBlock: number;
   /** Transactions whose call traces were left out (see `prepareChainState`). */
   tracesDropped: number;
+  /** Which journal calls it holds; undefined for a snapshot older than the journal, and the legacy file. */
+  mark: JournalMark | undefined;
 }
 
 /**
@@ -112,7 +116,8 @@ export async function prepareChainState(files: ChainStateFiles, chain: string, l
   for (const candidate of candidates) {
     const bytes = await readIfPresent(candidate.path);
     if (bytes === undefined) continue;
-    const decoded = await decodeChainState(bytes, candidate.gzipped);
+    const marked = candidate.gzipped ? readSnapshotMark(bytes) : ({ ok: true, mark: undefined } as const);
+    const decoded = marked.ok ? await decodeChainState(bytes, candidate.gzipped) : marked;
     if (!decoded.ok) {
       // Moved aside, kept for a post-mortem: it must never again be taken for good, nor displace the previous
       // snapshot when the next one is written.
@@ -134,12 +139,12 @@ export async function prepareChainState(files: ChainStateFiles, chain: string, l
       }
       if (tracesDropped > 0) json = JSON.stringify(state);
     }
-    await fs.writeFile(files.load, json);
+    await fs.writeFile(files.load, json, { mode: PRIVATE_FILE_MODE });
     const bestBlock = Number(state.best_block_number);
-    if (skipped.length > 0) log(`devnet: ${chain} falls back to the last good snapshot ${candidate.path} (block ${bestBlock}); later blocks are lost`);
+    if (skipped.length > 0) log(`devnet: ${chain} falls back to the last good snapshot ${candidate.path} (block ${bestBlock})`);
     else if (candidate.path === files.previous) log(`devnet: ${chain} has no current snapshot (a crash while replacing it): loads ${candidate.path} (block ${bestBlock})`);
     else if (candidate.path === files.legacy) log(`devnet: ${chain} loads the legacy state file ${candidate.path} (block ${bestBlock}) once`);
-    return { loadPath: files.load, source: candidate.path, bestBlock, tracesDropped };
+    return { loadPath: files.load, source: candidate.path, bestBlock, tracesDropped, mark: marked.ok ? marked.mark : undefined };
   }
   if (skipped.length > 0) log(`devnet: ${chain} has no usable snapshot (${skipped.join(', ')}): the chain starts empty`);
   return undefined;
@@ -177,6 +182,31 @@ export async function decodeChainState(bytes: Uint8Array, gzipped: boolean): Pro
   const result = AnvilStateSchema.safeParse(parsed);
   if (!result.success) return { ok: false, reason: `not an anvil state: ${z.prettifyError(result.error).split('\n')[0]}` };
   return { ok: true, state: result.data, json, exactNumbers };
+}
+
+/**
+ * The journal mark of a snapshot file (`{ mark: undefined }` when it has none); undefined if the file is missing
+ * or not a gzip stream. Only the header is looked at: a torn body is found when it is loaded.
+ */
+export async function snapshotMarkOf(path: string): Promise<{ mark: JournalMark | undefined } | undefined> {
+  let fh: fs.FileHandle;
+  try {
+    fh = await fs.open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    // The header, not the whole snapshot (megabytes on a long-lived chain); a long mark needs more of it.
+    for (let length = 64 << 10; ; length *= 4) {
+      const { buffer, bytesRead } = await fh.read({ buffer: Buffer.alloc(length), position: 0 });
+      const marked = readSnapshotMark(buffer.subarray(0, bytesRead));
+      if (marked.ok) return { mark: marked.mark };
+      if (bytesRead < length) return undefined;
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The chain height recorded in a snapshot file, or undefined if it is missing or unusable (for tests and tools). */

@@ -65,9 +65,7 @@ describe('ExecutionRequest informer and decision waiter', () => {
     expect((await waiter.wait('req-early', 1_000)).kind).toBe('accepted');
 
     const pending = await store.create(executionRequest('req-slow', 'client-a'));
-    const started = Date.now();
     expect((await waiter.wait('req-slow', 150, pending)).kind).toBe('timeout');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
   });
 
   it('sees objects created before it started, keeps watching across resyncs, and orders recent() newest first', async () => {

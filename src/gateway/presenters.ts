@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem';
-import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import type { WalletBalances, WalletInfo } from '../chain/types.ts';
 import type { TokenConfig } from '../config/chainConfig.ts';
 import { CHAIN_NETWORK_NAMES, type ChainName } from '../config/chains.ts';
@@ -83,6 +83,9 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     gas_used: s?.gasUsed ?? null,
     failure: s?.failure
       ? { code: s.failure.code, message: s.failure.message, revert_reason: s.failure.revertReason ?? null }
+      : null,
+    credit: s?.payment?.credit
+      ? { amount_usd: s.payment.credit.amountUsd, expires_at: s.payment.credit.expiresAt, used_by: s.payment.credit.usedBy ?? null }
       : null,
     // Only when there is something to say: the record of every other request keeps its exact shape.
     ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),

@@ -35,6 +35,7 @@ describe('GET /status/:id (spec §2.3)', () => {
       block_number: null,
       gas_used: null,
       failure: null,
+      credit: null,
     });
   });
 

@@ -23,7 +23,7 @@ export function createMemoryLockManager(): LockManager {
   const queues = new Map<string, KeyQueue>();
   let nextLease = 1;
 
-  function grant(key: string, q: KeyQueue, w: Waiter): void {
+  function grant(q: KeyQueue, w: Waiter): void {
     const lease = nextLease++;
     q.holder = lease;
     w.resolve(lease);
@@ -38,7 +38,7 @@ export function createMemoryLockManager(): LockManager {
     const queue = q;
     return new Promise<number>((resolve) => {
       const w = { resolve };
-      if (queue.holder === undefined) grant(key, queue, w);
+      if (queue.holder === undefined) grant(queue, w);
       else queue.waiters.push(w);
     });
   }
@@ -48,7 +48,7 @@ export function createMemoryLockManager(): LockManager {
     if (!q || q.holder !== lease) return;
     q.holder = undefined;
     const next = q.waiters.shift();
-    if (next) grant(key, q, next);
+    if (next) grant(q, next);
     else queues.delete(key);
   }
 

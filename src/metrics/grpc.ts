@@ -65,7 +65,7 @@ export function grpcClientInterceptor(metrics: Metrics): Interceptor {
     const started = performance.now();
     const method = options.method_definition.path;
     return new InterceptingCall(nextCall(options), {
-      start: (metadata, listener, next) =>
+      start: (metadata, _listener, next) =>
         next(metadata, {
           onReceiveStatus: (s, nextStatus) => {
             observeGrpcCall(metrics, 'client', method, s.code, (performance.now() - started) / 1000);

@@ -1,6 +1,7 @@
 import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import type { Call, PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { ChainWorker } from '../chain/types.ts';
+import type { AutoFee } from './types.ts';
 
 /**
  * Gas the auto mode's transfer adds to an operation, priced into its quote before the transfer exists (an
@@ -11,12 +12,14 @@ export const AUTO_TRANSFER_GAS = 60_000n;
 
 /**
  * The token the auto mode pays with: the first of the quote's tokens (already in sorted symbol order, spec
- * §2.6) whose balance in the wallet covers its amount, read in one batched call; undefined when none does.
+ * §2.6) whose balance in the wallet covers its amount, read in one batched call; undefined when none does. The
+ * wallet's fees already signed and not yet final (`inFlight`) are spoken for: a wallet funded for one fee pays one.
  */
 export async function chooseAutoToken(
   worker: ChainWorker,
   wallet: Address,
-  quote: PaymentQuote,
+  quote: Pick<PaymentQuote, 'tokens'>,
+  inFlight: readonly AutoFee[] = [],
 ): Promise<PaymentQuote['tokens'][number] | undefined> {
   if (quote.tokens.length === 0) return undefined;
   const { results } = await worker.read(
@@ -24,7 +27,9 @@ export async function chooseAutoToken(
   );
   return quote.tokens.find((t, i) => {
     const r = results[i];
-    return r?.success === true && r.returnData.length >= 66 && BigInt(r.returnData.slice(0, 66)) >= BigInt(t.amountRaw);
+    if (r?.success !== true || r.returnData.length < 66) return false;
+    const spokenFor = inFlight.filter((f) => f.token === t.symbol).reduce((sum, f) => sum + BigInt(f.amountRaw), 0n);
+    return BigInt(r.returnData.slice(0, 66)) - spokenFor >= BigInt(t.amountRaw);
   });
 }
 

@@ -3,6 +3,7 @@ import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
+import { payWithCredit } from './credit.ts';
 import { makeQuote } from './quote.ts';
 import { recheckPayment } from './recheck.ts';
 import { withUniqueAmounts } from './uniqueAmounts.ts';
@@ -74,6 +75,10 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     return { kind: 'required', quote: held };
   }
 
+  /** The request paid by a credit its key and agent have (a paid request that never executed), if one covers it. */
+  const credited = (ctx: PaymentContext, quote: PaymentQuote): Promise<Admission | undefined> =>
+    payWithCredit(deps.store, deps.namespace, ctx.request, quote, ctx.credits ?? [], ctx.now);
+
   /** A payment that came with the request itself (paid before the first 402): judged against a fresh quote. */
   async function admitAttached(ctx: PaymentContext, required: Admission): Promise<Admission> {
     if (required.kind !== 'required') return required;
@@ -90,11 +95,13 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
   const manual: PaymentPolicy = {
     mode: 'manual',
     async admit(ctx) {
-      const required = await payable(ctx, quoteFor(ctx));
-      return hasPayment(ctx) ? admitAttached(ctx, required) : required;
+      if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quoteFor(ctx)));
+      const quote = quoteFor(ctx);
+      return (await credited(ctx, quote)) ?? payable(ctx, quote);
     },
     verify,
     recheck,
+    required: (ctx) => payable(ctx, quoteFor(ctx)),
   };
 
   const auto: PaymentPolicy = {
@@ -108,7 +115,9 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
       const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
       if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quote));
       if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
-      const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote);
+      const byCredit = await credited(ctx, quote);
+      if (byCredit) return byCredit;
+      const token = await chooseAutoToken(ctx.worker, ctx.simulation.wallet.address, quote, ctx.feesInFlight);
       if (!token) return payable(ctx, quote);
       return {
         kind: 'satisfied',
@@ -121,6 +130,8 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     },
     verify,
     recheck,
+    // The wallet cannot cover its fee after all: pay by hand, as in the manual mode (a 402).
+    required: (ctx) => payable(ctx, quoteFor(ctx, AUTO_TRANSFER_GAS)),
   };
 
   const sponsored: PaymentPolicy = {
@@ -128,6 +139,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     admit: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
     verify: async () => ({ kind: 'rejected', rejection: { reason: 'not_payable', message: 'a sponsored request takes no payment', retryable: false } }),
     recheck: async () => ({ kind: 'held' }),
+    required: async () => ({ kind: 'satisfied', reason: 'Sponsored', costUsd: 0 }),
   };
 
   return { manual, auto, sponsored };

@@ -9,7 +9,7 @@ import { isPayerSignature, proofMessage } from './proofSignature.ts';
 describe('a payer’s signature over a proof (devnet)', () => {
   const env = chainUnderTest('base');
   let worker: LocalChainWorker;
-  const message = proofMessage({ chainId: 84532, txHash: `0x${'AB'.repeat(32)}`, requestId: 'req-1', agentId: 'a' });
+  const message = proofMessage({ chain: 'base', txHash: `0x${'AB'.repeat(32)}`, requestId: 'req-1', agentId: 'a' });
 
   beforeAll(async () => {
     worker = await createChainWorker(env.config, { serviceSecret: freshSecret() });
@@ -19,8 +19,8 @@ describe('a payer’s signature over a proof (devnet)', () => {
   });
 
   it('the message names the chain, the transaction (lower case) and the request, or the agent when no request is named', () => {
-    expect(message).toBe(`agent-wallet payment proof\nchain: 84532\ntransaction: 0x${'ab'.repeat(32)}\nrequest: req-1`);
-    expect(proofMessage({ chainId: 1, txHash: '0x01', agentId: 'bot' }).split('\n')[3]).toBe('agent: bot');
+    expect(message).toBe(`agent-wallet payment proof\nchain: base\ntransaction: 0x${'ab'.repeat(32)}\nrequest: req-1`);
+    expect(proofMessage({ chain: 'ethereum', txHash: '0x01', agentId: 'bot' }).split('\n')[3]).toBe('agent: bot');
   });
 
   it('an account’s EIP-191 signature is its own, and nobody else’s', async () => {

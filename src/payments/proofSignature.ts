@@ -20,18 +20,20 @@ import type { ChainWorker } from '../chain/types.ts';
 
 /** What the payer signs (EIP-191 personal_sign), built from the proof and the request, as docs/payments.md shows. */
 export interface ProofMessageFields {
-  chainId: number;
+  /** The payload chain name (`base`): with the transaction hash, it names the transfer. */
+  chain: string;
   txHash: string;
   /** The request the proof names (`request_id`), when it names one. */
   requestId?: string | undefined;
   /** Otherwise the agent the call is for: the proof pays the request this call makes, or finds, for it. */
-  agentId: string;
+  agentId?: string | undefined;
 }
 
 export function proofMessage(f: ProofMessageFields): string {
+  if (f.requestId === undefined && f.agentId === undefined) throw new TypeError('a proof message names the request or the agent');
   return [
     'agent-wallet payment proof',
-    `chain: ${f.chainId}`,
+    `chain: ${f.chain}`,
     `transaction: ${f.txHash.toLowerCase()}`,
     f.requestId !== undefined ? `request: ${f.requestId}` : `agent: ${f.agentId}`,
   ].join('\n');

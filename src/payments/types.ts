@@ -65,6 +65,27 @@ export interface PaymentContext {
   now: Date;
   /** The amounts open quotes hold: a 402's quote asks for others (uniqueAmounts.ts). */
   amounts: HeldAmounts;
+  /**
+   * The auto-mode fees of the request's wallet that are signed and not yet final (other requests'): its balance
+   * is spoken for by that much, so the auto mode counts them before it takes another fee from it.
+   */
+  feesInFlight?: readonly AutoFee[] | undefined;
+  /** Credits of the request's key and agent not yet used (oldest first): paid requests that never executed. */
+  credits?: readonly Credit[] | undefined;
+}
+
+/** A credit: the request a payment was made for, which then failed without executing, and what was paid. */
+export interface Credit {
+  request: string;
+  amountUsd: number;
+  expiresAt: string;
+  paid: PaymentRecord;
+}
+
+/** A fee the auto mode takes from a wallet: the token's symbol and raw amount. */
+export interface AutoFee {
+  token: string;
+  amountRaw: string;
 }
 
 export interface PaymentPolicy {
@@ -78,6 +99,11 @@ export interface PaymentPolicy {
    * sent again (recheck.ts): held, not final yet, or lost (then the request fails: it is not executed for free).
    */
   recheck(ctx: Pick<PaymentContext, 'request' | 'worker'>, paid: PaymentRecord): Promise<PaymentRecheck>;
+  /**
+   * The 402 of this mode when it cannot take the payment itself: the auto mode's fee no longer covered when the
+   * operation is signed (another request of the wallet took the balance). `satisfied` for a mode that takes none.
+   */
+  required(ctx: PaymentContext & { simulation: SimulationResult }): Promise<Admission>;
 }
 
 export type PaymentPolicies = Readonly<Record<PaymentMode, PaymentPolicy>>;

@@ -108,7 +108,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
 
     const signed = proof.signature !== undefined;
     if (signed) {
-      const message = proofMessage({ chainId: chainTerms.chainId, txHash: t.txHash, requestId: proof.requestId, agentId: request.spec.agentId });
+      const message = proofMessage({ chain, txHash: t.txHash, requestId: proof.requestId, agentId: request.spec.agentId });
       if (!(await isPayerSignature(worker, t.payer, message, proof.signature as Hex))) {
         return reject('signature_invalid', `the signature is not ${t.payer}'s over the proof message (docs/payments.md: what the payer signs)`);
       }

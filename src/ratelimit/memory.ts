@@ -1,4 +1,4 @@
-import type { RateDecision, RateLimit, RateLimiter } from './types.ts';
+import type { RateLimit, RateLimiter } from './types.ts';
 
 /** One process's token buckets, in memory. */
 interface Bucket {

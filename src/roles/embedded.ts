@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
-import { tokensByChain, type ChainConfig } from '../config/chainConfig.ts';
+import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { startControllerManager, type ControllerManager } from '../controller/manager.ts';

@@ -8,7 +8,7 @@ import { apiClient } from '../store/embedded/testing/fixtures.ts';
 import { isStoreError } from '../store/types.ts';
 import { Informer } from './informer.ts';
 import { cuttable } from './testing/cuttableStore.ts';
-import { quiet, sleep, until } from './testing/support.ts';
+import { quiet, until } from './testing/support.ts';
 
 let dir: string;
 let store: EmbeddedStore;
@@ -217,5 +217,8 @@ describe('Informer', () => {
     const seen: string[] = [];
     inf.addEventHandler({ onAdd: (o) => seen.push(o.metadata.name) });
     await until(() => seen.length === 1);
+    await store.create(apiClient('b')); // a later event: by then a second delivery of 'a' would have shown
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(['a', 'b']);
   });
 });

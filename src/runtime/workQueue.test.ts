@@ -1,8 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ExponentialBackoff } from './backoff.ts';
 import { WorkQueue } from './workQueue.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Moves the fake clock (timers and Date) by `ms`, then lets the queue's pump run: it starts workers on a real
+ * setImmediate, so that each key leaves a turn for I/O.
+ */
+async function advance(ms: number): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+}
 
 /** Resolves when `pred` holds, polling; fails the test after `timeoutMs`. */
 async function until(pred: () => boolean, timeoutMs = 5_000): Promise<void> {
@@ -67,41 +76,51 @@ describe('WorkQueue', () => {
   });
 
   it('addAfter delays the add; of two pending delays the earlier wins', async () => {
-    const q = new WorkQueue<string>();
-    const at: number[] = [];
-    const t0 = Date.now();
-    q.start(async () => {
-      at.push(Date.now() - t0);
-    });
-    q.addAfter('a', 400);
-    q.addAfter('a', 40);
-    q.addAfter('a', 600); // later than the pending one: no effect
-    expect(q.delayedCount).toBe(1);
-    await until(() => at.length === 1);
-    expect(at[0]).toBeGreaterThanOrEqual(38);
-    expect(at[0]).toBeLessThan(390);
-    await sleep(650 - (Date.now() - t0)); // past every delay given: the replaced timers never fire
-    expect(at).toHaveLength(1);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const q = new WorkQueue<string>();
+      const at: number[] = [];
+      const t0 = Date.now();
+      q.start(async () => {
+        at.push(Date.now() - t0);
+      });
+      q.addAfter('a', 400);
+      q.addAfter('a', 40);
+      q.addAfter('a', 600); // later than the pending one: no effect
+      expect(q.delayedCount).toBe(1);
+      await advance(39);
+      expect(at).toEqual([]);
+      await advance(1);
+      expect(at).toEqual([40]);
+      await advance(1_000); // past every delay given: the replaced timers never fire
+      expect(at).toEqual([40]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('addRateLimited backs off exponentially per key; forget resets', async () => {
-    const q = new WorkQueue<string>({ backoff: new ExponentialBackoff(20, 1_000) });
-    const at: number[] = [];
-    let t0 = Date.now();
-    q.start(async () => {
-      at.push(Date.now() - t0);
-    });
-    for (const expected of [20, 40, 80]) {
-      t0 = Date.now();
-      const before = at.length;
-      q.addRateLimited('a');
-      await until(() => at.length > before);
-      expect(at.at(-1)).toBeGreaterThanOrEqual(expected - 2);
-      expect(at.at(-1)).toBeLessThan(expected + 250);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const q = new WorkQueue<string>({ backoff: new ExponentialBackoff(20, 1_000) });
+      let runs = 0;
+      q.start(async () => {
+        runs++;
+      });
+      for (const expected of [20, 40, 80]) {
+        const before = runs;
+        q.addRateLimited('a');
+        await advance(expected - 1);
+        expect(runs, `not before ${expected} ms`).toBe(before);
+        await advance(1);
+        expect(runs, `at ${expected} ms`).toBe(before + 1);
+      }
+      expect(q.numRequeues('a')).toBe(3);
+      q.forget('a');
+      expect(q.numRequeues('a')).toBe(0);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(q.numRequeues('a')).toBe(3);
-    q.forget('a');
-    expect(q.numRequeues('a')).toBe(0);
   });
 
   it('ExponentialBackoff doubles from 5 ms and caps at 60 s by default', () => {

@@ -1,7 +1,9 @@
 /**
  * Payments in the cluster layout: the gateway (as the chart's ServiceAccount) attaches a payment to the
  * request its 402 quoted, the leading controller verifies it on chain through the chain worker and claims it
- * in a PaymentReceipt on the API server; one transaction offered to two requests at once pays for one.
+ * in a PaymentReceipt on the API server; one transaction offered to two requests at once pays for one; a
+ * front-runner cannot take a victim's transfer, and an auto-mode bundle's fee pays nothing else (the executors,
+ * asked over gRPC, and the operation's claim on the API server).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
@@ -59,4 +61,33 @@ it('one transaction offered to two requests at once pays for exactly one', async
   );
   expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
   expect(answers.find((r) => r.status === 402)!.body.reason).toBe('tx_already_used');
+});
+
+it('a front-runner presenting a victim’s transfer is refused (the quote-unique amount); the victim’s request is paid', async () => {
+  const victim = await cluster.newKey('manual');
+  const attacker = await cluster.newKey('manual');
+  const quote = (await victim.api.post('/execute', body('c-victim'))).body;
+  const theirs = (await attacker.api.post('/execute', body('c-attacker'))).body;
+  expect(theirs.required_amount_raw.USDC).not.toBe(quote.required_amount_raw.USDC);
+  const payer = await newPayer(cluster.devnet, CHAIN);
+  const tx = await payer.pay('USDC', quote.payment_address, BigInt(quote.required_amount_raw.USDC));
+  const stolen = await attacker.api.post('/execute', body('c-attacker'), proof({ payer: payer.address, tx_hash: tx, request_id: theirs.request_id }));
+  expect(stolen.status).toBe(402);
+  expect(stolen.body.reason).toMatch(/^amount_(mismatch|insufficient)$/);
+  const paid = await victim.api.post('/execute', body('c-victim'), proof({ payer: payer.address, tx_hash: tx, request_id: quote.request_id }));
+  expect(paid.status).toBe(200);
+});
+
+it('an auto-mode bundle’s fee presented as a proof is tx_already_used', async () => {
+  const { api } = await cluster.newKey('auto');
+  const wallet = (await api.get(`/wallet?agent_id=c-auto&chain=${CHAIN}`)).body.smart_wallet_address;
+  await (await newPayer(cluster.devnet, CHAIN)).mint('USDC', wallet, 100_000_000n);
+  const ran = await api.post('/execute', body('c-auto'));
+  expect(ran.status).toBe(200);
+  const done = await api.waitForTerminal(ran.body.request_id, 60_000);
+  const attacker = await cluster.newKey('manual');
+  const theirs = (await attacker.api.post('/execute', body('c-auto-thief'))).body;
+  const r = await attacker.api.post('/execute', body('c-auto-thief'), proof({ payer: wallet, tx_hash: done.tx_hash, request_id: theirs.request_id }));
+  expect(r.status).toBe(402);
+  expect(r.body.reason).toBe('tx_already_used');
 });

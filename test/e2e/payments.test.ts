@@ -10,7 +10,7 @@ import { encodeFunctionData, parseAbi, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transferClaimName } from '../../src/api/v1alpha1/index.ts';
-import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { gateAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { evmNetwork } from '../../src/payments/x402/index.ts';
 import { newPayer as payerOn } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -305,5 +305,60 @@ describe('x402: the real client pays by signature (PAYMENT-REQUIRED, PAYMENT-SIG
     });
     expect(replay.status).toBe(402);
     expect(((await replay.json()) as { error: string }).error).toBe('payment_verification_failed');
+  });
+});
+
+describe('auto mode, a wallet funded for one fee', () => {
+  it('two requests at once: one pays and runs, the other gets the documented 402 (not a failure of the fee call)', async () => {
+    const { api } = await svc.newKey('auto');
+    const wallet = (await api.get(`/wallet?agent_id=one-fee&chain=${CHAIN}`)).body.smart_wallet_address as Address;
+    // What one fee costs, as /simulate quotes it under this key: fund a fee and a half.
+    const fee = BigInt(Math.ceil(((await api.post('/simulate', body('one-fee'))).body.estimated_cost_usd as number) * 1e6));
+    await (await newPayer()).mint('aUSD', wallet, fee + fee / 2n);
+    const answers = await Promise.all([api.post('/execute', body('one-fee', { strategy_id: 'a' })), api.post('/execute', body('one-fee', { strategy_id: 'b' }))]);
+    expect(answers.map((r) => r.status).sort(), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 402]);
+    expect(answers.find((r) => r.status === 402)!.body.error).toBe('payment_required');
+    const ran = answers.find((r) => r.status === 200)!;
+    expect((await api.waitForTerminal(ran.body.request_id)).status).toBe('confirmed');
+  });
+});
+
+describe('a payment whose request never executes', () => {
+  it('is a credit on the failed request, and pays the next request of the same key and agent, once', async () => {
+    const gate = devnet().chain(CHAIN).testContracts.gate;
+    const setOpen = async (open: boolean) => {
+      const owner = await newPayer();
+      await owner.wallet.writeContractSync({ address: gate, abi: gateAbi, functionName: 'setOpen', args: [open] });
+    };
+    const pass = { agent_id: 'credited', chain: CHAIN, target_contract: gate, calldata: encodeFunctionData({ abi: gateAbi, functionName: 'pass' }) };
+    await setOpen(true);
+    try {
+      const { api } = await svc.newKey('manual');
+      const quote = (await api.post('/execute', pass)).body;
+      expect(quote.error).toBe('payment_required');
+      const payer = await newPayer();
+      const tx = await payer.pay('USDC', quote.payment_address, BigInt(quote.required_amount_raw.USDC));
+      await setOpen(false); // the call reverts now: the paid request cannot execute
+      const paid = await api.post('/execute', pass, proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id }));
+      expect(paid.status).toBe(400);
+      expect(paid.body.error).toBe('simulation_failed');
+      const failed = (await api.get(`/status/${quote.request_id}`)).body;
+      expect(failed).toMatchObject({ status: 'failed', credit: { amount_usd: quote.amount_usd, used_by: null } });
+      expect(Date.parse(failed.credit.expires_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+
+      await setOpen(true);
+      const again = await api.post('/execute', pass);
+      expect(again.status, JSON.stringify(again.body)).toBe(200); // no 402: the credit pays
+      expect(again.body.request_id).not.toBe(quote.request_id);
+      expect(await api.waitForTerminal(again.body.request_id)).toMatchObject({ status: 'confirmed', cost_usd: quote.amount_usd });
+      const stored = await svc.store.get('ExecutionRequest', again.body.request_id);
+      expect(stored.status?.payment?.paid).toMatchObject({ method: 'credit', creditOf: quote.request_id, txHash: tx });
+      expect((await api.get(`/status/${quote.request_id}`)).body.credit.used_by).toBe(again.body.request_id);
+
+      const third = await api.post('/execute', pass);
+      expect(third.status).toBe(402); // used once
+    } finally {
+      await setOpen(true);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-nod
 import { stringify } from 'yaml';
 import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../src/config/chainConfig.ts';
-import type { ClusterConfig } from '../../src/config/clusterConfig.ts';
+import type { ClusterConfig } from '../../src/roles/cluster/config.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { createKey } from '../../src/keys/manage.ts';
 import { kubeWebhookSecrets } from '../../src/webhooks/secrets/kube.ts';
@@ -101,7 +101,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     },
     ops: { port: 0 },
     webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),
-    payments: PaymentSettingsSchema.parse({}),
+    // The faucet account is the service's own, as the chart's payments.serviceAccounts would say.
+    payments: PaymentSettingsSchema.parse({ serviceAccounts: devnet.manifest.accounts.faucet ? [devnet.manifest.accounts.faucet.address] : [] }),
     logLevel: 'info',
     chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
   };

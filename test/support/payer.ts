@@ -28,8 +28,7 @@ export async function newPayer(devnet: ReturnType<typeof testDevnet>, chain: Cha
     address: wallet.account.address,
     mint,
     /** The payer's signature of a proof (EIP-191), for X-Payment-Proof's `signature`. */
-    signProof: (fields: Omit<ProofMessageFields, 'chainId'>): Promise<Hex> =>
-      wallet.account.signMessage({ message: proofMessage({ chainId: devnet.chain(chain).chainId, ...fields }) }),
+    signProof: (fields: Omit<ProofMessageFields, 'chain'>): Promise<Hex> => wallet.account.signMessage({ message: proofMessage({ chain, ...fields }) }),
     /** Mints `amount` of `symbol` to itself and transfers it to `to`: the payment transaction's hash. */
     async pay(symbol: string, to: Address, amount: bigint): Promise<Hex> {
       await mint(symbol, wallet.account.address, amount);

@@ -47,6 +47,18 @@ export const StatusRecordSchema = z.object({
   block_number: z.string().nullable(),
   gas_used: z.string().nullable(),
   failure: z.object({ code: z.string(), message: z.string(), revert_reason: z.string().nullable() }).nullable(),
+  credit: z
+    .object({
+      amount_usd: z.number(),
+      expires_at: z.string(),
+      used_by: z.string().nullable().meta({ description: 'The request the credit paid, once one has' }),
+    })
+    .nullable()
+    .meta({
+      description:
+        'A request that was paid and then failed without executing keeps the payment as a credit: it pays the next request ' +
+        'of the same key and agent_id, made before expires_at, that costs no more (docs/payments.md)',
+    }),
   lost_inclusions: z
     .array(z.object({ tx_hash: z.string(), block_number: z.string(), lost_at: z.string() }))
     .optional()

@@ -83,10 +83,13 @@ export const PaymentQuoteSchema = z.object({
 });
 export type PaymentQuote = z.infer<typeof PaymentQuoteSchema>;
 
-export const PAYMENT_METHODS = ['proof', 'x402', 'auto'] as const;
+export const PAYMENT_METHODS = ['proof', 'x402', 'auto', 'credit'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-/** A payment taken for the request: by a proof of an on-chain transfer, an x402 authorization, or the auto transfer. */
+/**
+ * A payment taken for the request: by a proof of an on-chain transfer, an x402 authorization, the auto transfer, or
+ * the credit another request of the same key and agent left (paid, then never executed).
+ */
 export const PaymentRecordSchema = z.object({
   method: z.enum(PAYMENT_METHODS),
   token: z.string(),
@@ -99,6 +102,8 @@ export const PaymentRecordSchema = z.object({
   logIndex: z.number().int().min(0).optional(),
   /** The PaymentReceipt that claims it (single use). */
   receipt: z.string().optional(),
+  /** A credit: the request whose payment it was. */
+  creditOf: z.string().optional(),
   verifiedTime: z.string().optional(),
 });
 export type PaymentRecord = z.infer<typeof PaymentRecordSchema>;
@@ -122,6 +127,11 @@ export const PaymentStatusSchema = z.object({
    * held: a transfer made for one of them, in its window, still pays the request.
    */
   earlierQuotes: z.array(PaymentQuoteSchema).max(3).optional(),
+  /**
+   * A request that was paid (proof or x402) and then failed without executing leaves its payment as a credit: it
+   * pays one later request of the same key and agent, made before `expiresAt`, that costs no more (`usedBy` names it).
+   */
+  credit: z.object({ amountUsd: z.number().min(0), expiresAt: z.string(), usedBy: z.string().optional() }).optional(),
   paid: PaymentRecordSchema.optional(),
   rejection: PaymentRejectionSchema.optional(),
 });

@@ -10,11 +10,12 @@ import { API_VERSION, ObjectMetaSchema } from './meta.ts';
  * - a transaction the service sent to pay (an x402 settlement): (chain, tx hash), written when it is signed,
  *   before it is sent; the receipts of earlier versions, one per proof's transaction, have this name too;
  * - an auto-mode UserOperation, whose calls carry the fee: (chain, operation hash), written when it is signed;
- * - an x402 authorization: (chain, token, signer, nonce), claimed before it is settled.
+ * - an x402 authorization: (chain, token, signer, nonce), claimed before it is settled;
+ * - the credit of a paid request that never executed: (that request), claimed by the one request it pays.
  */
 export const PaymentReceiptSpecSchema = z.object({
   chain: ChainNameSchema,
-  method: z.enum(['proof', 'x402', 'auto']).default('proof'),
+  method: z.enum(['proof', 'x402', 'auto', 'credit']).default('proof'),
   txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
   /** A transfer's claim: the position of its first Transfer log in the transaction's logs. */
   logIndex: z.number().int().min(0).optional(),
@@ -41,5 +42,7 @@ const hex = (h: string): string => h.toLowerCase().slice(2);
 export const transactionClaimName = (chain: string, txHash: string): string => `${chain}-${hex(txHash)}`;
 /** The claim of one transfer: the transaction and the position of its first Transfer log in it. */
 export const transferClaimName = (chain: string, txHash: string, logIndex: number): string => `${chain}-${hex(txHash)}-${logIndex}`;
+/** The claim of the credit a paid request that never executed left: one later request uses it. */
+export const creditClaimName = (requestName: string): string => `credit-${requestName}`;
 /** The claim of an auto-mode operation's fee. */
 export const operationClaimName = (chain: string, userOpHash: string): string => `${chain}-op-${hex(userOpHash)}`;

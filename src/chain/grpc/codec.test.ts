@@ -24,7 +24,7 @@ import {
   encodeWalletBalances,
   WireFormatError,
 } from './codec.ts';
-import { ChainWorkerRemoteError, ERROR_CODE_KEY, fromGrpcStatus, isRetryableTransportFailure, toGrpcStatus } from './errors.ts';
+import { ChainWorkerRemoteError, fromGrpcStatus, isRetryableTransportFailure, toGrpcStatus } from './errors.ts';
 import * as pb from './generated/chainworker/v1/chainworker.ts';
 
 /** Through real protobuf bytes, as it crosses the wire. */

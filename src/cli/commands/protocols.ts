@@ -3,7 +3,7 @@ import type { PayableCall } from '../../client/payAndResubmit.ts';
 import { flatObject } from '../../protocols/common/inputs.ts';
 import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
 import type { AnyFamily, AnyEndpoint } from '../../protocols/types.ts';
-import { bool, mergeOptions, str, type Command, type Options } from '../command.ts';
+import { bool, mergeOptions, type Command, type Options } from '../command.ts';
 import { clientContext, PAYER_OPTIONS } from '../context.ts';
 import { printError, printJson, table } from '../output.ts';
 import { renderBlock } from '../render.ts';

@@ -6,6 +6,7 @@ import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
 import type { Metrics } from '../../metrics/registry.ts';
 import type { PaymentPolicies } from '../../payments/types.ts';
+import { creditOf } from '../../payments/credit.ts';
 import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
@@ -58,6 +59,9 @@ const awaitingSignature = (r: ExecutionRequest): boolean =>
 
 const INCLUSIONS_INDEX = 'recordedInclusions';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** An auto-mode fee that rides in an operation signed and not yet final. */
+const feeInFlight = (r: ExecutionRequest): boolean =>
+  r.status?.payment?.paid?.method === 'auto' && (r.status.phase === 'Queued' || r.status.phase === 'Broadcasting');
 
 /** The informer indexes the execution controller reads (and the request metrics, which count by phase). */
 export function executionIndexers(): Record<string, (r: ExecutionRequest) => readonly string[]> {
@@ -68,6 +72,10 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
       return op ? [op.hash.toLowerCase()] : [];
     },
     [PHASE_INDEX]: phaseIndexer,
+    // Auto-mode fees signed and not yet final, by wallet: its balance is spoken for by them.
+    autoFeesByWallet: (r) => (feeInFlight(r) ? [walletKey(r)] : []),
+    // Unused credits, by key and agent: paid requests that failed without executing.
+    creditsByAgent: (r) => (creditOf(r) ? [`${r.spec.apiClient}/${r.spec.agentId}`] : []),
     // Requests whose quotes hold amounts (their holds end in time; the reader filters by that).
     heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
     // Finished requests with an inclusion to look up again (inclusionAudit.ts).
@@ -112,6 +120,17 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     workers,
     payments: opts.payments,
     amounts: createHeldAmounts((chain) => informer.byIndex('heldQuotes', chain)),
+    autoFeesInFlight: (req) =>
+      informer
+        .byIndex('autoFeesByWallet', walletKey(req))
+        .filter((r) => r.metadata.name !== req.metadata.name)
+        .map((r) => ({ token: r.status!.payment!.paid!.token, amountRaw: r.status!.payment!.paid!.amountRaw })),
+    creditsFor: (req) =>
+      informer
+        .byIndex('creditsByAgent', `${req.spec.apiClient}/${req.spec.agentId}`)
+        .map(creditOf)
+        .filter((c) => c !== undefined)
+        .sort((a, b) => (a.expiresAt < b.expiresAt ? -1 : 1)),
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),

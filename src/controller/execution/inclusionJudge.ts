@@ -36,10 +36,13 @@ const NOT_VISIBLE_RECHECK_MS = 2_000;
 const sameHash = (a: string | undefined, b: string | undefined): boolean => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 const where = (s: ExecutionRequestStatus): string => `block ${s.blockNumber} (transaction ${s.txHash})`;
 
-/** Payments made by a transaction of their own (a proof's transfer, an x402 settlement): those can be lost apart from the operation. */
+/**
+ * Payments made by a transaction of their own (a proof's transfer, an x402 settlement, or the one behind a credit):
+ * those can be lost apart from the operation.
+ */
 const paidByTransaction = (req: ExecutionRequest): boolean => {
   const m = req.status?.payment?.paid?.method;
-  return m === 'proof' || m === 'x402';
+  return m === 'proof' || m === 'x402' || m === 'credit';
 };
 
 /**

@@ -47,6 +47,9 @@ describe('execution reconciler: every request leaves pending (devnet, embedded s
     recheck: async () => {
       throw error();
     },
+    required: async () => {
+      throw error();
+    },
   });
 
   function reconcilerWith(policy: PaymentPolicy, opts: { now?: () => Date; admissionTimeoutMs?: number } = {}) {

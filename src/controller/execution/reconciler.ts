@@ -1,10 +1,13 @@
 import type { Call, ExecutionRequest, ExecutionRequestStatus, Failure, PaymentQuote, PaymentRecord } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
 import { ChainError, isChainError } from '../../chain/errors.ts';
-import type { ChainWorker, OperationOutcome, SimulationResult } from '../../chain/types.ts';
+import type { Address } from 'viem';
+import type { ChainWorker, OperationOutcome, SimulationFailure, SimulationResult } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { claimOperationFee } from '../../payments/claim.ts';
-import type { Admission, PaymentPolicies } from '../../payments/types.ts';
+import { chooseAutoToken } from '../../payments/auto.ts';
+import { creditLeftBy } from '../../payments/credit.ts';
+import type { Admission, AutoFee, Credit, PaymentContext, PaymentPolicies } from '../../payments/types.ts';
 import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ResourceStore } from '../../store/types.ts';
@@ -20,6 +23,10 @@ export interface ExecutionReconcilerDeps {
   payments: PaymentPolicies;
   /** The amounts open quotes hold (from the informer's cache): a new 402's quote asks for others. */
   amounts: HeldAmounts;
+  /** The auto-mode fees of the request's wallet signed by other requests and not yet final (from the cache). */
+  autoFeesInFlight?: (request: ExecutionRequest) => AutoFee[];
+  /** The unused credits of the request's key and agent (from the cache), oldest first. */
+  creditsFor?: (request: ExecutionRequest) => Credit[];
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /**
@@ -97,6 +104,15 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   const paymentGraceMs = deps.paymentGraceMs ?? 60_000;
   const admissionRetryMs = deps.admissionRetryMs ?? 10_000;
   const admissionTimeoutMs = deps.admissionTimeoutMs ?? 120_000;
+  /** What a payment policy is told about the request (besides the simulation). */
+  const paymentContext = (request: ExecutionRequest, worker: ChainWorker, t: Date): PaymentContext => ({
+    request,
+    worker,
+    now: t,
+    amounts: deps.amounts,
+    feesInFlight: deps.autoFeesInFlight?.(request),
+    credits: deps.creditsFor?.(request),
+  });
 
   /**
    * An unexpected error while admitting a request or judging its payment (a defect, or input no check foresaw)
@@ -173,21 +189,23 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
   async function simulateOrFail(req: ExecutionRequest, worker: ChainWorker, calls: readonly Call[]) {
     const sim = await worker.simulate({ apiClient: req.spec.apiClient, agentId: req.spec.agentId }, calls);
     if (sim.ok) return sim;
-    if (sim.error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', sim.error.message);
-    return {
-      ok: false as const,
-      failed: fail(
-        req,
-        {
-          code: sim.error.code,
-          message: sim.error.message,
-          ...(sim.error.callIndex !== undefined && { callIndex: sim.error.callIndex }),
-          ...(sim.error.revertReason !== undefined && { revertReason: sim.error.revertReason }),
-          ...(sim.error.revertData !== undefined && { revertData: sim.error.revertData }),
-        },
-        { Simulated: ['False', 'SimulationReverted', sim.error.message] },
-      ),
-    };
+    return { ok: false as const, failed: simulationFailed(req, sim.error) };
+  }
+
+  /** Fails the request with a simulation's failure; a chain that did not answer is retried instead. */
+  function simulationFailed(req: ExecutionRequest, error: SimulationFailure): Promise<ReconcileResult> {
+    if (error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', error.message);
+    return fail(
+      req,
+      {
+        code: error.code,
+        message: error.message,
+        ...(error.callIndex !== undefined && { callIndex: error.callIndex }),
+        ...(error.revertReason !== undefined && { revertReason: error.revertReason }),
+        ...(error.revertData !== undefined && { revertData: error.revertData }),
+      },
+      { Simulated: ['False', 'SimulationReverted', error.message] },
+    );
   }
 
   /**
@@ -198,7 +216,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const t = now();
     const sim = await simulateOrFail(req, worker, req.spec.calls);
     if (!sim.ok) return sim.failed;
-    const admission = await deps.payments[req.spec.paymentMode].admit({ request: req, worker, simulation: sim.value, now: t, amounts: deps.amounts });
+    const admission = await deps.payments[req.spec.paymentMode].admit({ ...paymentContext(req, worker, t), simulation: sim.value });
     return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
   }
 
@@ -280,7 +298,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
     const t = now();
     const quotes = [s0.payment.quote, ...(s0.payment.earlierQuotes ?? [])];
-    const verdict = await deps.payments[req.spec.paymentMode].verify({ request: req, worker, now: t, amounts: deps.amounts }, quotes);
+    const verdict = await deps.payments[req.spec.paymentMode].verify(paymentContext(req, worker, t), quotes);
     switch (verdict.kind) {
       case 'verified':
         // A claimed payment is a fact: recorded even if another payment was attached meanwhile (that one is
@@ -306,11 +324,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         const sim = await simulateOrFail(req, worker, req.spec.calls);
         if (!sim.ok) return sim.failed;
         const admission = await deps.payments[req.spec.paymentMode].admit({
-          request: { ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } },
-          worker,
+          ...paymentContext({ ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, t),
           simulation: sim.value,
-          now: t,
-          amounts: deps.amounts,
         });
         if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
         // The expired quote is kept while its amounts are held: a transfer made for it in time still pays.
@@ -355,9 +370,18 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     if (deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
     let estimates = plan.estimates;
     if (plan.calls.length > req.spec.calls.length) {
-      // Calls were added (the auto transfer): what is signed is simulated as a whole first.
-      const whole = await simulateOrFail(req, worker, plan.calls);
-      if (!whole.ok) return whole.failed;
+      // Calls were added (the auto transfer). The wallet's earlier fees are signed by now (acceptance order): if
+      // they leave too little for this one, or what is signed, simulated as a whole, fails on the fee itself, the
+      // wallet cannot pay after all and the answer is the auto mode's documented 402, not a failure of "call 1".
+      const paid = plan.payment?.paid;
+      const token = plan.payment?.quote?.tokens.find((x) => x.symbol === paid?.token);
+      const covered = token && (await chooseAutoToken(worker, paid!.payer as Address, { tokens: [token] }, deps.autoFeesInFlight?.(req)));
+      if (!covered) return requireFromOutside(req, worker);
+      const whole = await worker.simulate(ref, plan.calls);
+      if (!whole.ok) {
+        const onTheFee = whole.error.code === 'simulation_reverted' && (whole.error.callIndex ?? -1) >= req.spec.calls.length;
+        return onTheFee ? requireFromOutside(req, worker) : simulationFailed(req, whole.error);
+      }
       estimates = simulationStatus(whole.value);
     }
 
@@ -381,7 +405,7 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       const receipt = await claimOperationFee(deps.store, current.metadata.namespace ?? 'default', req, op, payment.paid);
       payment = { ...payment, paid: { ...payment.paid, receipt } };
     }
-    return write(current, (s) => ({
+    const signed = await write(current, (s) => ({
       ...s,
       ...estimates,
       estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
@@ -398,6 +422,32 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         Succeeded: ['Unknown', 'Queued', ''],
       }),
     }));
+    if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(current, payment.paid.creditOf);
+    return signed;
+  }
+
+  /**
+   * Shows on the request that left a credit which request it paid. The credit's claim (made before) is what makes
+   * it single-use; this is for the status and to keep the used credit out of the next look, so a failure is left.
+   */
+  async function markCreditUsed(user: ExecutionRequest, source: string): Promise<void> {
+    try {
+      const left = await deps.store.get('ExecutionRequest', source, user.metadata.namespace);
+      const credit = left.status?.payment?.credit;
+      if (!credit || credit.usedBy !== undefined) return;
+      await deps.store.updateStatus({ ...left, status: { ...left.status, payment: { ...left.status!.payment, credit: { ...credit, usedBy: user.metadata.name } } } });
+    } catch {
+      // Archived meanwhile, or changed: the claim still holds the credit to one use.
+    }
+  }
+
+  /** The mode's 402 for a request whose payment it cannot take itself after all (see PaymentPolicy.required). */
+  async function requireFromOutside(req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const t = now();
+    const sim = await simulateOrFail(req, worker, req.spec.calls);
+    if (!sim.ok) return sim.failed;
+    const admission = await deps.payments[req.spec.paymentMode].required({ ...paymentContext(req, worker, t), simulation: sim.value });
+    return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
   }
 
   /** Hand the persisted operation to the bundler; a retry re-sends the very same operation. */
@@ -575,26 +625,36 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       case 'fail': {
         const code = verdict.failure.code;
         deps.onInclusionChange?.(req, code === 'payment_lost' ? 'payment_lost' : 'inclusion_lost', verdict.failure.message);
-        // Not executed: nothing is charged, but for a payment by transfer that still stands (a refund is the operator's).
-        const charged = code === 'payment_lost' || s0.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
+        const lost = {
+          txHash: undefined,
+          blockNumber: undefined,
+          blockHash: undefined,
+          gasUsed: undefined,
+          actualGasCostWei: undefined,
+          inclusionChanges: recordChange(s0, { kind: 'Lost', time }),
+        };
+        const submitted: [Status, string, string] = ['False', 'InclusionLost', verdict.failure.message];
+        if (code !== 'payment_lost') {
+          // Not executed: an auto fee rode in the operation and is not charged; a payment by transfer still on chain
+          // stays the caller's, as fail() leaves it (a credit).
+          const charged = s0.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
+          return settle(await fail(req, verdict.failure, { Submitted: submitted }, { ...charged, ...lost }));
+        }
+        // The payment is gone with the inclusion: nothing was paid, nothing is charged, and no credit is left.
         return settle(
-          await fail(
-            req,
-            verdict.failure,
-            {
-              Submitted: ['False', 'InclusionLost', verdict.failure.message],
-              ...(code === 'payment_lost' && { PaymentSatisfied: ['False', 'PaymentLost', verdict.failure.message] as [Status, string, string] }),
-            },
-            {
-              ...charged,
-              txHash: undefined,
-              blockNumber: undefined,
-              blockHash: undefined,
-              gasUsed: undefined,
-              actualGasCostWei: undefined,
-              inclusionChanges: recordChange(s0, { kind: 'Lost', time }),
-            },
-          ),
+          await write(req, (s) => ({
+            ...s,
+            ...lost,
+            costUsd: 0,
+            phase: 'Failed',
+            failure: verdict.failure,
+            completionTime: time,
+            conditions: conditions(s, t, {
+              Submitted: submitted,
+              PaymentSatisfied: ['False', 'PaymentLost', verdict.failure.message],
+              Succeeded: ['False', 'PaymentLost', verdict.failure.message],
+            }),
+          })),
         );
       }
     }
@@ -607,15 +667,20 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     fields: Partial<ExecutionRequestStatus> = {},
   ): Promise<ReconcileResult> {
     const t = now();
-    return write(req, (s) => ({
-      ...s,
-      ...fields,
-      phase: 'Failed',
-      failure,
-      startTime: s.startTime ?? t.toISOString(),
-      completionTime: t.toISOString(),
-      conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
-    }));
+    return write(req, (s) => {
+      // Paid and not executed: the payment stays the caller's, as a credit (payments/credit.ts).
+      const credit = creditLeftBy({ ...req, status: s }, t);
+      return {
+        ...s,
+        ...fields,
+        ...(credit && s.payment && { payment: { ...s.payment, credit } }),
+        phase: 'Failed',
+        failure,
+        startTime: s.startTime ?? t.toISOString(),
+        completionTime: t.toISOString(),
+        conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
+      };
+    });
   }
 
   async function readStored(req: ExecutionRequest): Promise<ExecutionRequest | undefined> {

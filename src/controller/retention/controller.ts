@@ -46,12 +46,17 @@ const SUSPECT_RECHECK_MS = 5_000;
 const deliveryStates = (r: ExecutionRequest): string =>
   `${(r.status?.webhookEvents ?? []).map((e) => e.state ?? '').join(',')}|${r.status?.webhook?.state ?? ''}`;
 
-/** When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention. */
+/**
+ * When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention;
+ * and not before an unused credit it holds expires (the credit lives in the request).
+ */
 function dueAt(req: ExecutionRequest, retentionMs: number): number {
+  const credit = req.status?.payment?.credit;
+  const creditEnds = credit && credit.usedBy === undefined ? Date.parse(credit.expiresAt) : NaN;
   const succeeded = req.status?.conditions?.find((c) => c.type === 'Succeeded')?.lastTransitionTime;
   for (const t of [req.status?.completionTime, succeeded, req.metadata.creationTimestamp]) {
     const ms = t === undefined ? NaN : Date.parse(t);
-    if (Number.isFinite(ms)) return ms + retentionMs;
+    if (Number.isFinite(ms)) return Number.isFinite(creditEnds) ? Math.max(ms + retentionMs, creditEnds) : ms + retentionMs;
   }
   return Date.now() + retentionMs; // no time at all (never from our store): look again after a retention
 }
@@ -169,6 +174,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
       a.status?.phase !== b.status?.phase ||
       a.status?.completionTime !== b.status?.completionTime ||
       deliveryStates(a) !== deliveryStates(b) ||
+      a.status?.payment?.credit?.usedBy !== b.status?.payment?.credit?.usedBy ||
       a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
     ...(opts.hooks && { hooks: opts.hooks }),
     ...(opts.metrics && { metrics: opts.metrics }),

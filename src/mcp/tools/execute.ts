@@ -23,7 +23,7 @@ const ExecuteInput = z.object({
     .meta({ description: 'Retry-safety key: calling again with the same key and arguments returns the first request instead of executing twice. Default: a fresh one.' }),
   payment_proof: PaymentProofHeaderSchema.optional().meta({
     description:
-      'After a payment_required error, if you paid yourself: {request_id, payer, token, chain, tx_hash} of your on-chain transfer. Send it with exactly the same other arguments.',
+      'After a payment_required error, if you paid yourself: {request_id, payer, token, chain, tx_hash} of your on-chain transfer of exactly required_amount_raw, and optionally the payer’s signature (docs/payments.md). Send it with exactly the same other arguments.',
   }),
 });
 

@@ -1,7 +1,7 @@
 import { createChainWorker } from '../../chain/index.ts';
 import { serveChainWorker } from '../../chain/grpc/server.ts';
 import { CliError } from '../../lib/args.ts';
-import { clusterChain, ConfigError, workerChainConfig } from '../../config/clusterConfig.ts';
+import { clusterChain, ConfigError, workerChainConfig } from './config.ts';
 import { canonicalChain } from '../../config/chains.ts';
 import { createRedisLockManager } from '../../locks/redis.ts';
 import { Metrics, bundleObserver, grpcServerInterceptor, instrumentLockManager } from '../../metrics/index.ts';

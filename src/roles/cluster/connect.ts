@@ -1,5 +1,5 @@
 import { connectChainWorker, type RemoteChainWorker } from '../../chain/grpc/client.ts';
-import type { ClusterConfig } from '../../config/clusterConfig.ts';
+import type { ClusterConfig } from './config.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { childLogger, type Logger } from '../../lib/logger.ts';
 import { grpcClientInterceptor, type Metrics } from '../../metrics/index.ts';

@@ -1,5 +1,5 @@
 import { createRedisArchive } from '../../archive/redis.ts';
-import { clusterNamespace } from '../../config/clusterConfig.ts';
+import { clusterNamespace } from './config.ts';
 import { startControllerManager } from '../../controller/manager.ts';
 import { serviceControllers } from '../../controller/serviceControllers.ts';
 import { Metrics } from '../../metrics/index.ts';

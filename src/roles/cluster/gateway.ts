@@ -1,6 +1,5 @@
 import { CliError } from '../../lib/args.ts';
-import { tokensByChain } from '../../config/chainConfig.ts';
-import { clusterNamespace } from '../../config/clusterConfig.ts';
+import { clusterNamespace } from './config.ts';
 import { buildGateway } from '../../gateway/index.ts';
 import { createRedisArchive } from '../../archive/redis.ts';
 import { createRedisRateLimiter } from '../../ratelimit/redis.ts';

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { CliError, parse } from '../../lib/args.ts';
-import { ConfigError, loadClusterConfig, type ClusterConfig } from '../../config/clusterConfig.ts';
+import { ConfigError, loadClusterConfig, type ClusterConfig } from './config.ts';
 
 /** Options every cluster role takes. */
 export const roleOptions = {

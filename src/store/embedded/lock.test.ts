@@ -75,6 +75,9 @@ describe('store lock', () => {
   it('takes over a lock left by an earlier process that had our pid (pid 1 in a container)', async () => {
     await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, hostname: hostname(), acquiredAt: 'x' }));
     const store = await openEmbeddedStore({ dir });
+    const lock = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { acquiredAt: string };
+    expect(lock.acquiredAt).not.toBe('x'); // ours now, written afresh
+    expect(await storeOwner(dir)).toEqual({ pid: process.pid });
     await store.close();
   });
 
@@ -90,12 +93,25 @@ describe('store lock', () => {
     await store.close();
   });
 
-  it('an unreadable lock is left alone while fresh (being written) and taken over once old', async () => {
+  it('an unreadable lock is left alone while fresh (being written): its owner finishes it and keeps the store', async () => {
+    const path = join(dir, LOCK_FILE);
+    await writeFile(path, ''); // created, not yet written: its owner is writing it now
+    const opening = openEmbeddedStore({ dir }).catch((e: unknown) => e);
+    // The owner (a live process: our parent) finishes writing; the opener, which waited, finds it owned.
+    await writeFile(path, JSON.stringify({ pid: process.ppid, hostname: hostname(), acquiredAt: 'owner' }));
+    const e = await opening;
+    expect(isStoreError(e, 'Unavailable'), String(e)).toBe(true);
+    expect((e as Error).message).toContain(`owned by pid ${process.ppid}`);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ pid: process.ppid, acquiredAt: 'owner' });
+  });
+
+  it('an unreadable lock is taken over once old (its writer died before writing it)', async () => {
     const path = join(dir, LOCK_FILE);
     await writeFile(path, '');
     const old = new Date(Date.now() - 60_000);
     await utimes(path, old, old);
     const store = await openEmbeddedStore({ dir });
+    expect(await storeOwner(dir)).toEqual({ pid: process.pid });
     await store.close();
   });
 

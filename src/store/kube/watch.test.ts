@@ -176,10 +176,10 @@ describe('kube store errors', () => {
     const s = store(ns, { requestTimeoutMs: 500 }, kubeConfig);
     await s.list('ApiClient');
     proxy.freeze();
-    const t = performance.now();
+    // Without its deadline the request would hang on the frozen connection until the test's own timeout.
     const err = await s.get('ApiClient', 'a').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'Unavailable' });
-    expect(performance.now() - t).toBeLessThan(2_000);
+    expect((err as Error).message).toContain('request timed out');
     await proxy.close();
     const refused = await s.get('ApiClient', 'a').catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'Unavailable' });

@@ -12,7 +12,8 @@ import { ProtocolsConfigSchema } from '../../../src/config/protocols.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClusterConfig, workerChainConfig } from '../../../src/config/clusterConfig.ts';
+import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster/config.ts';
+import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
 import { KUBECONFIG_ENV } from '../../support/cluster.ts';
@@ -134,8 +135,10 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         allowLoopback: false,
       });
       expect(config.redis.url).toBe(`redis://${componentName('aw', 'redis')}:6379`);
+      expect(config.payments).toMatchObject({ graceSeconds: 120, serviceAccounts: ['0xcd3B766CCDd6AE721141F452C550Ca635964ce71'] });
     } else {
       expect(config.webhooks).toEqual(DEFAULT_WEBHOOK_SETTINGS); // the chart's defaults are the service's
+      expect(config.payments).toEqual(DEFAULT_PAYMENT_SETTINGS);
     }
     // The controllers may update exactly the Lease the config names.
     const role = named(manifests, 'Role', componentName('aw', 'controller')) as Tree;

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_NAMESPACE } from '../api/v1alpha1/names.ts';
-import { ChainConfigSchema, type ChainConfig } from './chainConfig.ts';
-import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../webhooks/settings.ts';
-import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema } from '../payments/settings.ts';
-import type { ChainName } from './chains.ts';
+import { DEFAULT_NAMESPACE } from '../../api/v1alpha1/names.ts';
+import { ChainConfigSchema, type ChainConfig } from '../../config/chainConfig.ts';
+import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../../webhooks/settings.ts';
+import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema } from '../../payments/settings.ts';
+import type { ChainName } from '../../config/chains.ts';
 
 /**
  * The cluster roles' configuration: one YAML file (the Helm chart renders it into a ConfigMap, mounted at

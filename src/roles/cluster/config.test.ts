@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ConfigError, clusterChain, clusterNamespace, loadClusterConfig, workerChainConfig } from './clusterConfig.ts';
+import { ConfigError, clusterChain, clusterNamespace, loadClusterConfig, workerChainConfig } from './config.ts';
 
 const chain = {
   name: 'base',
