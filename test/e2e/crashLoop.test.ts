@@ -8,7 +8,8 @@
  *
  * Two parts meet here: the devnet must come back with what it relayed, or refuse to start (src/devnet), and the
  * controller must notice and repair what it recorded on blocks the chain no longer has (inclusionAudit.ts).
- * The seed (AW_CRASH_SEED) replays a run's kill moments.
+ * The seed (AW_CRASH_SEED) replays a run's kill moments; AW_CRASH_START_KILLS sets the share of kills that land
+ * while the group starts (default 0.25).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ const MAX_KILLS = 8;
 const BUDGET_MS = 120_000;
 const CHAINS = ['base', 'arbitrum'] as const;
 const AGENTS = 4;
+/** The share of kills that land while the group starts (AW_CRASH_START_KILLS: 0 kills running services only). */
+const START_KILLS = Number(process.env.AW_CRASH_START_KILLS ?? 0.25);
 
 /** mulberry32: a small seeded generator, so a failing run's kill moments can be replayed. */
 function seeded(seed: number): () => number {
@@ -67,7 +70,7 @@ describe('a kill -9 of the whole process group, again and again', () => {
       const spawned = performance.now();
       void group.ready.then(() => startMs.push(Math.round(performance.now() - spawned)), () => undefined);
       // One kill in four lands while it starts (the devnet loading, replaying, the controller's first look).
-      const duringStart = random() < 0.25;
+      const duringStart = random() < START_KILLS;
       if (duringStart) {
         await Promise.race([sleep(300 + random() * 2_500), group.exited]);
       } else {

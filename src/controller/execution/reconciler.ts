@@ -579,7 +579,10 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
         return { requeueAfterMs: verdict.ms };
       case 'moved': {
         const o = verdict.outcome;
-        const detail = `its inclusion moved from block ${s0.blockNumber} to block ${o.blockNumber} (transaction ${o.txHash}): the chain included it again`;
+        const detail =
+          o.blockNumber === s0.blockNumber
+            ? `block ${s0.blockNumber} was replaced by another (${o.blockHash}) that includes it again (transaction ${o.txHash})`
+            : `its inclusion moved from block ${s0.blockNumber} to block ${o.blockNumber} (transaction ${o.txHash}): the chain included it again`;
         deps.onInclusionChange?.(req, 'moved', verdict.paymentLost === undefined ? detail : `${detail}; but ${verdict.paymentLost}`);
         return settle(
           await write(req, (s) => ({
