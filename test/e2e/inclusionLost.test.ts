@@ -217,6 +217,7 @@ describe('a finished request whose inclusion left the chain', () => {
     const now = (await api('manual').get(`/status/${id}`)).body;
     expect(now).toMatchObject({ status: 'failed', tx_hash: null, cost_usd: 0, failure: { code: 'payment_lost' } });
     expect(now.failure.message).toContain(paid);
+    expect(now.credit).toBeNull(); // nothing was paid: no credit is left either
     const r = await record(id);
     expect(r.status!.conditions!.find((c) => c.type === 'PaymentSatisfied')).toMatchObject({ status: 'False', reason: 'PaymentLost' });
     // Not executed, and not held to be sent: its nonce is still unused on chain, and the worker does not hold it.
