@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StatusRecordSchema } from '../api/http/status.ts';
 import { isTerminal, type ExecutionPhase, type ExecutionRequest } from '../api/v1alpha1/index.ts';
-import { presentStatus } from '../gateway/presenters.ts';
+import { presentStatus } from '../api/http/presentStatus.ts';
 
 /**
  * The events a callback_url receives: one each time a request's outcome changes — when it reaches a terminal

@@ -4,7 +4,7 @@ import { isStoreError } from '../../store/types.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
-import { presentStatus } from '../presenters.ts';
+import { presentStatus } from '../../api/http/presentStatus.ts';
 import { StatusParamsSchema, StatusRecordSchema } from '../../api/http/index.ts';
 import { errorResponses, jsonResponse } from '../openapi.ts';
 
