@@ -177,6 +177,8 @@ export function createClient(opts: ClientOptions = {}) {
       /** POST `.../<action>`: executed as `execute` is (journal, Idempotency-Key, 402). */
       execute: (slug: string, action: string, body: object, o: ExecuteOptions = {}) => submit<ExecutionResult>(`/protocols/${slug}/${action}`, body, o),
     },
+    /** The API client's id (the middle of its key `aw_<id>_<secret>`): what a payer's signature of a proof names. */
+    clientId: clientIdOf(apiKey),
     /** The request id an execute with this Idempotency-Key has (or would have): known before any answer. */
     requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
     /** Polls GET /status/:id (2–5 s apart, jittered, spec 8.1) until a terminal state or `timeoutMs`. */

@@ -71,6 +71,8 @@ export async function payQuote(
   payer: Payer,
   choice: PaymentChoice,
   tokenAddress: (symbol: string) => Address | undefined,
+  /** The API client the payment is for (its key's id): the payer's signature of the proof names it. */
+  clientId?: string | undefined,
 ): Promise<Result<MadePayment, PayError>> {
   const quote = answer.payment;
   if (!quote) return err(new PayError('not_a_quote', `the answer is ${answer.status} ${answer.code}, not a 402 with a quote`));
@@ -155,8 +157,13 @@ export async function payQuote(
         token,
         chain: quote.chain,
         tx_hash: sent.value,
-        // The payer signs for its own transfer: nobody who sees it on chain can present it as theirs.
-        signature: await payer.account.signMessage({ message: proofMessage({ chain: quote.chain, txHash: sent.value, requestId: quote.request_id }) }),
+        // The payer signs for its own transfer, for this key and request: nobody who sees it on chain, or the header
+        // itself, can present it for another.
+        ...(clientId !== undefined && {
+          signature: await payer.account.signMessage({
+            message: proofMessage({ chain: quote.chain, txHash: sent.value, client: clientId, requestId: quote.request_id }),
+          }),
+        }),
       },
     },
   });

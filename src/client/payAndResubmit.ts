@@ -43,7 +43,7 @@ export async function payAndResubmit(
   const addresses = new Map<string, Address>(balance.ok ? balance.value.tokens.map((t) => [t.symbol, t.address as Address]) : []);
   const quote = first.error.payment!;
   onProgress(`quote: ${quote.amount_usd} USD in ${quote.accepted_tokens.join(' or ')} to ${quote.payment_address} on ${quote.chain}`);
-  const paid = await payQuote(first.error, payer, choice, (s) => addresses.get(s));
+  const paid = await payQuote(first.error, payer, choice, (s) => addresses.get(s), client.clientId);
   if (!paid.ok) return paid;
   const payment = paid.value;
   onProgress(

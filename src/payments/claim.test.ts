@@ -1,7 +1,11 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { encodeAbiParameters, encodeEventTopics, parseAbi, type Address, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/support/env.ts';
 import type { TransactionReceiptInfo } from '../chain/types.ts';
-import { claimedOperationOf } from './claim.ts';
+import { openEmbeddedStore } from '../store/embedded/index.ts';
+import { claimAll, claimedOperationOf, claimOf } from './claim.ts';
 
 const ENTRY_POINT: Address = '0x0000000071727De22E5E9d8BAf0edAc6f37da032';
 const OTHER: Address = '0x5555555555555555555555555555555555555555';
@@ -47,5 +51,28 @@ describe('the operation a bundle’s transfer belongs to', () => {
   it('is none for a transfer outside any operation, or when the event comes from another contract', () => {
     expect(claimedOperationOf('base', receipt([transfer()]), ENTRY_POINT, [0])).toBeUndefined();
     expect(claimedOperationOf('base', receipt([transfer(), opEvent(op(1), OTHER)]), ENTRY_POINT, [0])).toBeUndefined();
+  });
+});
+
+describe('claiming the logs of one payment: all or none', () => {
+  it('when one log is another request’s, the ones this claim wrote are removed again', async () => {
+    const dir = tempDir('aw-claims-');
+    const store = await openEmbeddedStore({ dir: join(dir, 'store'), fsync: false });
+    try {
+      const spec = (requestId: string) => ({ chain: 'base' as const, method: 'proof' as const, token: 'USDC', payer: OTHER, amountRaw: '1', apiClient: 'c', requestId, requestUid: `uid-${requestId}` });
+      expect(await claimAll(store, 'default', [{ name: 'base-tx-1', spec: spec('r1') }])).toMatchObject({ claimed: true });
+      const r = await claimAll(store, 'default', [
+        { name: 'base-tx-0', spec: spec('r2') },
+        { name: 'base-tx-1', spec: spec('r2') },
+      ]);
+      expect(r).toEqual({ claimed: false, usedBy: 'r1' });
+      expect(await claimOf(store, 'default', 'base-tx-0')).toBeUndefined();
+      // The same request made again under its name (a new uid) is another request: not paid by the first's claim.
+      expect(await claimAll(store, 'default', [{ name: 'base-tx-1', spec: { ...spec('r1'), requestUid: 'uid-again' } }])).toEqual({ claimed: false, usedBy: 'r1' });
+      expect(await claimAll(store, 'default', [{ name: 'base-tx-1', spec: spec('r1') }])).toEqual({ claimed: true, created: false });
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

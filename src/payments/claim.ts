@@ -4,7 +4,8 @@ import type { TransactionReceiptInfo } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
 
-export type ClaimResult = { claimed: true } | { claimed: false; usedBy: string };
+/** `created`: this call wrote the claim (rather than finding the same request's from an earlier try). */
+export type ClaimResult = { claimed: true; created: boolean } | { claimed: false; usedBy: string };
 
 /**
  * Makes a payment single-use: creates its PaymentReceipt if absent. The name says what the payment spends (a
@@ -22,13 +23,40 @@ export async function claimPayment(
   const receipt: PaymentReceipt = { apiVersion: API_VERSION, kind: 'PaymentReceipt', metadata: { name, namespace }, spec };
   try {
     await store.create(receipt);
-    return { claimed: true };
+    return { claimed: true, created: true };
   } catch (e) {
     if (!isStoreError(e, 'AlreadyExists')) throw e;
   }
   const existing = await store.get('PaymentReceipt', name, namespace);
-  if (existing.spec.requestId === spec.requestId && existing.spec.apiClient === spec.apiClient) return { claimed: true };
+  const sameRequest =
+    existing.spec.requestId === spec.requestId &&
+    existing.spec.apiClient === spec.apiClient &&
+    // A receipt written before receipts named the uid can only be that request's own retry.
+    (existing.spec.requestUid === undefined || existing.spec.requestUid === spec.requestUid);
+  if (sameRequest) return { claimed: true, created: false };
   return { claimed: false, usedBy: existing.spec.requestId };
+}
+
+/**
+ * Claims several names as one payment (each Transfer log a payment counts): all, or none. When one is another
+ * request's, the ones this call wrote are removed again, so a refused payment leaves no claim behind.
+ */
+export async function claimAll(
+  store: ResourceStore,
+  namespace: string,
+  claims: readonly { name: string; spec: PaymentReceipt['spec'] }[],
+): Promise<ClaimResult> {
+  const written: string[] = [];
+  for (const c of claims) {
+    const r = await claimPayment(store, namespace, c.name, c.spec);
+    if (r.claimed) {
+      if (r.created) written.push(c.name);
+      continue;
+    }
+    for (const name of written) await store.delete('PaymentReceipt', name, { namespace }).catch(() => undefined);
+    return r;
+  }
+  return { claimed: true, created: written.length > 0 };
 }
 
 /** The claim of that name, or undefined when nothing claimed it. */
@@ -63,6 +91,7 @@ export async function claimOperationFee(
     amountRaw: fee.amountRaw,
     apiClient: request.spec.apiClient,
     requestId: request.metadata.name,
+    requestUid: request.metadata.uid,
   });
   // An operation hash covers its sender, nonce and chain: no other request can have signed the same one.
   if (!claim.claimed) throw new Error(`operation ${op.hash} is claimed by request ${claim.usedBy}`);

@@ -49,6 +49,7 @@ export async function payWithCredit(
       amountRaw: c.paid.amountRaw,
       apiClient: request.spec.apiClient,
       requestId: request.metadata.name,
+      requestUid: request.metadata.uid,
     });
     if (!claim.claimed) continue;
     const paid: PaymentRecord = { ...c.paid, method: 'credit', receipt: name, creditOf: c.request, verifiedTime: now.toISOString() };

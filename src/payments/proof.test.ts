@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, encodeEventTopics, parseAbi, type Address, type Hex } from 'viem';
 import type { PaymentProof, PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { TransactionReceiptInfo } from '../chain/types.ts';
-import { matchQuote, verifyProofTransfer, type ProvenTransfer, type ProofTerms } from './proof.ts';
+import { candidatesOf, matchQuote, verifyProofTransfer, type ProvenTransfer, type ProofTerms } from './proof.ts';
 
 const USDC: Address = '0x1111111111111111111111111111111111111111';
 const AUSD: Address = '0x3333333333333333333333333333333333333333';
@@ -52,7 +52,21 @@ describe('a payment proof against the chain', () => {
     );
     expect(r).toEqual({
       ok: true,
-      value: { token: 'USDC', tokenAddress: USDC, payer: PAYER, amountRaw: 650_000n, logIndex: 1, logIndexes: [1, 2], txHash: TX, blockNumber: 100n, blockTimestamp: 1_767_225_600n },
+      value: {
+        token: 'USDC',
+        tokenAddress: USDC,
+        payer: PAYER,
+        amountRaw: 650_000n,
+        logIndex: 1,
+        logIndexes: [1, 2],
+        parts: [
+          { logIndex: 1, amountRaw: 400_000n },
+          { logIndex: 2, amountRaw: 250_000n },
+        ],
+        txHash: TX,
+        blockNumber: 100n,
+        blockTimestamp: 1_767_225_600n,
+      },
     });
   });
 
@@ -111,6 +125,7 @@ describe('which quote a transfer pays', () => {
     amountRaw,
     logIndex: 0,
     logIndexes: [0],
+    parts: [{ logIndex: 0, amountRaw }],
     txHash: TX,
     blockNumber: 100n,
     blockTimestamp: 1_767_225_600n,
@@ -147,6 +162,19 @@ describe('which quote a transfer pays', () => {
     expect(matchQuote(proven(900_000n, { blockNumber: 1n }), [q], { signed: true, now: NOW })).toEqual({ kind: 'paid', quote: q });
     expect(reason(matchQuote(proven(650_122n), [q], { signed: true, now: NOW }))).toBe('amount_insufficient');
     expect(matchQuote(proven(900_000n), [quote(650_123n, { expiresAt: '2026-01-01T00:04:00Z' })], { signed: true, now: NOW })).toEqual({ kind: 'expired' });
+  });
+
+  it('one transaction paying two quotes: each of its logs pays its own quote; together they pay a split payment', () => {
+    const two = { ...proven(1_300_246n), logIndexes: [0, 3], parts: [{ logIndex: 0, amountRaw: 650_123n }, { logIndex: 3, amountRaw: 650_123n }] };
+    const candidates = candidatesOf(two);
+    expect(candidates.map((c) => [c.logIndexes, c.amountRaw])).toEqual([
+      [[0], 650_123n],
+      [[3], 650_123n],
+      [[0, 3], 1_300_246n],
+    ]);
+    const q = quote(650_123n);
+    expect(matchQuote(candidates[1]!, [q], { signed: false, now: NOW })).toEqual({ kind: 'paid', quote: q });
+    expect(matchQuote(candidates[2]!, [quote(1_300_246n)], { signed: false, now: NOW }).kind).toBe('paid');
   });
 
   it('a quote made before amounts were unique (no fromBlock) takes any covering amount while valid, as it did', () => {

@@ -46,8 +46,9 @@ export interface ProofTerms {
 }
 
 /**
- * The transfer a proof presents: every Transfer of the named token from the payer to the treasury in the
- * transaction (a payment split in two counts whole), named by the position of the first in the transaction's logs.
+ * The transfer a proof presents: Transfers of the named token from the payer to the treasury in one transaction,
+ * named by the position of the first in the transaction's logs. verifyProofTransfer gives all of them as one (a
+ * payment split in two counts whole); candidatesOf splits them, so one transaction can pay two quotes.
  */
 export interface ProvenTransfer {
   token: string;
@@ -58,6 +59,8 @@ export interface ProvenTransfer {
   logIndex: number;
   /** Positions of every log counted. */
   logIndexes: number[];
+  /** Each log counted, with what it moved. */
+  parts: { logIndex: number; amountRaw: bigint }[];
   txHash: Hex;
   blockNumber: bigint;
   blockTimestamp: bigint;
@@ -65,7 +68,8 @@ export interface ProvenTransfer {
 
 const transferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
 
-interface Transfer {
+/** An ERC-20 Transfer log of a receipt, at its position in the transaction's logs. */
+export interface Transfer {
   position: number;
   token: Address;
   from: Address;
@@ -73,7 +77,7 @@ interface Transfer {
   value: bigint;
 }
 
-function transfersOf(receipt: TransactionReceiptInfo): Transfer[] {
+export function transfersOf(receipt: Pick<TransactionReceiptInfo, 'logs'>): Transfer[] {
   const out: Transfer[] = [];
   receipt.logs.forEach((log, position) => {
     try {
@@ -144,10 +148,20 @@ export function verifyProofTransfer(
     amountRaw: fromPayer.reduce((sum, t) => sum + t.value, 0n),
     logIndex: fromPayer[0]!.position,
     logIndexes: fromPayer.map((t) => t.position),
+    parts: fromPayer.map((t) => ({ logIndex: t.position, amountRaw: t.value })),
     txHash: proof.txHash as Hex,
     blockNumber: receipt.blockNumber,
     blockTimestamp: receipt.blockTimestamp,
   });
+}
+
+/**
+ * The ways a proven transfer may pay: each of its Transfer logs alone (a transaction that pays two quotes pays each
+ * with its own log), then all of them together (a payment split in two). Each is claimed log by log.
+ */
+export function candidatesOf(t: ProvenTransfer): ProvenTransfer[] {
+  const single = t.parts.map((p) => ({ ...t, amountRaw: p.amountRaw, logIndex: p.logIndex, logIndexes: [p.logIndex], parts: [p] }));
+  return t.parts.length > 1 ? [...single, t] : single;
 }
 
 /** Which of a request's quotes a transfer pays: one of them, none with a reason, or none because the quote expired. */

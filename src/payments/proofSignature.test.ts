@@ -9,7 +9,7 @@ import { isPayerSignature, proofMessage } from './proofSignature.ts';
 describe('a payer’s signature over a proof (devnet)', () => {
   const env = chainUnderTest('base');
   let worker: LocalChainWorker;
-  const message = proofMessage({ chain: 'base', txHash: `0x${'AB'.repeat(32)}`, requestId: 'req-1', agentId: 'a' });
+  const message = proofMessage({ chain: 'base', txHash: `0x${'AB'.repeat(32)}`, client: 'k0', requestId: 'req-1' });
 
   beforeAll(async () => {
     worker = await createChainWorker(env.config, { serviceSecret: freshSecret() });
@@ -19,8 +19,8 @@ describe('a payer’s signature over a proof (devnet)', () => {
   });
 
   it('the message names the chain, the transaction (lower case) and the request, or the agent when no request is named', () => {
-    expect(message).toBe(`agent-wallet payment proof\nchain: base\ntransaction: 0x${'ab'.repeat(32)}\nrequest: req-1`);
-    expect(proofMessage({ chain: 'ethereum', txHash: '0x01', agentId: 'bot' }).split('\n')[3]).toBe('agent: bot');
+    expect(message).toBe(`agent-wallet payment proof\nchain: base\ntransaction: 0x${'ab'.repeat(32)}\nclient: k0\nrequest: req-1`);
+    expect(proofMessage({ chain: 'ethereum', txHash: '0x01', client: 'k0', agentId: 'bot' }).split('\n')[4]).toBe('agent: bot');
   });
 
   it('an account’s EIP-191 signature is its own, and nobody else’s', async () => {
@@ -31,6 +31,10 @@ describe('a payer’s signature over a proof (devnet)', () => {
     expect(await isPayerSignature(worker, other.address, message, signature)).toBe(false);
     expect(await isPayerSignature(worker, payer.address, `${message} `, signature)).toBe(false);
     expect(await isPayerSignature(worker, payer.address, message, '0x1234')).toBe(false);
+    // An ERC-6492 suffix around bytes that decode to nothing: no signature, not an error.
+    const magic = '6492'.repeat(16);
+    expect(await isPayerSignature(worker, payer.address, message, `0x${'00'.repeat(10)}${magic}`)).toBe(false);
+    expect(await isPayerSignature(worker, payer.address, message, `0x${magic}`)).toBe(false);
   });
 
   it('a contract wallet’s is what its ERC-1271 isValidSignature says, ERC-6492-wrapped or not', async () => {

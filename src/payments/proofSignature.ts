@@ -23,6 +23,8 @@ export interface ProofMessageFields {
   /** The payload chain name (`base`): with the transaction hash, it names the transfer. */
   chain: string;
   txHash: string;
+  /** The API client the proof is for (the id in its key `aw_<id>_<secret>`): no other key can use the signature. */
+  client: string;
   /** The request the proof names (`request_id`), when it names one. */
   requestId?: string | undefined;
   /** Otherwise the agent the call is for: the proof pays the request this call makes, or finds, for it. */
@@ -35,6 +37,7 @@ export function proofMessage(f: ProofMessageFields): string {
     'agent-wallet payment proof',
     `chain: ${f.chain}`,
     `transaction: ${f.txHash.toLowerCase()}`,
+    `client: ${f.client}`,
     f.requestId !== undefined ? `request: ${f.requestId}` : `agent: ${f.agentId}`,
   ].join('\n');
 }
@@ -49,12 +52,22 @@ const ERC1271_MAGIC = '0x1626ba7e';
  * deployed by now, and what it answers today is what counts.
  */
 export async function isPayerSignature(worker: Pick<ChainWorker, 'read'>, payer: Address, message: string, signature: Hex): Promise<boolean> {
-  const inner = isErc6492Signature(signature) ? parseErc6492Signature(signature).signature : signature;
+  let inner: Hex;
+  try {
+    inner = isErc6492Signature(signature) ? parseErc6492Signature(signature).signature : signature;
+  } catch {
+    return false; // an ERC-6492 suffix around something that does not decode: no signature at all
+  }
   if (inner.length === 132) {
     const signer = await recoverMessageAddress({ message, signature: inner }).catch(() => undefined);
     if (signer !== undefined && isAddressEqual(signer, payer)) return true;
   }
-  const data = encodeFunctionData({ abi: erc1271Abi, functionName: 'isValidSignature', args: [hashMessage(message), inner] });
+  let data: Hex;
+  try {
+    data = encodeFunctionData({ abi: erc1271Abi, functionName: 'isValidSignature', args: [hashMessage(message), inner] });
+  } catch {
+    return false;
+  }
   const { results } = await worker.read([{ to: payer, data }]);
   const r = results[0];
   // An account (no code) answers an empty success; a wallet that refuses reverts or answers another value.

@@ -1,6 +1,7 @@
-import { decodeEventLog, isAddressEqual, parseAbi, type Address, type Hex } from 'viem';
+import { isAddressEqual, type Address, type Hex } from 'viem';
 import type { PaymentQuote, PaymentRecord } from '../api/v1alpha1/index.ts';
 import type { ChainWorker, TransactionReceiptInfo } from '../chain/types.ts';
+import { transfersOf } from './proof.ts';
 
 /**
  * A payment verified earlier, looked at again: the request's inclusion left the chain (a chain that lost blocks,
@@ -13,21 +14,11 @@ import type { ChainWorker, TransactionReceiptInfo } from '../chain/types.ts';
  */
 export type PaymentRecheck = { kind: 'held' } | { kind: 'not_final'; message: string } | { kind: 'lost'; message: string };
 
-const transferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
-
 /** The sum of `token` Transfers from `payer` to `recipient` in a receipt. */
 function paidIn(receipt: TransactionReceiptInfo, token: Address, payer: Address, recipient: Address): bigint {
-  let sum = 0n;
-  for (const log of receipt.logs) {
-    if (!isAddressEqual(log.address, token)) continue;
-    try {
-      const e = decodeEventLog({ abi: transferAbi, data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true });
-      if (isAddressEqual(e.args.from, payer) && isAddressEqual(e.args.to, recipient)) sum += e.args.value;
-    } catch {
-      // not an ERC-20 Transfer
-    }
-  }
-  return sum;
+  return transfersOf(receipt)
+    .filter((t) => isAddressEqual(t.token, token) && isAddressEqual(t.from, payer) && isAddressEqual(t.to, recipient))
+    .reduce((sum, t) => sum + t.value, 0n);
 }
 
 /**

@@ -27,7 +27,15 @@ export function quotesOf(r: ExecutionRequest): PaymentQuote[] {
   return [...(p?.quote ? [p.quote] : []), ...(p?.earlierQuotes ?? [])].filter((q) => q.reservedUntil !== undefined);
 }
 
-const holdsAt = (q: PaymentQuote, now: Date): boolean => q.reservedUntil !== undefined && Date.parse(q.reservedUntil) > now.getTime();
+/**
+ * An amount stays held this long past its quote's `reservedUntil` before another quote may ask it: a transfer pays
+ * the quote when its block's timestamp is within the hold, and block timestamps are whole seconds, set by the chain,
+ * behind or ahead of this clock. So the same amount is never open to two quotes for a block at the edge.
+ */
+export const HOLD_MARGIN_MS = 30_000;
+
+const holdsAt = (q: PaymentQuote, now: Date): boolean =>
+  q.reservedUntil !== undefined && Date.parse(q.reservedUntil) + HOLD_MARGIN_MS > now.getTime();
 
 /**
  * `quoted(chain)` lists the requests of a chain that carry a quote with held amounts (an informer index); this

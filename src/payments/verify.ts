@@ -1,26 +1,29 @@
-import type { Address, Hex } from 'viem';
+import { isAddressEqual, type Address, type Hex } from 'viem';
 import {
   transactionClaimName,
   transferClaimName,
   type ExecutionRequest,
   type PaymentQuote,
+  type PaymentReceipt,
   type PaymentRecord,
   type PaymentRejection,
 } from '../api/v1alpha1/index.ts';
-import type { ChainWorker } from '../chain/types.ts';
+import type { ChainWorker, TransactionReceiptInfo } from '../chain/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
-import { claimOf, claimPayment, claimedOperationOf } from './claim.ts';
-import { matchQuote, verifyProofTransfer, type ProofTerms } from './proof.ts';
+import { claimAll, claimOf, claimPayment, claimedOperationOf, type ClaimResult } from './claim.ts';
+import { candidatesOf, matchQuote, transfersOf, verifyProofTransfer, type ProofTerms } from './proof.ts';
 import { isPayerSignature, proofMessage } from './proofSignature.ts';
 import { quoteValid } from './quote.ts';
 import type { ChainPaymentTerms } from './types.ts';
 import {
   authorizationClaimName,
   authorizationIdentity,
+  authorizationsUsedIn,
   decodePaymentSignature,
   matchOffer,
   paymentRequirements,
+  type AuthorizationIdentity,
   type X402Facilitator,
   type X402Refusal,
 } from './x402/index.ts';
@@ -50,6 +53,12 @@ export interface PaymentVerifierDeps {
   logger: Logger;
 }
 
+/** Whether a claim is this request's own (a retry of its verification), not another's nor an earlier one's of its name. */
+const isFor = (claim: PaymentReceipt, request: ExecutionRequest): boolean =>
+  claim.spec.requestId === request.metadata.name &&
+  claim.spec.apiClient === request.spec.apiClient &&
+  (claim.spec.requestUid === undefined || claim.spec.requestUid === request.metadata.uid);
+
 const reject = (reason: string, message: string, retryable = false, extra: Partial<PaymentRejection> = {}): PaymentVerdict => ({
   kind: 'rejected',
   rejection: { reason, message, retryable, ...extra },
@@ -69,7 +78,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
   async function verify(request: ExecutionRequest, worker: ChainWorker, quotes: readonly PaymentQuote[], now: Date): Promise<PaymentVerdict> {
     const quote = quotes[0];
     if (!quote) return { kind: 'expired' };
-    if (request.spec.x402Payment !== undefined) return quoteValid(quote, now) ? verifyX402(request, quote) : { kind: 'expired' };
+    if (request.spec.x402Payment !== undefined) return quoteValid(quote, now) ? verifyX402(request, worker, quote) : { kind: 'expired' };
     if (request.spec.paymentProof !== undefined) return verifyProof(request, worker, quotes, now);
     return quoteValid(quote, now) ? reject('no_payment', 'no payment is attached to the request') : { kind: 'expired' };
   }
@@ -104,49 +113,112 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
       return used(`carries the fee of auto-mode operation ${op.userOpHash}`);
     }
     const whole = await claimOf(deps.store, deps.namespace, transactionClaimName(chain, t.txHash));
-    if (whole !== undefined && whole.spec.requestId !== request.metadata.name) return used(`already paid for request ${whole.spec.requestId}`);
+    if (whole !== undefined && !isFor(whole, request)) return used(`already paid for request ${whole.spec.requestId}`);
+    // An EIP-3009 authorization an x402 payment claimed, spent by this transaction (its payer sent it before the
+    // service's settlement could): the x402 request it was signed for is what it pays.
+    const authorization = await claimedAuthorizationIn(receipt!, t.tokenAddress, chainTerms.chainId);
+    if (authorization !== undefined && !isFor(authorization, request)) return used(`spends the x402 authorization request ${authorization.spec.requestId} claimed`);
 
     const signed = proof.signature !== undefined;
     if (signed) {
-      const message = proofMessage({ chain, txHash: t.txHash, requestId: proof.requestId, agentId: request.spec.agentId });
+      // A signature binds the transfer to what it names: a proof naming another request (another key's, or one that
+      // ended) is never carried over to the request this call makes.
+      if (proof.requestId !== undefined && proof.requestId !== request.metadata.name) {
+        return reject('signature_invalid', `the signed proof names request ${proof.requestId}; it pays only that request (sign for this one, or name none)`);
+      }
+      const message = proofMessage({ chain, txHash: t.txHash, client: request.spec.apiClient, requestId: proof.requestId, agentId: request.spec.agentId });
       if (!(await isPayerSignature(worker, t.payer, message, proof.signature as Hex))) {
         return reject('signature_invalid', `the signature is not ${t.payer}'s over the proof message (docs/payments.md: what the payer signs)`);
       }
     }
-    const match = matchQuote(t, quotes, { signed, now });
-    if (match.kind === 'expired') return match;
-    if (match.kind === 'refused') return { kind: 'rejected', rejection: match.rejection };
 
-    const name = transferClaimName(chain, t.txHash, t.logIndex);
-    const claim = await claimPayment(deps.store, deps.namespace, name, {
-      chain,
-      method: 'proof',
-      txHash: t.txHash,
-      logIndex: t.logIndex,
-      token: t.token,
-      payer: t.payer,
-      amountRaw: t.amountRaw.toString(),
-      apiClient: request.spec.apiClient,
-      requestId: request.metadata.name,
-    });
-    if (!claim.claimed) return used(`already paid for request ${claim.usedBy}`);
-    return {
-      kind: 'verified',
-      quote: match.quote,
-      paid: {
-        method: 'proof',
-        token: t.token,
-        amountRaw: t.amountRaw.toString(),
-        payer: t.payer,
-        txHash: t.txHash,
-        logIndex: t.logIndex,
-        receipt: name,
-        verifiedTime: now.toISOString(),
-      },
-    };
+    // Each log alone first, then the logs together; the first that pays a quote is claimed, log by log.
+    let refusal: PaymentVerdict | undefined;
+    for (const candidate of candidatesOf(t)) {
+      const match = matchQuote(candidate, quotes, { signed, now });
+      if (match.kind === 'expired') return match;
+      if (match.kind === 'refused') {
+        refusal ??= { kind: 'rejected', rejection: match.rejection };
+        continue;
+      }
+      const spec = (logIndex: number) => ({
+        chain,
+        method: 'proof' as const,
+        txHash: candidate.txHash,
+        logIndex,
+        token: candidate.token,
+        payer: candidate.payer,
+        amountRaw: candidate.amountRaw.toString(),
+        apiClient: request.spec.apiClient,
+        requestId: request.metadata.name,
+        requestUid: request.metadata.uid,
+      });
+      const claim = await claimAll(
+        deps.store,
+        deps.namespace,
+        candidate.logIndexes.map((i) => ({ name: transferClaimName(chain, candidate.txHash, i), spec: spec(i) })),
+      );
+      if (!claim.claimed) {
+        refusal = used(`already paid for request ${claim.usedBy}`);
+        continue;
+      }
+      return {
+        kind: 'verified',
+        quote: match.quote,
+        paid: {
+          method: 'proof',
+          token: candidate.token,
+          amountRaw: candidate.amountRaw.toString(),
+          payer: candidate.payer,
+          txHash: candidate.txHash,
+          logIndex: candidate.logIndex,
+          receipt: transferClaimName(chain, candidate.txHash, candidate.logIndex),
+          verifiedTime: now.toISOString(),
+        },
+      };
+    }
+    return refusal!;
   }
 
-  async function verifyX402(request: ExecutionRequest, quote: PaymentQuote): Promise<PaymentVerdict> {
+  /** Claims a transaction that spent a claimed authorization as the request's: the whole transaction and each transfer. */
+  async function claimSpentAuthorization(
+    request: ExecutionRequest,
+    worker: ChainWorker,
+    txHash: Hex,
+    identity: AuthorizationIdentity,
+    token: string,
+    treasury: Address,
+  ): Promise<ClaimResult> {
+    const receipt = await worker.getTransactionReceipt(txHash);
+    const chain = request.spec.chain;
+    const spec = {
+      chain,
+      method: 'x402' as const,
+      txHash,
+      token,
+      payer: identity.from,
+      amountRaw: '0',
+      apiClient: request.spec.apiClient,
+      requestId: request.metadata.name,
+      requestUid: request.metadata.uid,
+    };
+    const transfers = receipt ? transfersOf(receipt).filter((x) => isAddressEqual(x.token, identity.asset) && isAddressEqual(x.to, treasury) && isAddressEqual(x.from, identity.from)) : [];
+    return claimAll(deps.store, deps.namespace, [
+      { name: transactionClaimName(chain, txHash), spec },
+      ...transfers.map((x) => ({ name: transferClaimName(chain, txHash, x.position), spec: { ...spec, logIndex: x.position, amountRaw: x.value.toString() } })),
+    ]);
+  }
+
+  /** The claim of an x402 authorization the transaction spent (its token's AuthorizationUsed event), if one exists. */
+  async function claimedAuthorizationIn(receipt: TransactionReceiptInfo, token: Address, chainId: number): Promise<PaymentReceipt | undefined> {
+    for (const used of authorizationsUsedIn(receipt, token, chainId)) {
+      const claim = await claimOf(deps.store, deps.namespace, authorizationClaimName(used));
+      if (claim !== undefined) return claim;
+    }
+    return undefined;
+  }
+
+  async function verifyX402(request: ExecutionRequest, worker: ChainWorker, quote: PaymentQuote): Promise<PaymentVerdict> {
     const refused = (r: X402Refusal): PaymentVerdict => reject(r.reason, r.message, r.retryable);
     if (!deps.x402) return reject('x402_not_offered', 'this deployment does not settle x402 payments; pay with X-Payment-Proof');
     const decoded = decodePaymentSignature(request.spec.x402Payment!);
@@ -169,6 +241,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
       amountRaw: requirement.amount,
       apiClient: request.spec.apiClient,
       requestId: request.metadata.name,
+      requestUid: request.metadata.uid,
     });
     if (!claim.claimed) return reject('authorization_already_used', 'this x402 authorization already paid for another request');
     const settled = await deps.x402.settle(decoded.value, requirement);
@@ -178,6 +251,11 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
       // a crash that lost its result. The chain tells: find the transfer that spent it.
       const found = await deps.x402.findSettlement(identity, deps.x402LookbackBlocks ?? 10_000n).catch(() => undefined);
       if (!found) return refused(settled.error);
+      // Not sent by this settle: ours, lost in a crash (claimed when it was signed), or its payer's own, sent first.
+      // Either way the transaction and its transfers are this request's, claimed now, so no proof can present it
+      // for another; if a proof already took the transfer, this authorization paid that request instead.
+      const taken = await claimSpentAuthorization(request, worker, found, identity, token.symbol, quote.recipient as Address);
+      if (!taken.claimed) return reject('authorization_already_used', `the transfer of this x402 authorization (${found}) already paid request ${taken.usedBy}`);
       txHash = found;
     }
     await recordReceiptTx(name, txHash!);

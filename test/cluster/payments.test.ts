@@ -45,7 +45,7 @@ it('402, an on-chain payment, the same request with X-Payment-Proof: queued, con
 });
 
 it('one transaction offered to two requests at once pays for exactly one', async () => {
-  const { api } = await cluster.newKey('manual');
+  const { api, clientId } = await cluster.newKey('manual');
   const [a, b] = await Promise.all([api.post('/execute', body('c-a')), api.post('/execute', body('c-b'))]);
   const payer = await newPayer(cluster.devnet, CHAIN);
   // Enough for either quote, and signed by the payer for each request: what is refused below is the reuse alone.
@@ -55,7 +55,7 @@ it('one transaction offered to two requests at once pays for exactly one', async
       api.post(
         '/execute',
         body(agent),
-        proof({ payer: payer.address, tx_hash: tx, request_id: q.body.request_id, signature: await payer.signProof({ txHash: tx, requestId: q.body.request_id, agentId: agent }) }),
+        proof({ payer: payer.address, tx_hash: tx, request_id: q.body.request_id, signature: await payer.signProof({ txHash: tx, client: clientId, requestId: q.body.request_id }) }),
       ),
     ),
   );

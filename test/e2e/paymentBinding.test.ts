@@ -8,16 +8,17 @@
  */
 import { ExactEvmScheme } from '@x402/evm';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
-import { encodeFunctionData, parseAbi, type Address, type Hex } from 'viem';
+import { encodeFunctionData, keccak256, parseAbi, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationClaimName, transactionClaimName } from '../../src/api/v1alpha1/index.ts';
+import { API_VERSION, operationClaimName, transactionClaimName } from '../../src/api/v1alpha1/index.ts';
 import { devnetChain, devnetWalletClient } from '../../src/devnet/clients.ts';
-import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
-import { evmNetwork } from '../../src/payments/x402/index.ts';
+import { eip3009TokenAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { authorizationClaimName, evmNetwork } from '../../src/payments/x402/index.ts';
 import { testDevnet } from '../support/env.ts';
 import { newPayer as payerOn } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { until } from '../support/until.ts';
 
 const CHAIN = 'base';
 const INCREMENT = encodeFunctionData({ abi: parseAbi(['function increment()']), functionName: 'increment' });
@@ -40,10 +41,10 @@ afterAll(async () => {
 
 /** Another key's fresh 402: the request an attacker wants paid. */
 async function attackerQuote(agent: string) {
-  const { api } = await svc.newKey('manual');
+  const { api, clientId } = await svc.newKey('manual');
   const quote = await api.post('/execute', body(agent));
   expect(quote.status).toBe(402);
-  return { api, quote: quote.body };
+  return { api, clientId, quote: quote.body };
 }
 
 describe('the service’s own transfers pay nothing', () => {
@@ -156,7 +157,7 @@ describe('a front-runner cannot take a victim’s payment', () => {
   it('with the payer’s signature: the attacker cannot sign for the payer, and the victim’s signed proof pays', async () => {
     const { victim, quote, attacker, payer, tx } = await victimPays('victim-signed');
     const impostor = await newPayer();
-    const forged = await impostor.signProof({ txHash: tx, requestId: attacker.quote.request_id, agentId: 'victim-signed-attacker' });
+    const forged = await impostor.signProof({ txHash: tx, client: attacker.clientId, requestId: attacker.quote.request_id });
     const r = await attacker.api.post(
       '/execute',
       body('victim-signed-attacker'),
@@ -165,9 +166,107 @@ describe('a front-runner cannot take a victim’s payment', () => {
     expect(r.status).toBe(402);
     expect(r.body.reason).toBe('signature_invalid');
 
-    const signature = await payer.signProof({ txHash: tx, requestId: quote.request_id, agentId: 'victim-signed' });
-    const paid = await victim.api.post('/execute', body('victim-signed'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id, signature }));
+    const signature = await payer.signProof({ txHash: tx, client: victim.clientId, requestId: quote.request_id });
+    const header = proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id, signature });
+    // The victim's signed header itself, leaked and sent verbatim by another key: it names the victim's request,
+    // which another key never touches, so it pays nothing of the attacker's.
+    const replayed = await attacker.api.post('/execute', body('victim-signed'), header);
+    expect(replayed.status).toBe(402);
+    expect(replayed.body.reason).toBe('signature_invalid');
+    const paid = await victim.api.post('/execute', body('victim-signed'), header);
     expect(paid.status).toBe(200);
     expect((await victim.api.waitForTerminal(quote.request_id)).status).toBe('confirmed');
+  });
+});
+
+describe('an x402 authorization spent by its payer’s own transaction', () => {
+  it('pays only the x402 request that claimed it: the transaction presented as a proof for another is tx_already_used', async () => {
+    const x = await attackerQuote('x402-claimed');
+    const usdc = devnet().chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;
+    const client = devnet().publicClient(CHAIN);
+    const payer = await newPayer();
+    await payer.mint('USDC', payer.address, 100_000_000n);
+    const [, name, version] = await client.readContract({ address: usdc, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
+    const authorization = {
+      from: payer.address,
+      to: x.quote.payment_address as Address,
+      value: 100_000_000n,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      nonce: keccak256(toHex(`x402-claimed-${Date.now()}`)),
+    };
+    const signature = await payer.wallet.account.signTypedData({
+      domain: { name, version, chainId: devnet().chain(CHAIN).chainId, verifyingContract: usdc },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: authorization,
+    });
+    // The service's state once it took the PAYMENT-SIGNATURE of x's request: the authorization claimed for it, and
+    // its settlement about to be sent. The payer sends the authorization first, from its own account.
+    const chainId = devnet().chain(CHAIN).chainId;
+    await svc.store.create({
+      apiVersion: API_VERSION,
+      kind: 'PaymentReceipt',
+      metadata: { name: authorizationClaimName({ chainId, asset: usdc, from: payer.address, nonce: authorization.nonce }), namespace: 'default' },
+      spec: { chain: CHAIN, method: 'x402', token: 'USDC', payer: payer.address, amountRaw: '100000000', apiClient: x.clientId, requestId: x.quote.request_id },
+    });
+    const spent = await payer.wallet.writeContractSync({
+      address: usdc,
+      abi: eip3009TokenAbi,
+      functionName: 'transferWithAuthorization',
+      args: [authorization.from, authorization.to, authorization.value, authorization.validAfter, authorization.validBefore, authorization.nonce, signature],
+    });
+
+    const other = await attackerQuote('x402-claimed-other');
+    const proof = await payer.signProof({ txHash: spent.transactionHash, client: other.clientId, requestId: other.quote.request_id });
+    const r = await other.api.post(
+      '/execute',
+      body('x402-claimed-other'),
+      proofHeader({ payer: payer.address, token: 'USDC', tx_hash: spent.transactionHash, request_id: other.quote.request_id, signature: proof }),
+    );
+    expect(r.status).toBe(402);
+    expect(r.body.reason).toBe('tx_already_used');
+    expect(r.body.message).toContain(x.quote.request_id);
+  });
+});
+
+describe('a request made again under its Idempotency-Key once the first was archived', () => {
+  let brief: TestService;
+  beforeAll(async () => {
+    brief = await startTestService({ retentionSeconds: 1 });
+  });
+  afterAll(async () => {
+    await brief?.stop();
+  });
+
+  it('is another request: the first one’s signed proof, sent again verbatim, pays it nothing', async () => {
+    const { api, clientId } = await brief.newKey('manual');
+    const headers = { 'idempotency-key': 'pay-once' };
+    const quote = (await api.post('/execute', body('idem-archived'), headers)).body;
+    const payer = await newPayer();
+    const tx = await payer.pay('USDC', quote.payment_address, BigInt(quote.required_amount_raw.USDC));
+    const proof = proofHeader({
+      payer: payer.address,
+      token: 'USDC',
+      tx_hash: tx,
+      request_id: quote.request_id,
+      signature: await payer.signProof({ txHash: tx, client: clientId, requestId: quote.request_id }),
+    });
+    expect((await api.post('/execute', body('idem-archived'), { ...headers, ...proof })).status).toBe(200);
+    expect((await api.waitForTerminal(quote.request_id)).status).toBe('confirmed');
+    // Archived and deleted: the Idempotency-Key is free again, and makes a new request of the same name.
+    await until('archived', async () => ((await brief.store.get('ExecutionRequest', quote.request_id).catch(() => undefined)) === undefined ? true : undefined), 20_000);
+    const again = await api.post('/execute', body('idem-archived'), { ...headers, ...proof });
+    expect(again.status).toBe(402);
+    expect(again.body).toMatchObject({ request_id: quote.request_id, reason: 'tx_already_used' });
   });
 });

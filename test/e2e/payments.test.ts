@@ -27,7 +27,7 @@ const balanceOf = (asset: Address, holder: Address) =>
 
 const newPayer = () => payerOn(devnet(), CHAIN);
 /** A signature by someone other than the payer. */
-const newPayerSignature = async (txHash: string, requestId: string) => (await newPayer()).signProof({ txHash, requestId, agentId: 'x' });
+const newPayerSignature = async (txHash: string, requestId: string, client: string) => (await newPayer()).signProof({ txHash, client, requestId });
 
 const body = (agent: string, extra: Record<string, unknown> = {}) => ({ agent_id: agent, chain: CHAIN, target_contract: counter(), calldata: INCREMENT, ...extra });
 const proofHeader = (proof: { payer: string; token: string; tx_hash: string; chain?: string; request_id?: string; signature?: string }) => ({
@@ -70,7 +70,7 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
   });
 
   it('refuses each bad proof with its reason and the quote still to pay; the request waits, then a good one passes', async () => {
-    const { api } = await svc.newKey('manual');
+    const { api, clientId } = await svc.newKey('manual');
     const quote = (await api.post('/execute', body('pay-3'))).body;
     const amount = BigInt(quote.required_amount_raw.USDC);
     const payer = await newPayer();
@@ -90,7 +90,7 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     // More than asked is not the quote's amount either: unsigned, a transfer pays only the exact amount.
     const over = await payer.pay('USDC', quote.payment_address, amount + 1n);
     expect((await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: over })).body.reason).toBe('amount_mismatch');
-    const forged = await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: over, signature: await newPayerSignature(over, quote.request_id) });
+    const forged = await refusedWith({ payer: payer.address, token: 'USDC', tx_hash: over, signature: await newPayerSignature(over, quote.request_id, clientId) });
     expect(forged.body.reason).toBe('signature_invalid');
     const good = await payer.pay('USDC', quote.payment_address, amount);
     expect((await refusedWith({ payer: payer.address, token: 'aUSD', tx_hash: good })).body.reason).toBe('no_token_transfer');
@@ -108,35 +108,33 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
   });
 
   it('a payment pays once: two requests offered one transaction at once queue one; another key cannot reuse it', async () => {
-    const { api } = await svc.newKey('manual');
+    const { api, clientId } = await svc.newKey('manual');
     const [a, b] = await Promise.all([api.post('/execute', body('reuse-a')), api.post('/execute', body('reuse-b'))]);
     const payer = await newPayer();
     // Enough for any of the quotes, and signed by the payer for each: what is refused below is the reuse alone.
     const tx = await payer.pay('USDC', a.body.payment_address, 100_000_000n);
-    const signedFor = async (requestId: string, agentId: string) =>
-      proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: requestId, signature: await payer.signProof({ txHash: tx, requestId, agentId }) });
-    const answers = await Promise.all(
-      [a, b].map(async (q, i) => api.post('/execute', body(i === 0 ? 'reuse-a' : 'reuse-b'), await signedFor(q.body.request_id, i === 0 ? 'reuse-a' : 'reuse-b'))),
-    );
+    const signedFor = async (requestId: string, client: string) =>
+      proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: requestId, signature: await payer.signProof({ txHash: tx, client, requestId }) });
+    const answers = await Promise.all([a, b].map(async (q, i) => api.post('/execute', body(i === 0 ? 'reuse-a' : 'reuse-b'), await signedFor(q.body.request_id, clientId))));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
     expect(answers.find((r) => r.status === 402)!.body).toMatchObject({ error: 'payment_verification_failed', reason: 'tx_already_used' });
 
     const other = await svc.newKey('manual');
     const q = (await other.api.post('/execute', body('reuse-c'))).body;
-    const r = await other.api.post('/execute', body('reuse-c'), await signedFor(q.request_id, 'reuse-c'));
+    const r = await other.api.post('/execute', body('reuse-c'), await signedFor(q.request_id, other.clientId));
     expect(r.status).toBe(402);
     expect(r.body.reason).toBe('tx_already_used');
   });
 
   it('a payment sent with the first call (before any 402) pays when the payer signs it, and only then', async () => {
-    const { api } = await svc.newKey('manual');
+    const { api, clientId } = await svc.newKey('manual');
     const payer = await newPayer();
     // Overpay: the quote is not known before the first call; a signed proof pays when it covers it.
     const tx = await payer.pay('USDC', devnet().chain(CHAIN).treasury, 100_000_000n);
     const unsigned = await api.post('/execute', body('upfront'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx }));
     expect(unsigned.status).toBe(402);
     expect(unsigned.body.reason).toBe('paid_before_quote'); // its amount was made for no quote: anyone could present it
-    const signature = await payer.signProof({ txHash: tx, agentId: 'upfront-2' });
+    const signature = await payer.signProof({ txHash: tx, client: clientId, agentId: 'upfront-2' });
     const r = await api.post('/execute', body('upfront-2'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, signature }));
     expect(r.status).toBe(200);
     expect((await api.waitForTerminal(r.body.request_id)).status).toBe('confirmed');
@@ -165,6 +163,9 @@ describe('manual mode: 402, pay on chain, re-submit with X-Payment-Proof', () =>
     const noHash = await api.post('/execute', body('bad-proof'), { 'x-payment-proof': JSON.stringify({ payer: counter(), token: 'USDC', chain: CHAIN }) });
     expect(noHash.status).toBe(400);
     expect(noHash.body.error).toBe('invalid_payment_proof');
+    const tooLong = await api.post('/execute', body('bad-proof'), { 'x-payment-proof': JSON.stringify({ pad: 'x'.repeat(16_400) }) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toBe('invalid_payment_proof');
   });
 });
 
@@ -203,7 +204,7 @@ describe('a request nobody pays for', () => {
   });
 
   it('fails once its quote expired and the grace passed; a payment made for it then pays a new request', async () => {
-    const { api } = await brief.newKey('manual');
+    const { api, clientId } = await brief.newKey('manual');
     const quote = (await api.post('/execute', body('late'))).body;
     const ended = await api.waitForTerminal(quote.request_id, 15_000);
     expect(ended).toMatchObject({ status: 'failed' });
@@ -212,11 +213,18 @@ describe('a request nobody pays for', () => {
 
     const payer = await newPayer();
     const tx = await payer.pay('USDC', quote.payment_address, 100_000_000n);
-    // Paid after its quote's hold ended: signed, the transfer is bound to the caller all the same.
-    const signature = await payer.signProof({ txHash: tx, requestId: quote.request_id, agentId: 'late' });
-    const paid = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, request_id: quote.request_id, signature }));
+    // Paid after its quote's hold ended: signed for the key and the agent (the request it was made for has ended),
+    // the transfer is bound to the caller all the same, and pays the request this call makes.
+    const signature = await payer.signProof({ txHash: tx, client: clientId, agentId: 'late' });
+    const paid = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx, signature }));
     expect(paid.status).toBe(200);
     expect(paid.body.request_id).not.toBe(quote.request_id);
+    // Signed for the ended request instead, it pays nothing else: a signature pays only what it names.
+    const tx2 = await payer.pay('USDC', quote.payment_address, 100_000_000n);
+    const named = await payer.signProof({ txHash: tx2, client: clientId, requestId: quote.request_id });
+    const refused = await api.post('/execute', body('late'), proofHeader({ payer: payer.address, token: 'USDC', tx_hash: tx2, request_id: quote.request_id, signature: named }));
+    expect(refused.status).toBe(402);
+    expect(refused.body.reason).toBe('signature_invalid');
   });
 });
 

@@ -133,9 +133,9 @@ export const ExecuteHeadersSchema = z.looseObject({
         'first request; with a different body, 422.',
     }),
   // Read only for keys that take payments (a sponsored key's is ignored, spec §2.6): parsePaymentProof then.
+  // Its length is parsePaymentProof's to refuse (invalid_payment_proof), like every other flaw of the proof.
   'x-payment-proof': z
     .string()
-    .max(4_096, 'must be at most 4096 characters')
     .optional()
     .meta({
       description:
@@ -155,8 +155,12 @@ export const ExecuteHeadersSchema = z.looseObject({
     }),
 });
 
+/** The longest X-Payment-Proof: its fields and a contract wallet's signature (ERC-6492 wrapping an ERC-1271 one). */
+export const MAX_PAYMENT_PROOF_LENGTH = 16_384;
+
 /** The X-Payment-Proof header's JSON (spec §2.5), or why it is not one (the 400 invalid_payment_proof's message). */
 export function parsePaymentProof(raw: string): { ok: true; value: PaymentProofHeader } | { ok: false; message: string } {
+  if (raw.length > MAX_PAYMENT_PROOF_LENGTH) return { ok: false, message: `must be at most ${MAX_PAYMENT_PROOF_LENGTH} characters` };
   let json: unknown;
   try {
     json = JSON.parse(raw);

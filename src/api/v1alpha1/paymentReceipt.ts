@@ -26,6 +26,11 @@ export const PaymentReceiptSpecSchema = z.object({
   amountRaw: z.string(),
   apiClient: z.string(),
   requestId: z.string(),
+  /**
+   * The uid of the request it paid: a request made again under the same name (an Idempotency-Key used again once
+   * the first request was archived) is another request, and is not paid by what paid the first.
+   */
+  requestUid: z.string().optional(),
 });
 
 export const PaymentReceiptSchema = z.object({

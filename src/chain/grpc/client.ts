@@ -68,6 +68,9 @@ export type ChainWorkerMethod =
   | 'getTransactionReceipt'
   | 'getSenders';
 
+/** How long the executors a worker named are taken as its senders before it is asked again. */
+const SENDERS_TTL_MS = 60_000;
+
 /**
  * Per-call deadlines. Each is above what the worker needs on a healthy chain by a wide margin and below the
  * point where a caller would rather hear "unavailable": the worker's own RPC timeout is 15 s per request.
@@ -213,7 +216,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   readonly #restoreBatchSize: number;
   readonly #stats: RemoteChainWorkerStats = { retries: 0, watchConnects: 0 };
   #closed = false;
-  #senders: Promise<Address[]> | undefined;
+  #senders: { at: number; addresses: Promise<Address[]> } | undefined;
 
   readonly #listeners = new Set<OutcomeListener>();
   readonly #reconnectListeners = new Set<() => void>();
@@ -304,15 +307,19 @@ class GrpcChainWorker implements RemoteChainWorker {
     return decodeReceipt(res);
   }
 
-  /** The worker's executors, asked once: they are its configuration and do not change while it runs. */
+  /**
+   * The worker's executors, asked again at most once a minute: they are its configuration, which changes only with
+   * a restart (a rotated key), and a look for every payment would cost a round trip each.
+   */
   async senders(): Promise<Address[]> {
-    this.#senders ??= this.#call<pb.GetSendersResponse>('getSenders', (md, o, cb) => this.#client.getSenders({}, md, o, cb))
-      .then(decodeSenders)
-      .catch((e: unknown) => {
-        this.#senders = undefined; // not cached: asked again next time
-        throw e;
+    if (this.#senders === undefined || Date.now() - this.#senders.at > SENDERS_TTL_MS) {
+      const asked = this.#call<pb.GetSendersResponse>('getSenders', (md, o, cb) => this.#client.getSenders({}, md, o, cb)).then(decodeSenders);
+      this.#senders = { at: Date.now(), addresses: asked };
+      asked.catch(() => {
+        if (this.#senders?.addresses === asked) this.#senders = undefined; // not cached: asked again next time
       });
-    return this.#senders;
+    }
+    return this.#senders.addresses;
   }
 
   onReconnect(listener: () => void): () => void {

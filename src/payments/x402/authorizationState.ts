@@ -1,4 +1,5 @@
-import { parseAbi, type Hash, type PublicClient } from 'viem';
+import { decodeEventLog, getAddress, isAddressEqual, parseAbi, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import type { TransactionReceiptInfo } from '../../chain/types.ts';
 import type { AuthorizationIdentity } from './claim.ts';
 
 export const eip3009StateAbi = parseAbi([
@@ -30,4 +31,19 @@ export async function findAuthorizationTransaction(
     toBlock: 'latest',
   });
   return logs[0]?.transactionHash ?? undefined;
+}
+
+/** The EIP-3009 authorizations of `token` a transaction spent (its AuthorizationUsed events), as identities. */
+export function authorizationsUsedIn(receipt: Pick<TransactionReceiptInfo, 'logs'>, token: Address, chainId: number): AuthorizationIdentity[] {
+  const out: AuthorizationIdentity[] = [];
+  for (const log of receipt.logs) {
+    if (!isAddressEqual(log.address, token)) continue;
+    try {
+      const e = decodeEventLog({ abi: eip3009StateAbi, eventName: 'AuthorizationUsed', data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true });
+      out.push({ chainId, asset: getAddress(token), from: getAddress(e.args.authorizer), nonce: e.args.nonce.toLowerCase() as Hex });
+    } catch {
+      // another event
+    }
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
  *   decodePaymentSignature → matchOffer(paymentRequirements(quote)) → facilitator.verify
  *   → claim authorizationClaimName(identity) → facilitator.settle → paymentResponseHeader
  */
-export { findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
+export { authorizationsUsedIn, findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
 export { authorizationClaimName, authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
 export {
   createX402Facilitator,
