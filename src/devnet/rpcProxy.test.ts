@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Hex } from 'viem';
+import { keccak256, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_MNEMONIC } from './accounts.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
@@ -123,23 +123,28 @@ describe('the journaling proxy', () => {
     expect(outcomes.map((r) => r.result)).toEqual([hash, expect.objectContaining({ transactionHash: hash, blockNumber: receipt.blockNumber, status: '0x1' })]);
   });
 
-  test('a write waits for a snapshot dump, a send does not; the mark splits the writes exactly', async () => {
+  test('a write and a send wait for a snapshot dump; the mark splits them exactly', async () => {
     const someone = privateKeyToAccount(generatePrivateKey()).address;
-    let receipt: { transactionHash: Hex } | undefined;
+    const raw = await signed();
+    const hash = keccak256(raw);
     const { mark, value } = await proxy.cover(async () => {
       const writing = call(proxy.url, 'anvil_setBalance', [someone, '0x99']);
-      receipt = await call<{ transactionHash: Hex }>(proxy.url, 'eth_sendRawTransactionSync', [await signed()]);
-      // Time for the write to get through, were it not held back (no elapsed time is asserted).
+      const sending = call<{ transactionHash: Hex }>(proxy.url, 'eth_sendRawTransactionSync', [raw]);
+      // Time for both to get through, were they not held back (no elapsed time is asserted).
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await direct.call('eth_getBalance', [someone, 'latest'])).toBe('0x0');
-      return { writing }; // wrapped: an async function would wait for a promise it returns
+      // A send mined during the dump could leave its effects in the snapshot without its block.
+      expect(await direct.call('eth_getTransactionByHash', [hash])).toBeNull();
+      return { writing, sending }; // wrapped: an async function would wait for a promise it returns
     });
     await value.writing;
+    expect((await value.sending).transactionHash).toBe(hash);
     expect(await direct.call('eth_getBalance', [someone, 'latest'])).toBe('0x99');
-    expect(receipt).toBeDefined();
     const calls = records(journal.dir).filter((r) => r.method !== undefined);
     const write = calls.find((r) => r.method === 'anvil_setBalance' && (r.params as unknown[])[0] === someone)!;
     expect(write.seq).toBeGreaterThanOrEqual(mark.seq);
+    const send = calls.find((r) => r.method === 'eth_sendRawTransactionSync' && (r.params as unknown[])[0] === raw)!;
+    expect(send.seq).toBeGreaterThanOrEqual(mark.seq);
     expect(mark).toMatchObject({ journal: journal.id, unsettled: [], automine: true });
   });
 

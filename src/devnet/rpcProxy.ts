@@ -202,10 +202,9 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
     }
     const calls = req.method === 'POST' ? parseCalls(body) : undefined;
     if (!calls || calls.list.every((c) => rpcMethodKind(c.method) === 'read')) return passThrough(req, res, body);
-    const run = () => journaled(req, res, body, calls.list, calls.batch);
-    // Writes must fall wholly before or after a dump; sends need not (replay checks them by hash).
-    if (calls.list.some((c) => rpcMethodKind(c.method) === 'write')) return gate.write(run);
-    return run();
+    // Every journaled call falls wholly before or after a dump (writeGate.ts): a send mined during one could leave
+    // its effects in the snapshot without its block, and then be neither found nor replayable.
+    return gate.write(() => journaled(req, res, body, calls.list, calls.batch));
   };
 
   const server = createServer((req, res) => {
