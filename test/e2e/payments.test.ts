@@ -339,6 +339,8 @@ describe('a payment whose request never executes', () => {
       await owner.wallet.writeContractSync({ address: gate, abi: gateAbi, functionName: 'setOpen', args: [open] });
     };
     const pass = { agent_id: 'credited', chain: CHAIN, target_contract: gate, calldata: encodeFunctionData({ abi: gateAbi, functionName: 'pass' }) };
+    // The gate is the run's devnet's, shared by every test file: left as this test found it.
+    const wasOpen = await devnet().publicClient(CHAIN).readContract({ address: gate, abi: gateAbi, functionName: 'open' });
     await setOpen(true);
     try {
       const { api } = await svc.newKey('manual');
@@ -366,7 +368,7 @@ describe('a payment whose request never executes', () => {
       const third = await api.post('/execute', pass);
       expect(third.status).toBe(402); // used once
     } finally {
-      await setOpen(true);
+      await setOpen(wasOpen);
     }
   });
 });
