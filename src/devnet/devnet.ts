@@ -12,7 +12,7 @@ import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import type { ProtocolsConfig } from '../config/protocols.ts';
 import { DevnetError } from './errors.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './privateFiles.ts';
+import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import type { SnapshotStats } from './snapshotter.ts';
 
 export interface StartDevnetOptions {
@@ -58,7 +58,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const started = performance.now();
   const dir = join(opts.dataDir, 'devnet');
   // Owner only, whatever the umask, and so are files earlier versions left readable to all.
-  ensurePrivateDir(dir);
+  await ensurePrivateTree(dir);
   const manifestPath = join(dir, 'manifest.json');
   const hadManifest = existsSync(manifestPath);
   const accounts = devnetAccounts();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fsyncDir } from '../lib/fs.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { err, ok, type Result } from '../lib/result.ts';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './privateFiles.ts';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 
 /**
  * One chain's write-ahead journal: every state-changing JSON-RPC call that reaches the chain (rpcProxy.ts) is

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { DEVNET_NODE_ENV } from './anvil.ts';
-import { PRIVATE_FILE_MODE } from './privateFiles.ts';
+import { PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 
 /** Records which anvil serves a state file, so that the next start can find it if this process dies hard. */
 export function writeAnvilPid(pidPath: string, pid: number): void {

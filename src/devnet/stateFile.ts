@@ -5,7 +5,7 @@ import { gunzip as gunzipCallback } from 'node:zlib';
 import { z } from 'zod';
 import { AgentWalletError } from '../lib/errors.ts';
 import { readSnapshotMark, type JournalMark } from './journalMark.ts';
-import { PRIVATE_FILE_MODE } from './privateFiles.ts';
+import { PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 
 const gunzip = promisify(gunzipCallback);
 
