@@ -144,16 +144,16 @@ describe('a finished request whose inclusion left the chain', () => {
 
     const again = await api('sponsored').waitForTerminal(id, 30_000);
     expect(again.status).toBe('confirmed');
-    expect(again.tx_hash).not.toBe(first.tx_hash);
     expect(again.lost_inclusions).toEqual([{ tx_hash: first.tx_hash, block_number: first.block_number, lost_at: expect.any(String) }]);
     const r = await record(id);
     await onChainIn(again.tx_hash, r.status!.blockHash);
     expect(r.status!.submitAttempts).toBeGreaterThanOrEqual(2);
     expect((await counterValue()) - before).toBe(1n); // the same signed operation, executed once on this chain
 
+    // Delivery is at least once (a slow answer is retried): a receiver keeps one per webhook-id, and so does this.
     const deliveries = await until('three events delivered', async () => {
-      const mine = receiver.received.filter((d) => d.body.includes(id));
-      return mine.length >= 3 ? mine : undefined;
+      const once = new Map(receiver.received.filter((d) => d.body.includes(id)).map((d) => [String(d.headers['webhook-id']), d] as const));
+      return once.size >= 3 ? [...once.values()] : undefined;
     });
     const events = deliveries.map((d) => {
       const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
@@ -165,7 +165,10 @@ describe('a finished request whose inclusion left the chain', () => {
       [`evt_${id}_3`, 'execution.confirmed', 'confirmed', again.tx_hash],
     ]);
     expect(events[2]!.data).toEqual(again); // the status record, exactly
-    expect((await record(id)).status!.webhookEvents!.map((e) => e.state)).toEqual(['Delivered', 'Delivered', 'Delivered']);
+    // The receiver has the last one before the service records its answer.
+    await until('all three recorded as delivered', async () =>
+      (await record(id)).status!.webhookEvents!.map((e) => e.state).join() === 'Delivered,Delivered,Delivered' ? true : undefined,
+    );
   });
 
   it('gone, and another operation took its nonce: failed with inclusion_lost, and it never ran', async () => {
@@ -250,9 +253,12 @@ describe('a finished request whose inclusion left the chain', () => {
         }),
       ),
     );
-    for (const [i, s] of after.entries()) {
-      expect(s.tx_hash).not.toBe(lost[i]!.tx_hash);
-      await onChainIn(s.tx_hash, (await record(s.request_id)).status!.blockHash);
+    // Sent again, each in a block of the chain as it is now. The bundle may hash as before: re-signed with the same
+    // nonce and fees it is the same transaction, and that is as good.
+    for (const s of after) {
+      const r = await record(s.request_id);
+      expect(r.status!.submitAttempts).toBeGreaterThanOrEqual(2);
+      await onChainIn(s.tx_hash, r.status!.blockHash);
     }
     expect((await counterValue()) - before).toBe(4n); // each executed once on the chain as it is now
     const untouched = (await api('sponsored').get(`/status/${kept.request_id}`)).body;
