@@ -20,6 +20,7 @@ import { parseQueryString } from './queryString.ts';
 import { openapiRoutes, registerOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
+import { FAMILIES } from '../protocols/index.ts';
 import { protocolRoutes } from './routes/protocols.ts';
 import { walletRoutes } from './routes/wallet.ts';
 import { createCallbackGuard } from '../webhooks/egress.ts';
@@ -124,6 +125,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     },
     archive: deps.archive,
     protocols: deps.protocols ?? new Map(),
+    families: deps.families ?? FAMILIES,
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
     decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,

@@ -4,6 +4,7 @@ import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { ProtocolsConfig } from '../config/protocols.ts';
+import type { AnyFamily } from '../protocols/index.ts';
 import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
@@ -34,6 +35,8 @@ export interface GatewayDeps {
   payments?: Partial<GatewayPayments>;
   /** The DeFi protocols each chain serves (the `/protocols/...` families). Default: none (every family answers 404). */
   protocols?: ReadonlyMap<ChainName, ProtocolsConfig>;
+  /** The protocol families served under `/protocols/...`. Default FAMILIES (src/protocols); tests add their own. */
+  families?: readonly AnyFamily[];
   /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
   rateLimiter?: RateLimiter;
   /** Finished requests the retention controller deleted: `GET /status/:id` answers from here. Default: none. */
@@ -68,6 +71,7 @@ export interface GatewayContext {
   workers: ReadonlyMap<ChainName, ChainWorker>;
   payments: GatewayPayments;
   protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
+  families: readonly AnyFamily[];
   rateLimiter: RateLimiter;
   archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;

@@ -47,6 +47,12 @@ export interface ActionPlan<P> {
   tokens: TokenInfo[];
   /** The position the action changes, before and after. */
   position?: Observation<P>;
+  /**
+   * Absolute bounds the plan derived from relative ones in the input (a minimum out from `slippage_bps` and a
+   * quote, a deadline in unix seconds): stored in the request's action input over the caller's fields, so a retry,
+   * a paid resend or a re-plan is held to the bounds the caller was first shown. Lending derives none.
+   */
+  bounds?: Record<string, string>;
 }
 
 /** A POST endpoint (and its `.../simulate`): one batch UserOperation through the execute pipeline. */

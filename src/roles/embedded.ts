@@ -10,8 +10,8 @@ import { startControllerManager, type ControllerManager } from '../controller/ma
 import { serviceControllers } from '../controller/serviceControllers.ts';
 import { alwaysLeader } from '../lib/leaderElection.ts';
 import { buildGateway } from '../gateway/index.ts';
-
-import { protocolsOf } from '../gateway/context.ts';import { createMemoryLockManager } from '../locks/memory.ts';
+import { protocolsOf, type GatewayDeps } from '../gateway/context.ts';
+import { createMemoryLockManager } from '../locks/memory.ts';
 import { setUpPayments } from '../payments/setup.ts';
 import type { PaymentSettings } from '../payments/types.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.ts';
@@ -28,6 +28,8 @@ export interface EmbeddedServiceOptions {
   dataDir: string;
   chains: readonly ChainConfig[];
   serviceSecret: string;
+  /** The protocol families the gateway serves. Default FAMILIES; tests add one of their own. */
+  families?: GatewayDeps['families'];
   /** TCP port of the gateway; 0 picks a free one. */
   port?: number;
   host?: string;
@@ -162,6 +164,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       workers,
       payments,
       protocols: protocolsOf(opts.chains),
+      ...(opts.families && { families: opts.families }),
       archive,
       metrics,
       serveMetrics: true,

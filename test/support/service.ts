@@ -19,6 +19,9 @@ export async function startTestService(
     paymentConfirmations?: number;
     /** How long the gateway waits for the controller's decision before answering 500 decision_timeout. */
     decisionTimeoutMs?: number;
+    /** The protocol families served, and the chains' configuration of them (a test family's own). */
+    families?: EmbeddedServiceOptions['families'];
+    protocols?: Partial<Record<string, Record<string, unknown>>>;
   } = {},
 ) {
   const devnet = testDevnet();
@@ -26,7 +29,12 @@ export async function startTestService(
   const serviceSecret = opts.serviceSecret ?? newServiceSecret();
   const service: EmbeddedService = await startEmbeddedService({
     dataDir,
-    chains: devnet.chainConfigs().map((c) => ({ ...c, paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations })),
+    chains: devnet.chainConfigs().map((c) => ({
+      ...c,
+      paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations,
+      protocols: { ...c.protocols, ...(opts.protocols?.[c.name] as object) },
+    })),
+    ...(opts.families && { families: opts.families }),
     serviceSecret,
     port: 0,
     decisionTimeoutMs: opts.decisionTimeoutMs ?? 20_000,

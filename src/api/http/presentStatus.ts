@@ -81,12 +81,18 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     block_number: s?.blockNumber ?? null,
     gas_used: s?.gasUsed ?? null,
     failure: s?.failure
-      ? { code: s.failure.code, message: s.failure.message, revert_reason: s.failure.revertReason ?? null }
+      ? {
+          code: s.failure.code,
+          message: s.failure.message,
+          revert_reason: s.failure.revertReason ?? null,
+          ...(s.failure.protocolError && { protocol_error: s.failure.protocolError }),
+        }
       : null,
     credit: s?.payment?.credit
       ? { amount_usd: s.payment.credit.amountUsd, expires_at: s.payment.credit.expiresAt, used_by: s.payment.credit.usedBy ?? null }
       : null,
     // Only when there is something to say: the record of every other request keeps its exact shape.
+    ...(request.spec.action && { action: { name: request.spec.action.name, input: request.spec.action.input } }),
     ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),
   };
 }

@@ -46,7 +46,17 @@ export const StatusRecordSchema = z.object({
   estimated_gas: z.int().nullable(),
   block_number: z.string().nullable(),
   gas_used: z.string().nullable(),
-  failure: z.object({ code: z.string(), message: z.string(), revert_reason: z.string().nullable() }).nullable(),
+  failure: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      revert_reason: z.string().nullable(),
+      protocol_error: z
+        .object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() })
+        .optional()
+        .meta({ description: "A protocol action's revert, decoded by its family (as in the 400 of its simulation)" }),
+    })
+    .nullable(),
   credit: z
     .object({
       amount_usd: z.number(),
@@ -59,6 +69,13 @@ export const StatusRecordSchema = z.object({
         'A request that was paid and then failed without executing keeps the payment as a credit: it pays the next request ' +
         'of the same key and agent_id, made before expires_at, that costs no more (docs/payments.md)',
     }),
+  action: z
+    .object({
+      name: z.string().meta({ description: '`<slug>/<action>`, e.g. `lend-b-v3/borrow`' }),
+      input: z.record(z.string(), z.unknown()).meta({ description: 'What the caller asked, as the endpoint normalized it; bounds the plan derived are absolute here' }),
+    })
+    .optional()
+    .meta({ description: 'Present only for a request made through a protocol action (`/protocols/...`): the action, with its input' }),
   lost_inclusions: z
     .array(z.object({ tx_hash: z.string(), block_number: z.string(), lost_at: z.string() }))
     .optional()

@@ -136,12 +136,32 @@ export const PaymentStatusSchema = z.object({
   rejection: PaymentRejectionSchema.optional(),
 });
 
+/**
+ * The protocol action a request was made with (`/protocols/<slug>/<path>`), kept beside the calls planned from it:
+ * a retry or a paid resend is matched by what the caller asked (`inputHash`), never by calls, which a plan reading
+ * changing state (a quote, a price, the time) derives anew each time.
+ */
+export const ProtocolActionSchema = z.object({
+  /** `<slug>/<action path>`, e.g. `lend-c/supply`. */
+  name: z.string().regex(/^[a-z0-9-]+\/[a-z0-9/-]+$/).max(128),
+  /**
+   * The caller's input as the family's schema normalized it, relative bounds (slippage) made absolute by the first
+   * plan: what the chain enforces is what the caller was first shown.
+   */
+  input: z.looseObject({}),
+  /** sha256 (hex) of the action's name and the caller's normalized input, before any bound was derived. */
+  inputHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type ProtocolAction = z.infer<typeof ProtocolActionSchema>;
+
 export const ExecutionRequestSpecSchema = z.object({
   /** Name of the ApiClient that submitted it: the tenant boundary. */
   apiClient: z.string().min(1),
   agentId: z.string().min(1),
   chain: ChainNameSchema,
   calls: z.array(CallSchema).min(1),
+  /** The protocol action these calls were planned from; absent for POST /execute. */
+  action: ProtocolActionSchema.optional(),
   /** Whether the caller used the batch shape (`batch_calls`); kept so responses can echo the shape. */
   batch: z.boolean().default(false),
   strategyId: z.string().optional(),
@@ -194,6 +214,8 @@ export const FailureSchema = z.object({
   callIndex: z.number().int().min(0).optional(),
   revertReason: z.string().optional(),
   revertData: Hex.optional(),
+  /** The revert decoded by the protocol family of the request's action (Aave's numeric codes, Comet's errors). */
+  protocolError: z.object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() }).optional(),
 });
 export type Failure = z.infer<typeof FailureSchema>;
 

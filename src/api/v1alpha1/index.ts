@@ -5,6 +5,7 @@ export * from './requestIds.ts';
 export * from './executionRequest.ts';
 export * from './apiClient.ts';
 export * from './paymentReceipt.ts';
+export * from './protocolAction.ts';
 export * from './scheme.ts';
 
 import type { ApiClient } from './apiClient.ts';

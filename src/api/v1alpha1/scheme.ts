@@ -57,6 +57,7 @@ export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
       },
       { name: 'Chain', type: 'string', jsonPath: '.spec.chain' },
       { name: 'Agent', type: 'string', jsonPath: '.spec.agentId' },
+      { name: 'Action', type: 'string', jsonPath: '.spec.action.name', description: 'The protocol action it was made with (empty for POST /execute).' },
       { name: 'Client', type: 'string', jsonPath: '.spec.apiClient', description: 'The ApiClient (API key id).', priority: 1 },
       { name: 'Tx', type: 'string', jsonPath: '.status.txHash', description: 'Hash of the bundle transaction that included it.' },
       { name: 'Wallet', type: 'string', jsonPath: '.status.smartWalletAddress', priority: 1 },

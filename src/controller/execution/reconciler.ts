@@ -16,6 +16,7 @@ import { withTransitionEvent } from '../../webhooks/eventLog.ts';
 import type { InclusionChangeResult } from '../../metrics/registry.ts';
 import type { InclusionSuspects } from './inclusionAudit.ts';
 import { judgeInclusion, recordChange } from './inclusionJudge.ts';
+import { withProtocolError } from './protocolRevert.ts';
 
 export interface ExecutionReconcilerDeps {
   store: ResourceStore;
@@ -197,13 +198,13 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     if (error.code === 'rpc_unavailable') throw new ChainError('rpc_unavailable', error.message);
     return fail(
       req,
-      {
+      withProtocolError(req, {
         code: error.code,
         message: error.message,
         ...(error.callIndex !== undefined && { callIndex: error.callIndex }),
         ...(error.revertReason !== undefined && { revertReason: error.revertReason }),
         ...(error.revertData !== undefined && { revertData: error.revertData }),
-      },
+      }),
       { Simulated: ['False', 'SimulationReverted', error.message] },
     );
   }
@@ -539,12 +540,12 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           actualGasCostWei: outcome.actualGasCostWei,
           completionTime: t.toISOString(),
           ...(!success && {
-            failure: {
+            failure: withProtocolError(req, {
               code: 'execution_reverted',
               message: outcome.revertReason ?? 'the call reverted on chain',
               ...(outcome.revertReason !== undefined && { revertReason: outcome.revertReason }),
               ...(outcome.revertData !== undefined && { revertData: outcome.revertData }),
-            },
+            }),
           }),
           conditions: conditions(s, t, {
             Succeeded: success

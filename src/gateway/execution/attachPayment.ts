@@ -2,6 +2,7 @@ import { ANNOTATIONS, idempotentRequestId, type ExecutionRequest, type Execution
 import { isStoreError } from '../../store/types.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
+import { isSameRequest } from './createOrReplay.ts';
 
 /** A payment that came with an execute call: an X-Payment-Proof, or an x402 PAYMENT-SIGNATURE as sent. */
 export type AttachedPayment = { kind: 'proof'; proof: PaymentProof } | { kind: 'x402'; signature: string };
@@ -17,9 +18,8 @@ export function withPayment(spec: ExecutionRequestSpec, payment: AttachedPayment
 }
 
 export interface PaymentTarget {
-  apiClient: string;
-  agentId: string;
-  bodyHash: string;
+  /** The request as this call asks for it: the one paid for must be the same (isSameRequest). */
+  spec: ExecutionRequestSpec;
   idempotencyKey?: string | undefined;
 }
 
@@ -39,14 +39,8 @@ export type Attached =
 export function findPaymentTarget(ctx: GatewayContext, target: PaymentTarget, payment: AttachedPayment): string | undefined {
   const named = payment.kind === 'proof' ? payment.proof.requestId : undefined;
   if (named !== undefined) return named;
-  if (target.idempotencyKey !== undefined) return idempotentRequestId(target.apiClient, target.idempotencyKey);
-  const waiting = ctx.informer.list(
-    (r) =>
-      r.spec.apiClient === target.apiClient &&
-      r.spec.agentId === target.agentId &&
-      r.status?.phase === 'PaymentRequired' &&
-      r.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] === target.bodyHash,
-  );
+  if (target.idempotencyKey !== undefined) return idempotentRequestId(target.spec.apiClient, target.idempotencyKey);
+  const waiting = ctx.informer.list((r) => r.status?.phase === 'PaymentRequired' && isSameRequest(r, target.spec));
   const accepted = (r: ExecutionRequest) => r.metadata.annotations?.[ANNOTATIONS.accepted] ?? r.metadata.name;
   return waiting.sort((a, b) => (accepted(a) < accepted(b) ? 1 : -1))[0]?.metadata.name;
 }
@@ -67,8 +61,8 @@ export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, 
       if (isStoreError(e, 'NotFound')) return { kind: 'none' }; // gone (retention): a new request takes the payment
       throw e;
     }
-    if (current.spec.apiClient !== target.apiClient) return { kind: 'none' }; // another key's: never touched, never told
-    if (current.spec.agentId !== target.agentId || current.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] !== target.bodyHash) {
+    if (current.spec.apiClient !== target.spec.apiClient) return { kind: 'none' }; // another key's: never touched, never told
+    if (!isSameRequest(current, target.spec)) {
       throw new GatewayError(
         422,
         'payment_request_mismatch',

@@ -13,10 +13,26 @@ import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { GatewayError } from '../errors.ts';
 
 /**
- * sha256 of the canonical request, without any payment: what an Idempotency-Key retry is compared with, and how
- * a re-submission with a payment finds the request that asked for it.
+ * sha256 of what the caller asked, without any payment: what an Idempotency-Key retry is compared with, and how
+ * a re-submission with a payment finds the request that asked for it. A protocol action is its action (name and
+ * normalized input), never the calls planned from it: a plan that reads changing state derives other calls on a
+ * retry. POST /execute's calls are the caller's own.
  */
 export function requestBodyHash(spec: ExecutionRequestSpec): string {
+  if (spec.action === undefined) return callsHash(spec);
+  const canonical = JSON.stringify({
+    agentId: spec.agentId,
+    chain: spec.chain,
+    action: spec.action.name,
+    input: spec.action.inputHash,
+    strategyId: spec.strategyId ?? null,
+    callbackUrl: spec.callbackUrl ?? null,
+  });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/** The hash of a request's calls: every request's before actions were recorded, and POST /execute's still. */
+function callsHash(spec: ExecutionRequestSpec): string {
   const canonical = JSON.stringify({
     agentId: spec.agentId,
     chain: spec.chain,
@@ -26,6 +42,18 @@ export function requestBodyHash(spec: ExecutionRequestSpec): string {
     callbackUrl: spec.callbackUrl ?? null,
   });
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/**
+ * Whether `existing` (annotated with its hash when it was created) is the request `spec` asks for again. One made
+ * before actions were recorded carries the hash of its calls: a retry of it is matched by calls, as it was then
+ * (lending's calls depend on the input alone).
+ */
+export function isSameRequest(existing: ExecutionRequest, spec: ExecutionRequestSpec): boolean {
+  const recorded = existing.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash];
+  if (existing.spec.apiClient !== spec.apiClient || existing.spec.agentId !== spec.agentId) return false;
+  if (recorded === requestBodyHash(spec)) return true;
+  return existing.spec.action === undefined && spec.action !== undefined && recorded === callsHash(spec);
 }
 
 export interface CreatedOrReplayed {
@@ -78,7 +106,7 @@ export async function createOrReplay(
       if (isStoreError(e, 'NotFound')) continue; // deleted between our create and get: try again
       throw e;
     }
-    if (existing.spec.apiClient !== spec.apiClient || existing.metadata.annotations?.[ANNOTATIONS.idempotencyBodyHash] !== bodyHash) {
+    if (!isSameRequest(existing, spec)) {
       throw new GatewayError(
         422,
         'idempotency_key_mismatch',

@@ -1,4 +1,4 @@
-import type { ApiClient, Call, ExecutionRequestSpec } from '../../api/v1alpha1/index.ts';
+import type { ApiClient, Call, ExecutionRequestSpec, ProtocolAction } from '../../api/v1alpha1/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 
 /**
@@ -13,6 +13,8 @@ export interface ExecutionInput {
   batch: boolean;
   strategyId?: string | undefined;
   callbackUrl?: string | undefined;
+  /** The protocol action the calls were planned from (a `/protocols/...` route): what a retry is matched by. */
+  action?: ProtocolAction | undefined;
 }
 
 /** The ExecutionRequest spec for `input` from `client`: the mode is the key's at acceptance time. */
@@ -22,6 +24,7 @@ export function specOf(client: ApiClient, input: ExecutionInput): ExecutionReque
     agentId: input.agentId,
     chain: input.chain,
     calls: input.calls,
+    ...(input.action !== undefined && { action: input.action }),
     batch: input.batch,
     ...(input.strategyId !== undefined && { strategyId: input.strategyId }),
     ...(input.callbackUrl !== undefined && { callbackUrl: input.callbackUrl }),

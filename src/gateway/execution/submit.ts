@@ -7,7 +7,7 @@ import { fieldError, GatewayError } from '../errors.ts';
 import { failedRequestError } from '../failures.ts';
 import { presentAccepted } from '../presenters.ts';
 import { attachPayment, withPayment, type AttachedPayment } from './attachPayment.ts';
-import { createOrReplay, requestBodyHash } from './createOrReplay.ts';
+import { createOrReplay } from './createOrReplay.ts';
 import { specOf, type ExecutionInput } from './input.ts';
 import { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
 
@@ -54,7 +54,7 @@ export async function submitExecution(
   let replayed = false;
   let attachedGeneration: number | undefined;
   const attached = payment
-    ? await attachPayment(ctx, { apiClient: spec.apiClient, agentId: spec.agentId, bodyHash: requestBodyHash(spec), idempotencyKey: opts.idempotencyKey }, payment)
+    ? await attachPayment(ctx, { spec, idempotencyKey: opts.idempotencyKey }, payment)
     : ({ kind: 'none' } as const);
   if (attached.kind === 'attached') {
     request = attached.request;

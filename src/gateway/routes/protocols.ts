@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import { z } from 'zod';
 import { ExecuteHeadersSchema, ExecutionResultSchema, PaymentRequiredSchema, PaymentVerificationFailedSchema } from '../../api/http/index.ts';
 import { effectsOf, effectsSchema, observedReads } from '../../protocols/common/effects.ts';
-import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
+import { protocolActionOf } from '../../protocols/action.ts';
+import { SPEC_PROTOCOLS } from '../../protocols/index.ts';
 import type { ActionEndpoint, AnyFamily, ReadEndpoint } from '../../protocols/types.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
@@ -45,7 +46,7 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
     const served = new Map<string, string[]>(); // path → methods, for a 405's Allow
     const serve = (method: string, path: string) => served.set(path, [...(served.get(path) ?? []), method]);
-    for (const family of FAMILIES) {
+    for (const family of ctx.families) {
       for (const slug of [family.slug, ...family.aliases]) {
         const alias = slug !== family.slug;
         for (const endpoint of family.endpoints) {
@@ -74,7 +75,7 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       }
       const slug = path.split('/')[2] ?? '';
       const spec = SPEC_PROTOCOLS.find((p) => p.slug === slug || p.alias === slug);
-      if (spec && !FAMILIES.some((f) => f.slug === spec.slug)) {
+      if (spec && !ctx.families.some((f) => f.slug === spec.slug)) {
         throw new GatewayError(404, 'protocol_not_served', `${spec.slug} (${spec.protocol}) is not served by this deployment yet`);
       }
       throw new GatewayError(404, 'not_found', `no protocol endpoint ${request.method} ${path}; the served ones are in /openapi.json (tag protocols)`);
@@ -146,6 +147,8 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           chain: family.chain,
           calls: plan.calls,
           batch: plan.calls.length > 1,
+          // What a retry or a paid resend is matched by, and what the request keeps of the caller's ask.
+          action: protocolActionOf(family, endpoint, body, plan),
           strategyId: body.strategy_id,
           callbackUrl: body.callback_url,
         });

@@ -62,14 +62,14 @@ describe('kubectl get', () => {
     const plain = await kube.kubectl(['-n', NAMESPACE, 'get', 'exr', 'columns']);
     expect(plain.code, plain.stderr).toBe(0);
     const [header, row] = plain.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'TX', 'AGE']);
-    expect(row?.slice(0, 5)).toEqual(['columns', 'Confirmed', 'base', 'agent-7', `0x${'99'.repeat(32)}`]);
+    expect(header).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'ACTION', 'TX', 'AGE']);
+    expect(row?.slice(0, 6)).toEqual(['columns', 'Confirmed', 'base', 'agent-7', 'lend-b-v3/borrow', `0x${'99'.repeat(32)}`]);
 
     const wide = await kube.kubectl(['-n', NAMESPACE, 'get', 'executionrequests', 'columns', '-o', 'wide']);
     const [wideHeader, wideRow] = wide.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'CLIENT', 'TX', 'WALLET', 'WEBHOOK', 'ATTEMPTS', 'AGE']);
+    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'ACTION', 'CLIENT', 'TX', 'WALLET', 'WEBHOOK', 'ATTEMPTS', 'AGE']);
     expect(wideRow?.[2]).toBe('Confirmed');
-    expect(wideRow?.slice(8, 10)).toEqual(['Delivered', '2']);
+    expect(wideRow?.slice(9, 11)).toEqual(['Delivered', '2']);
 
     const category = await kube.kubectl(['-n', NAMESPACE, 'get', 'agentwallet', '-o', 'name']);
     expect(category.stdout).toContain('executionrequest.agentwallet.dev/columns');

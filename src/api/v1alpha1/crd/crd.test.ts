@@ -76,7 +76,7 @@ describe('structural schemas', () => {
     expect(schema.required).toEqual(['spec']);
   });
 
-  it('preserves unknown fields only where zod keeps them (PaymentReceipt status)', () => {
+  it('preserves unknown fields only where zod keeps them (a protocol action input, PaymentReceipt status)', () => {
     const preserved: string[] = [];
     const walk = (s: StructuralSchema, path: string) => {
       if (s['x-kubernetes-preserve-unknown-fields']) preserved.push(path);
@@ -84,7 +84,7 @@ describe('structural schemas', () => {
       for (const [k, v] of Object.entries(s.properties ?? {})) walk(v, `${path}.${k}`);
     };
     for (const crd of crds) walk(schemaOf(crd), crd.spec.names.kind);
-    expect(preserved).toEqual(['PaymentReceipt.status']);
+    expect(preserved).toEqual(['ExecutionRequest.spec.action.input', 'PaymentReceipt.status']);
   });
 
   it('refuses zod constructs with no structural equivalent', () => {
@@ -156,6 +156,7 @@ describe('names and printer columns', () => {
       'Phase .status.phase',
       'Chain .spec.chain',
       'Agent .spec.agentId',
+      'Action .spec.action.name',
       'Tx .status.txHash',
       'Age .metadata.creationTimestamp',
     ]);

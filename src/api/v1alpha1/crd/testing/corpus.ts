@@ -34,6 +34,12 @@ const spec: ExecutionRequest['spec'] = {
   agentId: 'agent-7',
   chain: 'base',
   calls: [{ target: addr('11'), value: '0', data: '0xd09de08a' }],
+  // A protocol action's input is free-form JSON the API server keeps as it is (preserve-unknown-fields).
+  action: {
+    name: 'lend-b-v3/borrow',
+    input: { agent_id: 'agent-7', chain: 'base', market: 'cUSDCv3', amount: '1000', nested: { deadline: '1767225600', path: ['USDC', 'WETH'] } },
+    inputHash: 'ef'.repeat(32),
+  },
   batch: false,
   paymentMode: 'sponsored',
 };
@@ -178,7 +184,12 @@ const STATUS_BY_PHASE: Record<string, Status> = {
     phase: 'Failed',
     startTime: T0,
     completionTime: T1,
-    failure: { code: 'simulation_reverted', message: 'execution reverted', revertData: '0x' },
+    failure: {
+      code: 'simulation_reverted',
+      message: 'execution reverted',
+      revertData: '0xe273b446',
+      protocolError: { protocol: 'Compound v3', name: 'NotCollateralized', message: 'the borrow is not covered by collateral' },
+    },
     conditions: [
       cond('Simulated', 'False', 'SimulationReverted', 'execution reverted'),
       cond('Succeeded', 'False', 'SimulationReverted', 'execution reverted'),

@@ -1,0 +1,16 @@
+import { protocolActionHash, type ProtocolAction } from '../api/v1alpha1/index.ts';
+import type { ActionEndpoint, ActionPlan, AnyFamily } from './types.ts';
+
+/** `lend-c` + `supply` → `lend-c/supply`: the action's name on the request, whichever alias it was called by. */
+export const actionName = (family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>) => `${family.slug}/${endpoint.path}`;
+
+/**
+ * The action a request records: its name, the caller's input as the endpoint's schema normalized it (the chain
+ * filled in, so naming the family's chain and leaving it out are one request), hashed before the plan's bounds
+ * are laid over it.
+ */
+export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'>): ProtocolAction {
+  const name = actionName(family, endpoint);
+  const asked = { ...(input as Record<string, unknown>), chain: family.chain };
+  return { name, input: { ...asked, ...plan.bounds }, inputHash: protocolActionHash(name, asked) };
+}

@@ -1,0 +1,47 @@
+import { concat, numberToHex, type Address, type Hex } from 'viem';
+import { z } from 'zod';
+import { counterAbi } from '../../src/devnet/contracts.ts';
+import { callOf } from '../../src/protocols/common/calls.ts';
+import { actionFields } from '../../src/protocols/common/inputs.ts';
+import type { AnyFamily } from '../../src/protocols/index.ts';
+
+/**
+ * A protocol family for tests whose plan reads changing state, as a swap's minimum out or a perp order's price
+ * will: `bump` increments the devnet's Counter, with a deadline taken from the chain's clock now (relative
+ * `deadline_seconds` made absolute, as a family must) and carried in the calldata (the Counter ignores trailing
+ * bytes). Each plan a second later derives other calls; the request must keep the first plan's bound.
+ */
+export const DEADLINE_FAMILY_KEY = 'testDeadline';
+
+const bump = {
+  kind: 'action' as const,
+  path: 'bump',
+  summary: 'Increment the Counter by `by`, before a deadline',
+  description: 'Test only: a plan that reads the chain clock.',
+  input: z.object({
+    ...actionFields('base'),
+    by: z.string().regex(/^[1-9][0-9]{0,5}$/),
+    deadline_seconds: z.string().regex(/^[1-9][0-9]{0,5}$/).default('300'),
+  }),
+  async plan(ctx: { config: { counter: Address }; now(): Promise<bigint> }, input: { by: string; deadline_seconds: string }) {
+    const deadline = (await ctx.now()) + BigInt(input.deadline_seconds);
+    const call = callOf({ address: ctx.config.counter, abi: counterAbi, functionName: 'incrementBy', args: [BigInt(input.by)] });
+    return {
+      calls: [{ ...call, data: concat([call.data as Hex, numberToHex(deadline, { size: 32 })]) }],
+      tokens: [],
+      bounds: { deadline: deadline.toString() },
+    };
+  },
+};
+
+export const deadlineFamily: AnyFamily = {
+  slug: 'test-deadline',
+  aliases: [],
+  protocol: 'Deadline counter (test)',
+  key: DEADLINE_FAMILY_KEY,
+  chain: 'base',
+  description: 'Test only: an action whose plan reads the chain clock.',
+  position: z.object({}),
+  endpoints: [bump as never],
+  decodeRevert: () => undefined,
+};
