@@ -1,15 +1,11 @@
 import { request } from 'node:http';
 import { chmod, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import {
-  hasZodFastifySchemaValidationErrors,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
+import { createHttpApp } from '../http/app.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
@@ -61,10 +57,8 @@ export async function serveAdminSocket(
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   // The service's own secret store: the one its webhook sender reads.
   const webhookSecrets = opts.webhookSecrets ?? openFileWebhookSecrets(webhookSecretsDir(dataDir));
-  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(handleAdminError(opts.logger ?? stderrLogger));
+  // Its own error answers (its one caller is the keys CLI); no connection limits: only the service's user can connect.
+  const app = createHttpApp({ errors: { kind: 'own', handler: handleAdminError(opts.logger ?? stderrLogger) } });
   app.get('/keys', async () => listKeys(store, namespace));
   app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace, webhookSecrets));
   app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));

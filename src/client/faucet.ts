@@ -1,4 +1,4 @@
-import type { DripResult } from '../faucet/schemas.ts';
+import type { DripResult } from '../api/http/faucet.ts';
 import { err, ok, type Result } from '../lib/result.ts';
 import { ApiError, apiErrorOf } from './errors.ts';
 

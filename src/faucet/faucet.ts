@@ -1,17 +1,17 @@
 import { formatUnits } from 'viem';
 import { CHAIN_NETWORK_NAMES, type ChainName } from '../config/chains.ts';
-import { fieldError, GatewayError } from '../gateway/errors.ts';
+import { fieldError, HttpError } from '../http/errors.ts';
 import type { FaucetChain, FaucetSettings } from './config.ts';
 import { FaucetError, type FaucetErrorCode } from './errors.ts';
 import type { DripLimits } from './limits.ts';
-import type { DripBody, DripResult, FaucetInfo } from './schemas.ts';
+import type { DripBody, DripResult, FaucetInfo } from '../api/http/faucet.ts';
 import type { TokenSender } from './sender.ts';
 
 /** The faucet's one operation and its description, shared by the JSON API and the page. */
 export interface Faucet {
   info: FaucetInfo;
   chain(name: ChainName): FaucetChain | undefined;
-  /** Validated input in, a drip out; refusals and failures are GatewayErrors (400, 429, 503) with our codes. */
+  /** Validated input in, a drip out; refusals and failures are HttpErrors (400, 429, 503) with our codes. */
   drip(body: DripBody, clientIp: string): Promise<DripResult>;
 }
 
@@ -25,19 +25,19 @@ const RETRY_AFTER_SECONDS: Readonly<Record<FaucetErrorCode, number>> = {
   faucet_empty: 600,
 };
 
-function unavailable(e: FaucetError): GatewayError {
+function unavailable(e: FaucetError): HttpError {
   const seconds = String(RETRY_AFTER_SECONDS[e.code]);
   // The service's code for a process that is stopping; the others are the faucet's own.
   const code = e.code === 'closed' ? 'service_unavailable' : e.code;
-  return new GatewayError(503, code, e.shortMessage, { details: e.details, headers: { 'retry-after': seconds }, cause: e });
+  return new HttpError(503, code, e.shortMessage, { details: e.details, headers: { 'retry-after': seconds }, cause: e });
 }
 
-function rateLimited(limit: 'address' | 'client', chain: ChainName, seconds: number): GatewayError {
+function rateLimited(limit: 'address' | 'client', chain: ChainName, seconds: number): HttpError {
   const message =
     limit === 'address'
       ? `this address has had its drips of aUSD on ${chain} for now; retry after ${seconds} s`
       : `your client address has asked for too many drips; retry after ${seconds} s`;
-  return new GatewayError(429, 'rate_limited', message, {
+  return new HttpError(429, 'rate_limited', message, {
     details: { limit, retry_after_seconds: seconds },
     headers: { 'retry-after': String(seconds) },
   });

@@ -6,4 +6,4 @@ export { clientKey, createDripLimits, type DripLimits, type DripLimitDecision } 
 export { createTokenSender, type DripReceipt, type TokenSender } from './sender.ts';
 export { buildFaucetApp } from './app.ts';
 export { DEFAULT_FAUCET_PORT, startFaucet, type RunningFaucet, type StartFaucetOptions } from './server.ts';
-export type { DripBody, DripResult, FaucetInfo } from './schemas.ts';
+export type { DripBody, DripResult, FaucetInfo } from '../api/http/faucet.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, groupDigits, humanDuration, humanPeriod, renderPage } from './page.ts';
-import type { FaucetInfo } from './schemas.ts';
+import type { FaucetInfo } from '../api/http/faucet.ts';
 
 const INFO: FaucetInfo = {
   token: 'aUSD',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ErrorBody } from '../api/http/index.ts';
-import type { DripResult, FaucetInfo } from './schemas.ts';
+import type { DripResult, FaucetInfo } from '../api/http/faucet.ts';
 
 /**
  * The faucet's page for people: one form, no script, no external asset (the page must work on a machine with

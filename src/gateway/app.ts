@@ -1,15 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Fastify, { LogController, type FastifyInstance, type HTTPMethods } from 'fastify';
-import { serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
+import { createHttpApp } from '../http/app.ts';
+import { DEFAULT_CONNECTION_LIMITS } from '../http/connections.ts';
+import { handleNotFound } from '../http/errorHandler.ts';
+import { openapiRoutes } from '../http/openapi.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../payments/settings.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
-import { connectionOptions, DEFAULT_CONNECTION_LIMITS, guardConnections, type ConnectionLimits } from './connections.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
-import { GatewayError, handleError, handleNotFound } from './errors.ts';
+import { GatewayError, gatewayOperationalErrors } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
 import { createInMemoryRateLimiter } from '../ratelimit/index.ts';
 import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
@@ -17,7 +19,7 @@ import { executeRoutes } from './routes/execute.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { healthRoutes } from './routes/health.ts';
 import { parseQueryString } from './queryString.ts';
-import { openapiRoutes, registerOpenApi } from './openapi.ts';
+import { registerGatewayOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
 import { FAMILIES } from '../protocols/index.ts';
@@ -59,36 +61,18 @@ function allowedMethods(app: FastifyInstance, url: string): string[] {
  */
 export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Promise<FastifyInstance> {
   const namespace = deps.namespace ?? DEFAULTS.namespace;
-  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...deps.connections };
-  const app = Fastify({
-    // Timeouts for slow and idle clients (connections.ts); the per-address bound is set on the server below.
-    ...connectionOptions(limits),
+  const app = createHttpApp({
+    // Timeouts for slow and idle clients, and the per-address bound (src/http/connections.ts).
+    connections: { ...DEFAULT_CONNECTION_LIMITS, ...deps.connections },
     logger: deps.logger ?? false,
-    logController: new LogController({ disableRequestLogging: deps.requestLogLevel === 'debug' }),
+    requestLogging: deps.requestLogLevel !== 'debug',
     bodyLimit: deps.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
-    // A `__proto__` key (or `constructor.prototype`) anywhere in a JSON body is dropped while parsing, like
-    // any other unknown field: the schemas ignore unknown fields, and answering 400 "not valid JSON" to valid
-    // JSON (Fastify's default, 'error') contradicted the published schema. Dropped, it cannot poison anything.
-    onProtoPoisoning: 'remove',
-    onConstructorPoisoning: 'remove',
-    // Our own trace ids, never taken from the client; `req-N` (Fastify's default) would read like a request_id.
-    genReqId: () => randomUUID(),
     // Any valid resource name (≤ 253) routes to GET /status/:id and gets its 404; only absurd ids meet 414.
     routerOptions: { maxParamLength: 1024, querystringParser: parseQueryString },
-    // Errors raised before routing (bad URL encoding, over-long path parameter) get our body shape too.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
-  }).withTypeProvider<ZodTypeProvider>();
+    errors: { kind: 'api', operational: gatewayOperationalErrors },
+  });
 
-  guardConnections(app, limits);
-
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
-  // Bodies are JSON only (spec §4): anything else is 415, rather than a string failing validation.
-  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-trace-id', request.id);
     // Decided before anything reads the body (whose parsing could fail first): a path that exists with other
     // methods is 405 with Allow, any other unknown route 404. No API key is needed to learn either: the routes
     // are public in /openapi.json.
@@ -137,7 +121,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   };
 
   // First: @fastify/swagger collects the routes registered after it.
-  await registerOpenApi(app, {
+  await registerGatewayOpenApi(app, {
     version,
     tags: [
       { name: 'public', description: 'No API key needed' },

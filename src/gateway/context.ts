@@ -1,4 +1,4 @@
-import type { ConnectionLimits } from './connections.ts';
+import type { ConnectionLimits } from '../http/connections.ts';
 import type { FastifyServerOptions } from 'fastify';
 import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
@@ -8,7 +8,7 @@ import type { AnyFamily } from '../protocols/index.ts';
 import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
-import { fieldError } from './errors.ts';
+import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 import type { CallbackGuard } from '../webhooks/egress.ts';
@@ -51,7 +51,7 @@ export interface GatewayDeps {
    * 'debug' (one line per request at debug level: `npm start` keeps a newcomer's terminal readable). Default info.
    */
   requestLogLevel?: 'info' | 'debug';
-  /** Timeouts and per-address bound of client connections (connections.ts). Default DEFAULT_CONNECTION_LIMITS. */
+  /** Timeouts and per-address bound of client connections (src/http/connections.ts). Default DEFAULT_CONNECTION_LIMITS. */
   connections?: Partial<ConnectionLimits>;
   /** Largest accepted request body. Default 1 MiB. */
   bodyLimitBytes?: number;

@@ -1,4 +1,4 @@
-import type { ConnectionLimits } from '../gateway/connections.ts';
+import type { ConnectionLimits } from '../http/connections.ts';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
@@ -35,7 +35,7 @@ export interface EmbeddedServiceOptions {
   host?: string;
   /** Serve key management on `<dataDir>/admin.sock` (the dev role does; tests may not need it). */
   adminSocket?: boolean;
-  /** Timeouts and the per-address bound of the gateway's client connections (src/gateway/connections.ts). */
+  /** Timeouts and the per-address bound of the gateway's client connections (src/http/connections.ts). */
   connections?: Partial<ConnectionLimits>;
   /** Log level of every role (pino, JSON lines on stdout); default `silent`. */
   logLevel?: Level | 'silent';

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { jsonResponse } from '../../gateway/openapi.ts';
+import { DripBodySchema, DripResultSchema, FaucetInfoSchema } from '../../api/http/faucet.ts';
+import { jsonResponse } from '../../http/openapi.ts';
 import type { Faucet } from '../faucet.ts';
-import { DripBodySchema, DripResultSchema, FaucetInfoSchema, faucetErrorResponses } from '../schemas.ts';
+import { faucetErrorResponses } from '../openapi.ts';
 
 /** The JSON API: what agents and scripts call. */
 export function apiRoutes(faucet: Faucet): FastifyPluginAsyncZod {

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { DripBodySchema } from '../../api/http/faucet.ts';
 import type { ErrorBody } from '../../api/http/index.ts';
 import { canonicalChain } from '../../config/chains.ts';
 import type { Faucet } from '../faucet.ts';
 import { PAGE_CSP, renderPage, type PageInput } from '../page.ts';
-import { DripBodySchema } from '../schemas.ts';
 
 const HTML = 'text/html; charset=utf-8';
 

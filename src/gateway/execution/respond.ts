@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parsePaymentProof } from '../../api/http/index.ts';
 import type { ApiClient } from '../../api/v1alpha1/index.ts';
 import type { GatewayContext } from '../context.ts';
-import { fieldError } from '../errors.ts';
+import { fieldError } from '../../http/errors.ts';
 import type { AttachedPayment } from './attachPayment.ts';
 import type { ExecutionInput } from './input.ts';
 import { submitExecution } from './submit.ts';

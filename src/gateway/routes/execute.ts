@@ -10,7 +10,7 @@ import {
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { executeAndAnswer } from '../execution/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { z } from 'zod';
 
 export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {

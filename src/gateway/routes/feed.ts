@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { GatewayContext } from '../context.ts';
 import { FeedQuerySchema, FeedSchema } from '../../api/http/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { presentFeedItem } from '../presenters.ts';
 import { GatewayError } from '../errors.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CHAIN_IDS, CHAIN_NETWORK_NAMES, type ChainName } from '../../config/chains.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { HealthSchema, type Health } from '../../api/http/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { createChainHistoryCheck } from '../chainHistory.ts';
 import type { Logger } from '../../lib/logger.ts';
 

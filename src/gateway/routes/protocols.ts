@@ -10,7 +10,7 @@ import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { executeAndAnswer, simulateExecution } from '../execution/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { agentContext, protocolContext } from '../protocols/context.ts';
 import { answering } from '../protocols/errors.ts';
 

@@ -3,7 +3,7 @@ import { callsOf, ExecutionResultSchema, SimulateBodySchema } from '../../api/ht
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { simulateExecution } from '../execution/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 
 /** Stateless: nothing is stored; GET /status on the `sim_...` request_id is 404. */
 export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {

@@ -6,7 +6,7 @@ import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
 import { presentStatus } from '../../api/http/presentStatus.ts';
 import { StatusParamsSchema, StatusRecordSchema } from '../../api/http/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 
 export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {

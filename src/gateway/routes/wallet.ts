@@ -3,7 +3,7 @@ import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { presentBalances, presentWallet } from '../presenters.ts';
 import { BalanceSchema, WalletQuerySchema, WalletRecordSchema } from '../../api/http/index.ts';
-import { errorResponses, jsonResponse } from '../openapi.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 
 const errors = errorResponses(400, 401, 429, 500, 503);
 

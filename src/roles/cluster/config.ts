@@ -45,7 +45,7 @@ export const ClusterConfigSchema = z.object({
       host: z.string().default('0.0.0.0'),
       decisionTimeoutMs: z.number().int().positive().default(30_000),
       /**
-       * Client connection timeouts and the per-address bound (src/gateway/connections.ts). Behind a proxy or an
+       * Client connection timeouts and the per-address bound (src/http/connections.ts). Behind a proxy or an
        * ingress every client shares its address: set maxConnectionsPerAddress to 0 there (the proxy bounds them).
        */
       connections: z

@@ -1,12 +1,12 @@
 import { getAddress } from 'viem';
 import { z } from 'zod';
-import { CHAIN_DESCRIPTION, ChainOut, ChainSchema, ErrorBodySchema, TargetContract, text } from '../api/http/index.ts';
-import { jsonResponse } from '../gateway/openapi.ts';
+import { CHAIN_DESCRIPTION, ChainOut, ChainSchema, TargetContract, text } from './common.ts';
 
 /**
  * The faucet's HTTP contract: what POST /api/drip (and the page's form) accepts, what it and GET /api/info
- * answer. Built from the API's own field schemas (src/api/http) so chain names, their aliases and the
- * address rule are the same as on the service; errors have the service's body `{ error, message, ... }`.
+ * answer. The faucet (src/faucet) serves it; the agents' client (src/client/faucet.ts) reads its answers. Built
+ * from the API's own field schemas so chain names, their aliases and the address rule are the same as on the
+ * service; errors have the service's body `{ error, message, ... }`.
  */
 
 const ADDRESS_RULE = 'must be a 0x-prefixed 20-byte hex address: all lowercase, all uppercase, or mixed case with a valid EIP-55 checksum';
@@ -82,22 +82,3 @@ export const FaucetInfoSchema = z.object({
   }),
 });
 export type FaucetInfo = z.infer<typeof FaucetInfoSchema>;
-
-/** What each error status of the faucet means in its /openapi.json. */
-const FAUCET_ERROR_STATUSES = {
-  400: "Invalid request: invalid_address, unsupported_chain, missing_field, invalid_json (`field` names the field); address_not_allowed: one of the service's own accounts",
-  413: 'The body is over the size limit: payload_too_large',
-  415: 'The body is not application/json: unsupported_media_type',
-  429: 'rate_limited: `limit` says whose drips ran out, "address" (this address on this chain) or "client" (your client address); retry after Retry-After seconds',
-  500: 'Internal error (trace_id)',
-  503:
-    'Nothing was sent: chain_unavailable, faucet_empty, busy, service_unavailable; or the transfer was sent and not mined in time: ' +
-    'receipt_timeout (tx_hash), or it reverted: transfer_failed. Retry after Retry-After seconds',
-} as const;
-
-export function faucetErrorResponses<const S extends keyof typeof FAUCET_ERROR_STATUSES>(...statuses: S[]) {
-  return Object.fromEntries(statuses.map((s) => [s, jsonResponse(FAUCET_ERROR_STATUSES[s], ErrorBodySchema)])) as Record<
-    S,
-    ReturnType<typeof jsonResponse<typeof ErrorBodySchema>>
-  >;
-}

@@ -104,7 +104,7 @@ function lingeringClose(socket: Socket, lingerMs: number): void {
 
 /**
  * Fastify's clientErrorHandler: what Node refuses before any route (headers over MAX_HEADER_BYTES, a request
- * that took longer than its timeout, bytes that are not HTTP) answered in the gateway's error shape, then closed.
+ * that took longer than its timeout, bytes that are not HTTP) answered in the API's error shape, then closed.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
