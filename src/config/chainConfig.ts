@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ChainNameSchema, type ChainName } from './chains.ts';
-import { ProtocolsConfigSchema } from './protocols.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
@@ -50,8 +49,11 @@ export const ChainConfigSchema = z.object({
   confirmations: z.number().int().min(1).max(1_000).default(1),
   /** Confirmations a payment transaction needs before a proof of it is accepted (spec §4.2 rule 2). */
   paymentConfirmations: z.number().int().min(1).max(1_000).default(1),
-  /** The DeFi protocols served on this chain (the `/protocols/...` families): addresses and markets. */
-  protocols: ProtocolsConfigSchema.default({}),
+  /**
+   * The DeFi protocols served on this chain (the `/protocols/...` families): addresses and markets, one section per
+   * family. Each family validates its own section (src/protocols/config.ts): this layer sits below them.
+   */
+  protocols: z.record(z.string(), z.unknown()).default({}),
   /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
   nativeUsdPrice: z.number().positive().default(3000),
   bundler: z

@@ -10,7 +10,7 @@ import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeplo
 import { deployChain } from './deploy.ts';
 import { DEVNET_PROTOCOLS } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
-import type { ProtocolsConfig } from '../config/protocols.ts';
+import type { ProtocolsConfig } from '../protocols/config.ts';
 import { DevnetError } from './errors.ts';
 import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import type { SnapshotStats } from './snapshotter.ts';

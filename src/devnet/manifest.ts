@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ChainNameSchema } from '../config/chains.ts';
 import { TokenConfigSchema } from '../config/chainConfig.ts';
-import { ProtocolsConfigSchema } from '../config/protocols.ts';
+import { protocolsConfigSchema } from '../protocols/config.ts';
+import { FAMILIES } from '../protocols/index.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
@@ -25,9 +26,9 @@ export const DevnetChainSchema = z.object({
   testContracts: z.object({ counter: Address, gate: Address }),
   /**
    * The DeFi protocols deployed on this chain (src/devnet/protocols), in the chain configuration's own shape
-   * (src/config/protocols.ts). Optional: manifests before them lack it.
+   * (each family's config.ts). Optional: manifests before them lack it.
    */
-  protocols: ProtocolsConfigSchema.optional(),
+  protocols: protocolsConfigSchema(FAMILIES).optional(),
   /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
   syncSend: z.boolean().optional(),
 });

@@ -3,7 +3,7 @@ import type { FastifyServerOptions } from 'fastify';
 import type { ExecutionArchive } from '../archive/types.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
-import type { ProtocolsConfig } from '../config/protocols.ts';
+import type { ProtocolsConfig } from '../protocols/config.ts';
 import type { AnyFamily } from '../protocols/index.ts';
 import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
@@ -89,6 +89,3 @@ export function workerFor(ctx: GatewayContext, chain: ChainName): ChainWorker {
   return worker;
 }
 
-/** The protocols a deployment's chains serve, from their configurations (embedded: the devnet's; cluster: the file's). */
-export const protocolsOf = (chains: readonly { name: ChainName; protocols?: ProtocolsConfig | undefined }[]): ReadonlyMap<ChainName, ProtocolsConfig> =>
-  new Map(chains.map((c) => [c.name, c.protocols ?? {}]));

@@ -2,7 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { z } from 'zod';
 import type { Call } from '../api/v1alpha1/index.ts';
 import type { ChainName } from '../config/chains.ts';
-import type { ProtocolKey, ProtocolsConfig } from '../config/protocols.ts';
+import type { ProtocolKey, ProtocolsConfig } from './config.ts';
 import type { TokenInfo } from './common/amounts.ts';
 import type { Observation } from './common/effects.ts';
 import type { ProtocolRevert } from './common/errors.ts';
@@ -79,8 +79,10 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
   aliases: readonly string[];
   /** The protocol, as people call it. */
   protocol: string;
-  /** Its configuration key (src/config/protocols.ts). */
+  /** Its section of a chain's `protocols` configuration. */
   key: K;
+  /** The schema of that section (the family's config.ts): a chain's configuration is validated by it. */
+  config: z.ZodType<ConfigOf<K>>;
   /** The one chain it runs on. */
   chain: ChainName;
   description: string;

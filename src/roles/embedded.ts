@@ -10,7 +10,9 @@ import { startControllerManager, type ControllerManager } from '../controller/ma
 import { serviceControllers } from '../controller/serviceControllers.ts';
 import { alwaysLeader } from '../lib/leaderElection.ts';
 import { buildGateway } from '../gateway/index.ts';
-import { protocolsOf, type GatewayDeps } from '../gateway/context.ts';
+import type { GatewayDeps } from '../gateway/context.ts';
+import { protocolsByChain } from '../protocols/config.ts';
+import { FAMILIES } from '../protocols/index.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
 import { setUpPayments } from '../payments/setup.ts';
 import type { PaymentSettings } from '../payments/types.ts';
@@ -163,7 +165,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       store,
       workers,
       payments,
-      protocols: protocolsOf(opts.chains),
+      protocols: protocolsByChain(opts.chains, opts.families ?? FAMILIES),
       ...(opts.families && { families: opts.families }),
       archive,
       metrics,

@@ -39,6 +39,7 @@ export const deadlineFamily: AnyFamily = {
   aliases: [],
   protocol: 'Deadline counter (test)',
   key: DEADLINE_FAMILY_KEY,
+  config: z.object({ counter: z.string().regex(/^0x[0-9a-fA-F]{40}$/) }),
   chain: 'base',
   description: 'Test only: an action whose plan reads the chain clock.',
   position: z.object({}),

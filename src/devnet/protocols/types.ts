@@ -1,6 +1,6 @@
 import type { Chain } from 'viem';
 import type { ChainName } from '../../config/chains.ts';
-import type { ProtocolKey, ProtocolsConfig } from '../../config/protocols.ts';
+import type { ProtocolKey, ProtocolsConfig } from '../../protocols/config.ts';
 import type { DevnetAccount } from '../accounts.ts';
 import type { DevnetChain } from '../manifest.ts';
 
@@ -20,7 +20,7 @@ export interface ProtocolDeployContext {
 export interface ProtocolDeployResult<K extends ProtocolKey = ProtocolKey> {
   /** What this call deployed: empty when the chain state already had everything (a reload). */
   deployed: string[];
-  /** The protocol's chain configuration (src/config/protocols.ts): written to the manifest, read by the service. */
+  /** The protocol's chain configuration (src/protocols/config.ts): written to the manifest, read by the service. */
   config: NonNullable<ProtocolsConfig[K]>;
 }
 

@@ -1,4 +1,5 @@
 import type { ProtocolFamily } from '../types.ts';
+import { AaveV3ConfigSchema } from './config.ts';
 import { balances } from './endpoints/balances.ts';
 import { borrow } from './endpoints/borrow.ts';
 import { position } from './endpoints/position.ts';
@@ -14,6 +15,7 @@ export const aaveV3Family: ProtocolFamily<'aaveV3'> = {
   aliases: ['aave-v3'],
   protocol: 'Aave v3',
   key: 'aaveV3',
+  config: AaveV3ConfigSchema,
   chain: 'ethereum',
   description: 'Aave v3 lending on ethereum: supply tokens (they earn interest and count as collateral), borrow at the variable rate, repay, withdraw.',
   position: PositionSchema,

@@ -5,7 +5,7 @@ import type { Observation } from '../common/effects.ts';
 import { readOf, type Read } from '../common/reads.ts';
 import { dataProviderAbi, poolAbi } from './abi.ts';
 import { BASE_DECIMALS, BPS, NO_DEBT_HEALTH_FACTOR, usdOf, type Reserve } from './reserves.ts';
-import type { AaveV3Config } from '../../config/protocols.ts';
+import type { AaveV3Config } from './config.ts';
 
 /** getUserAccountData: totals in the base currency (8 decimals), LTV and threshold in bps, health factor WAD. */
 export interface AccountData {

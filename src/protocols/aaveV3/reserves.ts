@@ -1,5 +1,5 @@
 import { getAddress, maxUint256, type Address } from 'viem';
-import type { AaveV3Config } from '../../config/protocols.ts';
+import type { AaveV3Config } from './config.ts';
 import { fixed, type TokenInfo } from '../common/amounts.ts';
 import { readOf, type Reader } from '../common/reads.ts';
 import { dataProviderAbi, oracleAbi } from './abi.ts';

@@ -1,4 +1,5 @@
 import type { ProtocolFamily } from '../types.ts';
+import { CompoundV3ConfigSchema } from './config.ts';
 import { balances } from './endpoints/balances.ts';
 import { borrow } from './endpoints/borrow.ts';
 import { borrowCapacity } from './endpoints/borrowCapacity.ts';
@@ -19,6 +20,7 @@ export const compoundV3Family: ProtocolFamily<'compoundV3'> = {
   aliases: ['compound-v3'],
   protocol: 'Compound v3',
   key: 'compoundV3',
+  config: CompoundV3ConfigSchema,
   chain: 'base',
   description: 'Compound v3 (Comet) lending on base: supply the base token or collateral, borrow the base token against collateral, repay, withdraw.',
   position: PositionSchema,

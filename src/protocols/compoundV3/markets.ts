@@ -1,6 +1,6 @@
 import { erc20Abi, getAddress, type Address } from 'viem';
 import { z } from 'zod';
-import type { CompoundV3Config } from '../../config/protocols.ts';
+import type { CompoundV3Config } from './config.ts';
 import { AmountSchema, amountOf, fixed, SECONDS_PER_YEAR, TokenInfoSchema, type TokenInfo } from '../common/amounts.ts';
 import { ProtocolError } from '../common/errors.ts';
 import { readOf, type Reader } from '../common/reads.ts';

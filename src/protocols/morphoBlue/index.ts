@@ -1,4 +1,5 @@
 import type { ProtocolFamily } from '../types.ts';
+import { MorphoBlueConfigSchema } from './config.ts';
 import { borrow } from './endpoints/borrow.ts';
 import { market } from './endpoints/market.ts';
 import { markets } from './endpoints/markets.ts';
@@ -17,6 +18,7 @@ export const morphoBlueFamily: ProtocolFamily<'morphoBlue'> = {
   aliases: ['morpho-blue'],
   protocol: 'Morpho Blue',
   key: 'morphoBlue',
+  config: MorphoBlueConfigSchema,
   chain: 'base',
   description: 'Morpho Blue isolated lending markets on base: supply the loan token, supply collateral, borrow against it, repay, withdraw.',
   position: PositionSchema,

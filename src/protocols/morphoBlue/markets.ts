@@ -1,6 +1,6 @@
 import { encodeAbiParameters, erc20Abi, getAddress, keccak256, type Address, type Hex } from 'viem';
 import { z } from 'zod';
-import type { MorphoBlueConfig } from '../../config/protocols.ts';
+import type { MorphoBlueConfig } from './config.ts';
 import { AmountSchema, amountOf, fixed, ratio, SECONDS_PER_YEAR, TokenInfoSchema, type TokenInfo } from '../common/amounts.ts';
 import { ProtocolError } from '../common/errors.ts';
 import { readOf, type Read } from '../common/reads.ts';

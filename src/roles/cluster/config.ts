@@ -3,6 +3,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_NAMESPACE } from '../../api/v1alpha1/names.ts';
 import { ChainConfigSchema, type ChainConfig } from '../../config/chainConfig.ts';
+import { protocolsConfigSchema } from '../../protocols/config.ts';
+import { FAMILIES } from '../../protocols/index.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../../webhooks/settings.ts';
 import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema } from '../../payments/settings.ts';
 import type { ChainName } from '../../config/chains.ts';
@@ -26,6 +28,8 @@ import type { ChainName } from '../../config/chains.ts';
 /** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
 export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true }).extend({
   rpcUrl: ChainConfigSchema.shape.rpcUrl.optional(),
+  // Checked when the file is read, each family's section by its own schema: a typo fails the start, not a request.
+  protocols: protocolsConfigSchema(FAMILIES).default({}),
   worker: z.object({
     /** host:port where the gateway and the controllers reach this chain's worker (a Service). */
     address: z.string().min(1),

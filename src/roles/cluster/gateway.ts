@@ -9,7 +9,8 @@ import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/conn
 import { createKubeStore } from '../../store/kube/index.ts';
 import { x402SettlerKeyFromEnv } from '../../payments/settings.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
-import { protocolsOf } from '../../gateway/context.ts';
+import { protocolsByChain } from '../../protocols/config.ts';
+import { FAMILIES } from '../../protocols/index.ts';
 import { createCallbackGuard } from '../../webhooks/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
@@ -38,7 +39,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     namespace,
     workers,
     payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: x402SettlerKeyFromEnv() !== undefined },
-    protocols: protocolsOf(config.chains),
+    protocols: protocolsByChain(config.chains, FAMILIES),
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,

@@ -8,7 +8,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ProtocolsConfigSchema } from '../../../src/config/protocols.ts';
+import { protocolsConfigSchema } from '../../../src/protocols/config.ts';
+import { FAMILIES } from '../../../src/protocols/index.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -113,7 +114,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         expect(() => workerChainConfig(chain, { ...secretEnv, AGENT_WALLET_RPC_URL: '' })).toThrow(/no RPC URL/);
       }
     }
-    // The shipped protocol addresses reach the service as its own configuration (src/config/protocols.ts).
+    // The shipped protocol addresses reach the service as its own configuration (each family's config.ts, assembled in src/protocols/config.ts).
     const shipped = parseYaml(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { chains: Record<string, { protocols: unknown }> };
     for (const chain of config.chains) expect(chain.protocols, chain.name).toEqual(shipped.chains[chain.name]!.protocols);
     if (values === 'full') {
@@ -384,7 +385,7 @@ describe("the chart's RBAC", () => {
 describe('the chart’s values schema', () => {
   it('takes per chain the protocols configuration the service takes (src/config/protocols.ts), and the tokens it knows', () => {
     const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as Tree;
-    const { $schema: _, ...protocols } = z.toJSONSchema(ProtocolsConfigSchema, { io: 'input' }) as Record<string, unknown>;
+    const { $schema: _, ...protocols } = z.toJSONSchema(protocolsConfigSchema(FAMILIES), { io: 'input' }) as Record<string, unknown>;
     for (const chain of ['ethereum', 'base', 'arbitrum']) {
       const { description: __, ...inChart } = schema.properties.chains.properties[chain].properties.protocols;
       expect(inChart, chain).toEqual(protocols);

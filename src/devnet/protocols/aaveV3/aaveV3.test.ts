@@ -12,7 +12,7 @@ import {
 } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { testDevnet } from '../../../../test/support/env.ts';
-import { AaveV3ConfigSchema } from '../../../config/protocols.ts';
+import { AaveV3ConfigSchema } from '../../../protocols/aaveV3/config.ts';
 import { devnetAccounts, ANVIL_ACCOUNT_COUNT } from '../../accounts.ts';
 import { startAnvil, type AnvilInstance } from '../../anvil.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from '../../clients.ts';

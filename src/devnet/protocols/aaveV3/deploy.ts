@@ -1,12 +1,12 @@
 import { createPublicClient, http, type PublicClient } from 'viem';
-import type { AaveV3Config } from '../../../config/protocols.ts';
+import type { AaveV3Config } from '../../../protocols/aaveV3/config.ts';
 import { DEVNET_POLLING_MS } from '../../clients.ts';
 import type { ProtocolDeployContext, ProtocolDeployResult } from '../types.ts';
 import { aaveV3Layout, type AaveV3Layout } from './layout.ts';
 import { sendInOrder } from './sender.ts';
 import { aaveV3Steps, type DeploymentStep } from './steps.ts';
 
-/** The configuration the service reads (src/config/protocols.ts): every address is known before deploying. */
+/** The configuration the service reads (src/protocols/aaveV3/config.ts): every address is known before deploying. */
 export function aaveV3Config(layout: AaveV3Layout): AaveV3Config {
   return {
     poolAddressesProvider: layout.poolAddressesProvider.address,

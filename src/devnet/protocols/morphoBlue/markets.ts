@@ -1,6 +1,6 @@
 import { formatUnits, parseUnits, type Address, type Hex } from 'viem';
 import type { TokenSymbol } from '../../../config/chainConfig.ts';
-import type { MorphoMarketParams } from '../../../config/protocols.ts';
+import type { MorphoMarketParams } from '../../../protocols/morphoBlue/config.ts';
 import type { DevnetChain } from '../../manifest.ts';
 import { marketId, type MarketParams } from '../../../protocols/morphoBlue/markets.ts';
 import type { MorphoBlueContracts } from './contracts.ts';
@@ -73,7 +73,7 @@ export function devnetMarkets(tokens: DevnetChain['tokens'], contracts: MorphoBl
   };
 }
 
-/** The config's form of MarketParams (src/config/protocols.ts): lltv as a decimal string. */
+/** The config's form of MarketParams (src/protocols/morphoBlue/config.ts): lltv as a decimal string. */
 export function marketConfig(p: MarketParams): MorphoMarketParams {
   return { ...p, lltv: p.lltv.toString() };
 }

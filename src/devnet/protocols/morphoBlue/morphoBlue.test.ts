@@ -22,7 +22,7 @@ import {
 import { newPayer } from '../../../../test/support/payer.ts';
 import { testDevnet } from '../../../../test/support/env.ts';
 import { CHAIN_IDS } from '../../../config/chains.ts';
-import { MorphoBlueConfigSchema } from '../../../config/protocols.ts';
+import { MorphoBlueConfigSchema } from '../../../protocols/morphoBlue/config.ts';
 import { ANVIL_ACCOUNT_COUNT, devnetAccounts } from '../../accounts.ts';
 import { startAnvil } from '../../anvil.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from '../../clients.ts';
