@@ -383,7 +383,7 @@ describe("the chart's RBAC", () => {
 });
 
 describe('the chart’s values schema', () => {
-  it('takes per chain the protocols configuration the service takes (each family's config.ts, assembled in src/protocols/config.ts), and the tokens it knows', () => {
+  it('takes per chain the protocols configuration the service takes (each family config.ts, assembled in src/protocols/config.ts), and the tokens it knows', () => {
     const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as Tree;
     const { $schema: _, ...protocols } = z.toJSONSchema(protocolsConfigSchema(FAMILIES), { io: 'input' }) as Record<string, unknown>;
     for (const chain of ['ethereum', 'base', 'arbitrum']) {
