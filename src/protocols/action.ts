@@ -4,6 +4,14 @@ import type { ActionEndpoint, ActionPlan, AnyFamily } from './types.ts';
 /** `lend-c` + `supply` → `lend-c/supply`: the action's name on the request, whichever alias it was called by. */
 export const actionName = (family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>) => `${family.slug}/${endpoint.path}`;
 
+/** The family and endpoint an action's name (`<slug>/<path>`) names among `families`, if any serves it. */
+export function findAction(families: readonly AnyFamily[], name: string): { family: AnyFamily; endpoint: ActionEndpoint<never> } | undefined {
+  const slash = name.indexOf('/');
+  const family = families.find((f) => f.slug === name.slice(0, slash));
+  const endpoint = family?.endpoints.find((e) => e.kind === 'action' && e.path === name.slice(slash + 1));
+  return family && endpoint ? { family, endpoint: endpoint as ActionEndpoint<never> } : undefined;
+}
+
 /**
  * The action a request records: its name, the caller's input as the endpoint's schema normalized it (the chain
  * filled in, so naming the family's chain and leaving it out are one request), hashed before the plan's bounds

@@ -63,6 +63,12 @@ export interface ActionEndpoint<K extends ProtocolKey, I extends z.ZodType = z.Z
   description: string;
   input: I;
   plan(ctx: AgentContext<K>, input: z.output<I>): Promise<ActionPlan<unknown>>;
+  /**
+   * Plan again when the operation is signed (a swap's route, a perp's execution fee follow the chain): the plan
+   * then gets the stored input, its absolute bounds included, and must keep them. Its input schema declares the
+   * bound fields, so a caller may also give them. Default: the calls planned at acceptance are signed.
+   */
+  replan?: boolean;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- a family's list holds endpoints of different schemas */

@@ -7,11 +7,14 @@ import type { AnyFamily } from '../../src/protocols/index.ts';
 
 /**
  * A protocol family for tests whose plan reads changing state, as a swap's minimum out or a perp order's price
- * will: `bump` increments the devnet's Counter, with a deadline taken from the chain's clock now (relative
- * `deadline_seconds` made absolute, as a family must) and carried in the calldata (the Counter ignores trailing
- * bytes). Each plan a second later derives other calls; the request must keep the first plan's bound.
+ * will: `bump` increments the devnet's Counter by `by`, with a deadline taken from the chain's clock (relative
+ * `deadline_seconds` made absolute, as a family must; an absolute `deadline` given or stored is kept) and the
+ * block time it was planned at, both carried in the calldata (the Counter ignores trailing bytes). Each plan a
+ * second later derives other calls; the request must keep the first plan's bound. `bump` plans again at signing.
  */
 export const DEADLINE_FAMILY_KEY = 'testDeadline';
+
+const Seconds = z.string().regex(/^[1-9][0-9]{0,9}$/);
 
 const bump = {
   kind: 'action' as const,
@@ -21,13 +24,16 @@ const bump = {
   input: z.object({
     ...actionFields('base'),
     by: z.string().regex(/^[1-9][0-9]{0,5}$/),
-    deadline_seconds: z.string().regex(/^[1-9][0-9]{0,5}$/).default('300'),
+    deadline_seconds: Seconds.default('300'),
+    deadline: Seconds.optional(),
   }),
-  async plan(ctx: { config: { counter: Address }; now(): Promise<bigint> }, input: { by: string; deadline_seconds: string }) {
-    const deadline = (await ctx.now()) + BigInt(input.deadline_seconds);
+  replan: true,
+  async plan(ctx: { config: { counter: Address }; now(): Promise<bigint> }, input: { by: string; deadline_seconds: string; deadline?: string }) {
+    const now = await ctx.now();
+    const deadline = input.deadline !== undefined ? BigInt(input.deadline) : now + BigInt(input.deadline_seconds);
     const call = callOf({ address: ctx.config.counter, abi: counterAbi, functionName: 'incrementBy', args: [BigInt(input.by)] });
     return {
-      calls: [{ ...call, data: concat([call.data as Hex, numberToHex(deadline, { size: 32 })]) }],
+      calls: [{ ...call, data: concat([call.data as Hex, numberToHex(deadline, { size: 32 }), numberToHex(now, { size: 32 })]) }],
       tokens: [],
       bounds: { deadline: deadline.toString() },
     };
@@ -46,3 +52,9 @@ export const deadlineFamily: AnyFamily = {
   endpoints: [bump as never],
   decodeRevert: () => undefined,
 };
+
+/** The deadline and the planning time a `bump` call carries. */
+export function bumpWords(data: string): { deadline: bigint; plannedAt: bigint } {
+  const tail = data.slice(-128);
+  return { deadline: BigInt(`0x${tail.slice(0, 64)}`), plannedAt: BigInt(`0x${tail.slice(64)}`) };
+}

@@ -323,6 +323,11 @@ export const ExecutionRequestStatusSchema = z.object({
   estimatedCostUsd: z.number().optional(),
   /** The quote the request is held to, and how it was paid (manual and auto modes; see src/payments). */
   payment: PaymentStatusSchema.optional(),
+  /**
+   * The calls signed, when they are not spec.calls: a protocol action whose family plans again at signing
+   * (ActionEndpoint.replan), within the bounds spec.action holds.
+   */
+  signedCalls: z.array(CallSchema).min(1).optional(),
   userOperation: SignedUserOperationSchema.optional(),
   /** Submissions of the same signed operation to the bundler (retries re-send, never re-sign). */
   submitAttempts: z.number().int().optional(),
