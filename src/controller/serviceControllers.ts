@@ -58,14 +58,14 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
   return [
     {
       name: 'execution',
-      indexers: executionIndexers(),
-      start: (informer) =>
+      indexers: { ExecutionRequest: executionIndexers() },
+      start: (cache) =>
         startExecutionController({
           store: deps.store,
           namespace: deps.namespace,
           workers: deps.workers,
           payments: deps.payments,
-          informer,
+          cache,
           admissionRetryMs: deps.admissionRetryMs,
           inclusionPollMs: deps.inclusionPollMs,
           paymentGraceMs: deps.paymentGraceMs,
@@ -77,12 +77,12 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
     },
     {
       name: 'webhook',
-      indexers: webhookIndexers(),
-      start: (informer) => {
+      indexers: { ExecutionRequest: webhookIndexers() },
+      start: (cache) => {
         const { settings } = deps.webhooks;
         return startWebhookController({
           store: deps.store,
-          informer,
+          informer: cache.informerFor('ExecutionRequest'),
           secrets: createSigningSecretSource(deps.store, deps.webhooks.secrets),
           // A transport per leadership term: stop() closes its connections.
           transport: createHttpsTransport({
@@ -101,14 +101,15 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
     },
     {
       name: 'retention',
-      start: (informer) =>
+      indexers: { ExecutionRequest: {} },
+      start: (cache) =>
         startRetentionController({
           store: deps.store,
           namespace: deps.namespace,
           archive: deps.archive,
           retentionSeconds: deps.retentionSeconds,
           inclusionSuspects,
-          informer,
+          informer: cache.informerFor('ExecutionRequest'),
           metrics: deps.metrics && controllerMetrics(deps.metrics, 'retention'),
           logger: childLogger(deps.logger, { controller: 'retention' }),
         }),

@@ -9,7 +9,7 @@ import type { PaymentPolicies } from '../../payments/types.ts';
 import { creditOf } from '../../payments/credit.ts';
 import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
-import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
+import { Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
@@ -41,10 +41,10 @@ export interface ExecutionControllerOptions {
    */
   inclusionStartBudgetMs?: number;
   /**
-   * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
-   * started by its owner. Default: an informer of our own, stopped by stop().
+   * The shared caches (the controller manager's), ExecutionRequests with `executionIndexers()`, started by their
+   * owner. Default: caches of our own, stopped by stop().
    */
-  informer?: Informer<'ExecutionRequest'>;
+  cache?: CacheReader;
   hooks?: ControllerHooks;
   /** Reconcile, work-queue and request metrics. Start the controller only while leading: see instrumentExecutionInformer. */
   metrics?: Metrics;
@@ -89,17 +89,12 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
  */
 export async function startExecutionController(opts: ExecutionControllerOptions) {
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
-  const ownInformer = opts.informer === undefined;
-  const informer =
-    opts.informer ??
-    new Informer({
-      store: opts.store,
-      kind: 'ExecutionRequest',
-      namespace,
-      relistPeriodMs: 10 * 60_000,
-      indexers: executionIndexers(),
-      ...(opts.logger && { logger: opts.logger }),
-    });
+  const ownCache =
+    opts.cache === undefined
+      ? new InformerCache({ store: opts.store, namespace, indexers: { ExecutionRequest: executionIndexers() }, ...(opts.logger && { logger: opts.logger }) })
+      : undefined;
+  const cache = opts.cache ?? ownCache!;
+  const informer = cache.informerFor('ExecutionRequest');
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
@@ -167,7 +162,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.logger && { logger: opts.logger }),
   });
 
-  if (ownInformer) informer.start();
+  ownCache?.start();
   await informer.waitForSync();
   let controllerStarted = false;
   const startAudit = await auditAtStart();
@@ -264,6 +259,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   return {
     informer,
     controller,
+    /** Queues a request for a reconcile (what the manager's watches of other kinds do). */
+    enqueue: (key: { namespace: string; name: string }) => controller.enqueue(key),
     /** What the start's look at the chains found, and how long it took (for the log, tests and figures). */
     startAudit,
     suspects,
@@ -272,7 +269,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       offSuspects();
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
-      if (ownInformer) await informer.stop();
+      await ownCache?.stop();
       detachMetrics?.();
     },
   };
