@@ -7,6 +7,7 @@ import type { PaymentPolicies } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
+import { apiClientWatch } from './execution/keyChange.ts';
 import type { ManagedController } from './manager.ts';
 import { startRetentionController } from './retention/index.ts';
 import { startWebhookController, webhookIndexers } from './webhook/index.ts';
@@ -58,7 +59,9 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
   return [
     {
       name: 'execution',
-      indexers: { ExecutionRequest: executionIndexers() },
+      indexers: { ExecutionRequest: executionIndexers(), ApiClient: {} },
+      // A key revoked or given another payment mode: its requests waiting for a payment are looked at now.
+      watches: [apiClientWatch],
       start: (cache) =>
         startExecutionController({
           store: deps.store,

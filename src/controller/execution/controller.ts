@@ -11,6 +11,7 @@ import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
 import { Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
+import { AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
@@ -41,8 +42,8 @@ export interface ExecutionControllerOptions {
    */
   inclusionStartBudgetMs?: number;
   /**
-   * The shared caches (the controller manager's), ExecutionRequests with `executionIndexers()`, started by their
-   * owner. Default: caches of our own, stopped by stop().
+   * The shared caches (the controller manager's): ExecutionRequests with `executionIndexers()`, and ApiClients (a
+   * waiting request follows its key); started by their owner. Default: caches of our own, stopped by stop().
    */
   cache?: CacheReader;
   hooks?: ControllerHooks;
@@ -80,6 +81,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
     heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
     // Finished requests with an inclusion to look up again (inclusionAudit.ts).
     [INCLUSIONS_INDEX]: (r) => (hasRecordedInclusion(r) ? [r.spec.chain] : []),
+    // Requests waiting for a payment, by key: a change of the key re-queues them (keyChange.ts).
+    [AWAITING_PAYMENT_BY_KEY]: awaitingPaymentByKey,
   };
 }
 
@@ -95,6 +98,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       : undefined;
   const cache = opts.cache ?? ownCache!;
   const informer = cache.informerFor('ExecutionRequest');
+  const apiClients = cache.informerFor('ApiClient');
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
@@ -138,6 +142,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       else log?.error(fields, `INCLUSION LOST: ${r.metadata.name} was ${r.status?.phase}; ${detail}`);
     },
     cached: (ns, name) => informer.get(name, ns),
+    apiClient: (ns, name) => apiClients.get(name, ns),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();
       const outcome = pushed.get(key);
@@ -163,7 +168,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   });
 
   ownCache?.start();
-  await informer.waitForSync();
+  await Promise.all([informer.waitForSync(), apiClients.waitForSync()]);
   let controllerStarted = false;
   const startAudit = await auditAtStart();
   for (const chain of opts.workers.keys()) {
