@@ -172,19 +172,10 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       }
       // Waiting for a payment: act when one is attached (a spec change), or when its key changed (keyChange.ts);
       // the chain's absence only delays that.
-      case 'PaymentRequired': {
-        const change = keyChangeFor(req, deps.apiClient?.(namespace, req.spec.apiClient));
-        if (change.kind === 'revoked') return fail(req, change.failure, { PaymentSatisfied: ['False', 'KeyRevoked', change.failure.message] });
-        const step =
-          change.kind === 'follow'
-            ? followKey(req, worker, change.terms)
-            : change.kind === 'requote'
-              ? requote(req, worker, now())
-              : change.kind === 'judgeFirst'
-                ? awaitPayment(req, worker).then((r) => ('done' in r ? { requeueAfterMs: CACHE_CATCH_UP_MS } : r))
-                : awaitPayment(req, worker);
-        return step.catch((e: unknown) => (isChainError(e, 'rpc_unavailable') ? retryWhenUnavailable(e) : failInternally(req, 'payment', e)));
-      }
+      case 'PaymentRequired':
+        return waitForPayment(namespace, req, worker).catch((e: unknown) =>
+          isChainError(e, 'rpc_unavailable') ? retryWhenUnavailable(e) : failInternally(req, 'payment', e),
+        );
       // Paid: sign and queue. Never given up for an unreachable chain: the money has moved.
       case 'PaymentVerified':
         return signPaid(req, worker).catch(retryWhenUnavailable);
@@ -286,6 +277,26 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           estimates,
           ...((admission.quote || admission.paid) && { payment: { ...(admission.quote && { quote: admission.quote }), ...(admission.paid && { paid: admission.paid }) } }),
         });
+    }
+  }
+
+  /** Waiting for a payment, as its key now has it: revoked, or another mode, ends the wait at once (keyChange.ts). */
+  async function waitForPayment(namespace: string, req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const change = keyChangeFor(req, deps.apiClient?.(namespace, req.spec.apiClient));
+    switch (change.kind) {
+      case 'revoked':
+        return fail(req, change.failure, { PaymentSatisfied: ['False', 'KeyRevoked', change.failure.message] });
+      case 'follow':
+        return followKey(req, worker, change.terms);
+      case 'requote':
+        return requote(req, worker, now());
+      case 'judgeFirst': {
+        // The verdict written, look again: the key's change is acted on once the cache has it.
+        const judged = await awaitPayment(req, worker);
+        return 'done' in judged ? { requeueAfterMs: CACHE_CATCH_UP_MS } : judged;
+      }
+      case 'none':
+        return awaitPayment(req, worker);
     }
   }
 
