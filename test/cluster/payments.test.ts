@@ -4,7 +4,8 @@
  * in a PaymentReceipt on the API server; one transaction offered to two requests at once pays for one; a
  * front-runner cannot take a victim's transfer, and an auto-mode bundle's fee pays nothing else (the executors,
  * asked over gRPC, and the operation's claim on the API server); revoking a key fails its request waiting for a
- * payment at once (the leading controller watches ApiClients on the API server).
+ * payment at once, and a key made sponsored lets it proceed unpaid (the leading controller watches ApiClients on
+ * the API server, and writes the request's new mode there).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
@@ -110,4 +111,18 @@ it('revoking a key fails its request waiting for a payment with key_revoked, bef
   // Quotes live 10 minutes: its own re-check (at the expiry plus the grace) cannot have moved it.
   expect(Date.parse(failed.status!.completionTime!)).toBeLessThan(Date.parse(expiresAt));
   expect((await api.get(`/status/${id}`)).status).toBe(401); // the key no longer reads it
+});
+
+it('a manual request waiting for its payment proceeds unpaid once its key becomes sponsored', async () => {
+  const { api, clientId } = await cluster.newKey('manual');
+  const quote = await api.post('/execute', body('c-sponsored'));
+  expect(quote.status).toBe(402);
+  const id = quote.body.request_id;
+  const expiresAt = (await cluster.store.get('ExecutionRequest', id)).status!.payment!.quote!.expiresAt;
+  const key = await cluster.store.get('ApiClient', clientId);
+  await cluster.store.update({ ...key, spec: { ...key.spec, paymentMode: 'sponsored' } }); // as kubectl patch would
+  expect(await api.waitForTerminal(id, 60_000)).toMatchObject({ status: 'confirmed', cost_usd: 0 });
+  const done = await cluster.store.get('ExecutionRequest', id);
+  expect(done.spec.paymentMode).toBe('sponsored');
+  expect(Date.parse(done.status!.queuedTime!)).toBeLessThan(Date.parse(expiresAt));
 });
