@@ -6,8 +6,8 @@
  */
 import { encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ExecutionRequest, PaymentMode } from '../../src/api/v1alpha1/index.ts';
-import { revokeKey } from '../../src/keys/manage.ts';
+import type { ExecutionRequest } from '../../src/api/v1alpha1/index.ts';
+import { revokeKey, setKeyMode } from '../../src/keys/manage.ts';
 import { newPayer } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { until } from '../support/until.ts';
@@ -31,11 +31,6 @@ const storedWhen = (id: string, what: string, pred: (r: ExecutionRequest) => boo
     const r = await stored(id);
     return pred(r) ? r : undefined;
   }, 30_000, 50);
-/** Sets the key's payment mode as an operator would (kubectl patch apiclient, or the store in one process). */
-async function setMode(clientId: string, mode: PaymentMode) {
-  const c = await svc.store.get('ApiClient', clientId);
-  await svc.store.update({ ...c, spec: { ...c.spec, paymentMode: mode } });
-}
 /** Asserts the request's status moved at `at`, before its (first) quote expired: its own timer had not fired. */
 const beforeExpiry = (at: string | undefined, quoteExpiresAt: string) => expect(Date.parse(at!)).toBeLessThan(Date.parse(quoteExpiresAt));
 
@@ -61,7 +56,7 @@ it('a manual request waiting for its payment proceeds without one when its key b
   expect(quote.status).toBe(402);
   const expiresAt = (await stored(quote.body.request_id)).status!.payment!.quote!.expiresAt;
 
-  await setMode(clientId, 'sponsored');
+  await setKeyMode(svc.store, clientId, 'sponsored'); // agent-wallet keys set-mode
   const done = await api.waitForTerminal(quote.body.request_id, 30_000);
   expect(done).toMatchObject({ status: 'confirmed', cost_usd: 0 });
   const r = await stored(quote.body.request_id);
@@ -79,7 +74,7 @@ it('an auto request waiting for its payment is quoted again when its key becomes
   const before = (await stored(id)).status!.payment!.quote!;
   expect(before.feeUsd).toBe(0); // auto: gas only
 
-  await setMode(clientId, 'manual');
+  await setKeyMode(svc.store, clientId, 'manual');
   const requoted = await storedWhen(
     id,
     'the request quoted under manual',
