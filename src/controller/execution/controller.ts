@@ -9,9 +9,9 @@ import type { PaymentPolicies } from '../../payments/types.ts';
 import { creditOf } from '../../payments/credit.ts';
 import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
-import { Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
+import { attachWatch, Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
-import { AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
+import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
@@ -198,6 +198,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   }
   await controller.start();
   controllerStarted = true;
+  // On caches of its own, it watches keys itself; on the manager's, the manager attaches the watches it declares.
+  const detachKeyWatch = ownCache && attachWatch(cache, apiClientWatch, (key) => controller.enqueue(key));
   // Suspects found from now on (or left by the start) are judged by the running controller.
   const offSuspects = suspects.onAdd((namespace, name) => controller.enqueue({ namespace, name }));
   for (const key of suspects.keys()) controller.enqueue(key);
@@ -272,6 +274,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     async stop(): Promise<void> {
       if (watchTimer) clearInterval(watchTimer);
       offSuspects();
+      detachKeyWatch?.();
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
       await ownCache?.stop();
