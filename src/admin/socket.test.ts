@@ -30,6 +30,15 @@ describe('admin socket', () => {
     await callAdminSocket(dir, 'POST', `/keys/${key.id}/revoke`);
     expect(await failure(callAdminSocket(dir, 'POST', `/keys/${key.id}/rotate`))).toBe('key_revoked');
     expect(await failure(callAdminSocket(dir, 'POST', '/keys/nope/rotate'))).toBe('key_not_found');
+    expect(await failure(callAdminSocket(dir, 'POST', `/keys/${key.id}/mode`, { mode: 'manual' }))).toBe('key_revoked');
+  });
+
+  it('sets a key’s payment mode; refuses an unknown mode or key', async () => {
+    const { key } = (await callAdminSocket(dir, 'POST', '/keys', { mode: 'manual' })) as { key: { id: string } };
+    expect(await callAdminSocket(dir, 'POST', `/keys/${key.id}/mode`, { mode: 'sponsored' })).toMatchObject({ id: key.id, mode: 'sponsored' });
+    expect((await store.get('ApiClient', key.id)).spec.paymentMode).toBe('sponsored');
+    expect(await failure(callAdminSocket(dir, 'POST', `/keys/${key.id}/mode`, { mode: 'free' }))).toBe('invalid_request');
+    expect(await failure(callAdminSocket(dir, 'POST', '/keys/nope/mode', { mode: 'auto' }))).toBe('key_not_found');
   });
 
   it('creates each key with a webhook secret in the data directory, and rotates it keeping the old one for the overlap', async () => {

@@ -10,7 +10,7 @@ import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
-import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret } from '../keys/manage.ts';
+import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 
@@ -29,6 +29,7 @@ const CreateBody = z.object({
   burst: z.number().int().positive().optional(),
 });
 const KeyParams = z.object({ id: z.string().min(1).max(253) });
+const SetModeBody = z.object({ mode: PaymentModeSchema });
 /** Optional: no body means the default overlap (a day). */
 const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(0).max(30 * 86_400).optional() }).nullish();
 
@@ -63,6 +64,7 @@ export async function serveAdminSocket(
   app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace, webhookSecrets));
   app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));
   app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(store, req.params.id, namespace));
+  app.post('/keys/:id/mode', { schema: { params: KeyParams, body: SetModeBody } }, async (req) => setKeyMode(store, req.params.id, req.body.mode, namespace));
   app.post('/keys/:id/rotate-webhook-secret', { schema: { params: KeyParams, body: RotateWebhookSecretBody } }, async (req) =>
     rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
   );

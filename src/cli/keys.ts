@@ -1,6 +1,6 @@
 import { DEFAULT_NAMESPACE, PAYMENT_MODES, type PaymentMode } from '../api/v1alpha1/index.ts';
 import { callAdminSocket } from '../admin/socket.ts';
-import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, type KeySummary } from '../keys/manage.ts';
+import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode, type KeySummary } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
@@ -75,6 +75,15 @@ export async function runKeys(argv: string[]): Promise<number> {
       process.stdout.write(json ? JSON.stringify(k) + '\n' : `revoked ${k.id}\n`);
       return 0;
     }
+    case 'set-mode': {
+      const mode = values.mode as PaymentMode | undefined;
+      if (!id || !mode || !PAYMENT_MODES.includes(mode)) throw new CliError(`usage: keys set-mode <id> --mode ${PAYMENT_MODES.join('|')}`);
+      const k = (owned
+        ? await callAdminSocket(dataDir, 'POST', `/keys/${encodeURIComponent(id)}/mode`, { mode })
+        : await direct((s, ns) => setKeyMode(s, id, mode, ns))) as KeySummary;
+      process.stdout.write(json ? JSON.stringify(k) + '\n' : `key ${k.id} is now ${k.mode}\n`);
+      return 0;
+    }
     case 'rotate': {
       if (!id) throw new CliError('usage: keys rotate <id>');
       const out = (owned
@@ -107,7 +116,7 @@ export async function runKeys(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      throw new CliError('usage: keys create|list|revoke|rotate|rotate-webhook-secret (see agent-wallet help)');
+      throw new CliError('usage: keys create|list|revoke|set-mode|rotate|rotate-webhook-secret (see agent-wallet help)');
   }
 }
 

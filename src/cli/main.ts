@@ -33,6 +33,8 @@ Service commands:
   keys create --mode sponsored|auto|manual [--name N] [--json]
   keys list [--json]
   keys revoke <id> [--json]
+  keys set-mode <id> --mode sponsored|auto|manual [--json]
+                          its requests waiting for a payment take the new mode too (docs/payments.md)
   keys rotate <id> [--json]
   keys rotate-webhook-secret <id> [--overlap-seconds N (default 86400)] [--json]
                           operator key management; takes the same --data-dir as the service and works

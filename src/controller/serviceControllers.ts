@@ -7,6 +7,7 @@ import type { PaymentPolicies } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
+import { apiClientWatch } from './execution/keyChange.ts';
 import type { ManagedController } from './manager.ts';
 import { startRetentionController } from './retention/index.ts';
 import { startWebhookController, webhookIndexers } from './webhook/index.ts';
@@ -58,14 +59,16 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
   return [
     {
       name: 'execution',
-      indexers: executionIndexers(),
-      start: (informer) =>
+      indexers: { ExecutionRequest: executionIndexers(), ApiClient: {} },
+      // A key revoked or given another payment mode: its requests waiting for a payment are looked at now.
+      watches: [apiClientWatch],
+      start: (cache) =>
         startExecutionController({
           store: deps.store,
           namespace: deps.namespace,
           workers: deps.workers,
           payments: deps.payments,
-          informer,
+          cache,
           admissionRetryMs: deps.admissionRetryMs,
           inclusionPollMs: deps.inclusionPollMs,
           paymentGraceMs: deps.paymentGraceMs,
@@ -77,12 +80,12 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
     },
     {
       name: 'webhook',
-      indexers: webhookIndexers(),
-      start: (informer) => {
+      indexers: { ExecutionRequest: webhookIndexers() },
+      start: (cache) => {
         const { settings } = deps.webhooks;
         return startWebhookController({
           store: deps.store,
-          informer,
+          informer: cache.informerFor('ExecutionRequest'),
           secrets: createSigningSecretSource(deps.store, deps.webhooks.secrets),
           // A transport per leadership term: stop() closes its connections.
           transport: createHttpsTransport({
@@ -101,14 +104,15 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
     },
     {
       name: 'retention',
-      start: (informer) =>
+      indexers: { ExecutionRequest: {} },
+      start: (cache) =>
         startRetentionController({
           store: deps.store,
           namespace: deps.namespace,
           archive: deps.archive,
           retentionSeconds: deps.retentionSeconds,
           inclusionSuspects,
-          informer,
+          informer: cache.informerFor('ExecutionRequest'),
           metrics: deps.metrics && controllerMetrics(deps.metrics, 'retention'),
           logger: childLogger(deps.logger, { controller: 'retention' }),
         }),

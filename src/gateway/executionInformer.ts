@@ -1,10 +1,11 @@
 import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
-import { Informer, type Logger } from '../runtime/index.ts';
+import { InformerCache, type Logger } from '../runtime/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 
 /**
- * The gateway's one shared view of the namespace's ExecutionRequests, on the controller runtime's informer
- * (list, then watch from the list's resourceVersion; relist on Gone and on a jittered period). On top of it:
+ * The gateway's one shared view of the namespace's ExecutionRequests: the ExecutionRequest informer of a cache of
+ * the same type the controller manager runs (list, then watch from the list's resourceVersion; relist on Gone and
+ * on a jittered period), read only. On top of it:
  * per-name subscriptions, so one watch serves every waiting `POST /execute` however many there are, and
  * the newest-first order the public feed reads without a store query per call.
  *
@@ -43,13 +44,13 @@ function newestFirst(a: ExecutionRequest, b: ExecutionRequest): number {
 }
 
 export function startExecutionInformer(store: ResourceStore, opts: ExecutionInformerOptions): ExecutionInformer {
-  const informer = new Informer({
+  const cache = new InformerCache({
     store,
-    kind: 'ExecutionRequest',
     namespace: opts.namespace,
     relistPeriodMs: opts.relistPeriodMs ?? 10 * 60_000,
     ...(opts.logger && { logger: opts.logger }),
   });
+  const informer = cache.informerFor('ExecutionRequest');
   // The informer's own cached (frozen) objects, by name: read without the copy informer.get() makes.
   const byName = new Map<string, ExecutionRequest>();
   const listeners = new Map<string, Set<(obj: ExecutionRequest | undefined) => void>>();
@@ -74,7 +75,7 @@ export function startExecutionInformer(store: ResourceStore, opts: ExecutionInfo
       notify(obj.metadata.name, undefined);
     },
   });
-  informer.start();
+  cache.start();
 
   return {
     get synced() {
@@ -102,6 +103,6 @@ export function startExecutionInformer(store: ResourceStore, opts: ExecutionInfo
         if (set.size === 0 && listeners.get(name) === set) listeners.delete(name);
       };
     },
-    stop: () => informer.stop(),
+    stop: () => cache.stop(),
   };
 }

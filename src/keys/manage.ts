@@ -130,6 +130,19 @@ export async function revokeKey(store: ResourceStore, id: string, namespace = DE
   return summarize(withStatus);
 }
 
+/**
+ * Gives a key another payment mode. New requests are priced under it at once; the key's requests waiting for a
+ * payment take it too (the execution controller watches keys: docs/payments.md); those past payment keep theirs.
+ */
+export async function setKeyMode(store: ResourceStore, id: string, mode: PaymentMode, namespace = DEFAULT_NAMESPACE): Promise<KeySummary> {
+  const updated = await retryOnConflict(async () => {
+    const c = await getClient(store, id, namespace);
+    if (!c.spec.enabled) throw new KeyError('key_revoked', `key ${id} is revoked; create a new one`);
+    return c.spec.paymentMode === mode ? c : store.update({ ...c, spec: { ...c.spec, paymentMode: mode } });
+  });
+  return summarize(updated);
+}
+
 /** Issues a new secret for the same client id: the old key stops working, the agents' wallets stay. */
 export async function rotateKey(store: ResourceStore, id: string, namespace = DEFAULT_NAMESPACE) {
   const client = await getClient(store, id, namespace);

@@ -14,3 +14,5 @@ export {
 export { TerminalError, isTerminalError } from './errors.ts';
 export { retryOnConflict, type RetryOnConflictOptions } from './retry.ts';
 export { stderrLogger, type Logger } from '../lib/logger.ts';
+export { InformerCache, mergeIndexers, type CacheReader, type Indexers, type IndexersByKind, type InformerCacheOptions } from './cache.ts';
+export { attachWatch, watchOf, type Change, type Watch, type WatchOf } from './watches.ts';

@@ -3,14 +3,18 @@
  * request its 402 quoted, the leading controller verifies it on chain through the chain worker and claims it
  * in a PaymentReceipt on the API server; one transaction offered to two requests at once pays for one; a
  * front-runner cannot take a victim's transfer, and an auto-mode bundle's fee pays nothing else (the executors,
- * asked over gRPC, and the operation's claim on the API server).
+ * asked over gRPC, and the operation's claim on the API server); revoking a key fails its request waiting for a
+ * payment at once, and a key made sponsored lets it proceed unpaid (the leading controller watches ApiClients on
+ * the API server, and writes the request's new mode there).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { transferClaimName } from '../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../src/devnet/contracts.ts';
+import { revokeKey } from '../../src/keys/manage.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { newPayer } from '../support/payer.ts';
+import { until } from '../support/until.ts';
 
 const CHAIN = 'base';
 let cluster: TestCluster;
@@ -90,4 +94,35 @@ it('an auto-mode bundle’s fee presented as a proof is tx_already_used', async 
   const r = await attacker.api.post('/execute', body('c-auto-thief'), proof({ payer: wallet, tx_hash: done.tx_hash, request_id: theirs.request_id }));
   expect(r.status).toBe(402);
   expect(r.body.reason).toBe('tx_already_used');
+});
+
+it('revoking a key fails its request waiting for a payment with key_revoked, before its quote expires', async () => {
+  const { api, clientId } = await cluster.newKey('manual');
+  const quote = await api.post('/execute', body('c-revoked'));
+  expect(quote.status).toBe(402);
+  const id = quote.body.request_id;
+  const expiresAt = (await cluster.store.get('ExecutionRequest', id)).status!.payment!.quote!.expiresAt;
+  await revokeKey(cluster.store, clientId, cluster.namespace);
+  const failed = await until('the request to fail', async () => {
+    const r = await cluster.store.get('ExecutionRequest', id);
+    return r.status?.phase === 'Failed' ? r : undefined;
+  }, 30_000);
+  expect(failed.status?.failure?.code).toBe('key_revoked');
+  // Quotes live 10 minutes: its own re-check (at the expiry plus the grace) cannot have moved it.
+  expect(Date.parse(failed.status!.completionTime!)).toBeLessThan(Date.parse(expiresAt));
+  expect((await api.get(`/status/${id}`)).status).toBe(401); // the key no longer reads it
+});
+
+it('a manual request waiting for its payment proceeds unpaid once its key becomes sponsored', async () => {
+  const { api, clientId } = await cluster.newKey('manual');
+  const quote = await api.post('/execute', body('c-sponsored'));
+  expect(quote.status).toBe(402);
+  const id = quote.body.request_id;
+  const expiresAt = (await cluster.store.get('ExecutionRequest', id)).status!.payment!.quote!.expiresAt;
+  const key = await cluster.store.get('ApiClient', clientId);
+  await cluster.store.update({ ...key, spec: { ...key.spec, paymentMode: 'sponsored' } }); // as kubectl patch would
+  expect(await api.waitForTerminal(id, 60_000)).toMatchObject({ status: 'confirmed', cost_usd: 0 });
+  const done = await cluster.store.get('ExecutionRequest', id);
+  expect(done.spec.paymentMode).toBe('sponsored');
+  expect(Date.parse(done.status!.queuedTime!)).toBeLessThan(Date.parse(expiresAt));
 });

@@ -28,7 +28,7 @@ const cliFails = async (...args: string[]) => {
 };
 
 describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  it('creates, lists, rotates and revokes keys in a data dir no service owns', async () => {
+  it('creates, lists, rotates, sets the mode of and revokes keys in a data dir no service owns', async () => {
     const dir = tempDir('aw-keys-');
     const { api_key } = JSON.parse(await cli('keys', 'create', '--mode', 'auto', '--name', 'ops bot', '--json', '--data-dir', dir));
     expect(api_key).toMatch(/^aw_[a-z0-9]{16}_/);
@@ -40,10 +40,13 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const rotated = JSON.parse(await cli('keys', 'rotate', id, '--json', '--data-dir', dir));
     expect(rotated.api_key).not.toBe(api_key);
     expect(rotated.api_key.split('_')[1]).toBe(id); // same client id: the wallets survive rotation
+    expect(JSON.parse(await cli('keys', 'set-mode', id, '--mode', 'manual', '--json', '--data-dir', dir))).toMatchObject({ id, mode: 'manual' });
+    expect((await cliFails('keys', 'set-mode', id, '--mode', 'free', '--data-dir', dir)).stderr).toMatch(/usage: keys set-mode/);
 
     const revoked = JSON.parse(await cli('keys', 'revoke', id, '--json', '--data-dir', dir));
     expect(revoked).toMatchObject({ id, enabled: false });
     expect((await cliFails('keys', 'rotate', id, '--data-dir', dir)).stderr).toMatch(/revoked/);
+    expect((await cliFails('keys', 'set-mode', id, '--mode', 'auto', '--data-dir', dir)).stderr).toMatch(/revoked/);
     expect((await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir)).stderr).toMatch(/no key/);
     const bad = await cliFails('keys', 'create', '--mode', 'free', '--data-dir', dir);
     expect(bad.code).toBe(2);

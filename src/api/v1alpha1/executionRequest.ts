@@ -166,7 +166,10 @@ export const ExecutionRequestSpecSchema = z.object({
   batch: z.boolean().default(false),
   strategyId: z.string().optional(),
   callbackUrl: z.string().url().optional(),
-  /** The key's mode when the request was accepted; a later mode change does not alter a request in flight. */
+  /**
+   * The key's mode when the request was accepted. A request still waiting for its payment takes a later mode of its
+   * key (the controller writes it: controller/execution/keyChange.ts); one past payment keeps the mode it was paid in.
+   */
   paymentMode: PaymentModeSchema,
   /** The API client's own platform fee (USD) when it has one, copied at acceptance; else the deployment's. */
   platformFeeUsd: z.number().min(0).optional(),
@@ -207,7 +210,7 @@ export const SignedUserOperationSchema = z.object({
 export type SignedUserOperation = z.infer<typeof SignedUserOperationSchema>;
 
 export const FailureSchema = z.object({
-  /** Stable machine code, e.g. simulation_reverted, validation_failed, dropped, not_included. */
+  /** Stable machine code, e.g. simulation_reverted, validation_failed, dropped, not_included, key_revoked. */
   code: z.string(),
   message: z.string(),
   /** Index in the batch of the call that failed, when known. */

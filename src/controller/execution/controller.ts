@@ -9,8 +9,9 @@ import type { PaymentPolicies } from '../../payments/types.ts';
 import { creditOf } from '../../payments/credit.ts';
 import { createHeldAmounts, quotesOf } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
-import { Controller, Informer, type ControllerHooks, type Logger } from '../../runtime/index.ts';
+import { attachWatch, Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
+import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
@@ -41,10 +42,10 @@ export interface ExecutionControllerOptions {
    */
   inclusionStartBudgetMs?: number;
   /**
-   * The shared ExecutionRequest informer (the controller manager's), built with `executionIndexers()`; it must be
-   * started by its owner. Default: an informer of our own, stopped by stop().
+   * The shared caches (the controller manager's): ExecutionRequests with `executionIndexers()`, and ApiClients (a
+   * waiting request follows its key); started by their owner. Default: caches of our own, stopped by stop().
    */
-  informer?: Informer<'ExecutionRequest'>;
+  cache?: CacheReader;
   hooks?: ControllerHooks;
   /** Reconcile, work-queue and request metrics. Start the controller only while leading: see instrumentExecutionInformer. */
   metrics?: Metrics;
@@ -80,6 +81,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
     heldQuotes: (r) => (quotesOf(r).length > 0 ? [r.spec.chain] : []),
     // Finished requests with an inclusion to look up again (inclusionAudit.ts).
     [INCLUSIONS_INDEX]: (r) => (hasRecordedInclusion(r) ? [r.spec.chain] : []),
+    // Requests waiting for a payment, by key: a change of the key re-queues them (keyChange.ts).
+    [AWAITING_PAYMENT_BY_KEY]: awaitingPaymentByKey,
   };
 }
 
@@ -89,17 +92,13 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
  */
 export async function startExecutionController(opts: ExecutionControllerOptions) {
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
-  const ownInformer = opts.informer === undefined;
-  const informer =
-    opts.informer ??
-    new Informer({
-      store: opts.store,
-      kind: 'ExecutionRequest',
-      namespace,
-      relistPeriodMs: 10 * 60_000,
-      indexers: executionIndexers(),
-      ...(opts.logger && { logger: opts.logger }),
-    });
+  const ownCache =
+    opts.cache === undefined
+      ? new InformerCache({ store: opts.store, namespace, indexers: { ExecutionRequest: executionIndexers() }, ...(opts.logger && { logger: opts.logger }) })
+      : undefined;
+  const cache = opts.cache ?? ownCache!;
+  const informer = cache.informerFor('ExecutionRequest');
+  const apiClients = cache.informerFor('ApiClient');
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
@@ -143,6 +142,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       else log?.error(fields, `INCLUSION LOST: ${r.metadata.name} was ${r.status?.phase}; ${detail}`);
     },
     cached: (ns, name) => informer.get(name, ns),
+    apiClient: (ns, name) => apiClients.get(name, ns),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();
       const outcome = pushed.get(key);
@@ -167,8 +167,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.logger && { logger: opts.logger }),
   });
 
-  if (ownInformer) informer.start();
-  await informer.waitForSync();
+  ownCache?.start();
+  await Promise.all([informer.waitForSync(), apiClients.waitForSync()]);
   let controllerStarted = false;
   const startAudit = await auditAtStart();
   for (const chain of opts.workers.keys()) {
@@ -198,6 +198,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   }
   await controller.start();
   controllerStarted = true;
+  // On caches of its own, it watches keys itself; on the manager's, the manager attaches the watches it declares.
+  const detachKeyWatch = ownCache && attachWatch(cache, apiClientWatch, (key) => controller.enqueue(key));
   // Suspects found from now on (or left by the start) are judged by the running controller.
   const offSuspects = suspects.onAdd((namespace, name) => controller.enqueue({ namespace, name }));
   for (const key of suspects.keys()) controller.enqueue(key);
@@ -264,15 +266,18 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   return {
     informer,
     controller,
+    /** Queues a request for a reconcile (what the manager's watches of other kinds do). */
+    enqueue: (key: { namespace: string; name: string }) => controller.enqueue(key),
     /** What the start's look at the chains found, and how long it took (for the log, tests and figures). */
     startAudit,
     suspects,
     async stop(): Promise<void> {
       if (watchTimer) clearInterval(watchTimer);
       offSuspects();
+      detachKeyWatch?.();
       for (const u of unsubscribe) u();
       await controller.stop({ drain: false });
-      if (ownInformer) await informer.stop();
+      await ownCache?.stop();
       detachMetrics?.();
     },
   };

@@ -1,4 +1,4 @@
-import type { Call, ExecutionRequest, ExecutionRequestStatus, Failure, PaymentQuote, PaymentRecord } from '../../api/v1alpha1/index.ts';
+import type { ApiClient, Call, ExecutionRequest, ExecutionRequestStatus, Failure, PaymentQuote, PaymentRecord, PaymentRejection } from '../../api/v1alpha1/index.ts';
 import { CONDITION, isTerminal, setCondition } from '../../api/v1alpha1/index.ts';
 import { ChainError, isChainError } from '../../chain/errors.ts';
 import type { Address } from 'viem';
@@ -16,6 +16,7 @@ import { withTransitionEvent } from '../../webhooks/eventLog.ts';
 import type { InclusionChangeResult } from '../../metrics/registry.ts';
 import type { InclusionSuspects } from './inclusionAudit.ts';
 import { judgeInclusion, recordChange } from './inclusionJudge.ts';
+import { keyChangeFor, type KeyTerms } from './keyChange.ts';
 import { withProtocolError } from './protocolRevert.ts';
 
 export interface ExecutionReconcilerDeps {
@@ -30,6 +31,8 @@ export interface ExecutionReconcilerDeps {
   creditsFor?: (request: ExecutionRequest) => Credit[];
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
+  /** The request's key as the shared ApiClient cache has it (keyChange.ts): a waiting request follows it. */
+  apiClient?(namespace: string, name: string): ApiClient | undefined;
   /**
    * Requests of the same wallet that were accepted earlier and are not yet signed. Operations of one wallet
    * are signed in acceptance order, so nonces follow the order agents sent them.
@@ -168,9 +171,10 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           );
         });
       }
-      // Waiting for a payment: act when one is attached (a spec change); the chain's absence only delays that.
+      // Waiting for a payment: act when one is attached (a spec change), or when its key changed (keyChange.ts);
+      // the chain's absence only delays that.
       case 'PaymentRequired':
-        return awaitPayment(req, worker).catch((e: unknown) =>
+        return waitForPayment(namespace, req, worker).catch((e: unknown) =>
           isChainError(e, 'rpc_unavailable') ? retryWhenUnavailable(e) : failInternally(req, 'payment', e),
         );
       // Paid: sign and queue. Never given up for an unreachable chain: the money has moved.
@@ -277,6 +281,26 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
   }
 
+  /** Waiting for a payment, as its key now has it: revoked, or another mode, ends the wait at once (keyChange.ts). */
+  async function waitForPayment(namespace: string, req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+    const change = keyChangeFor(req, deps.apiClient?.(namespace, req.spec.apiClient));
+    switch (change.kind) {
+      case 'revoked':
+        return fail(req, change.failure, { PaymentSatisfied: ['False', 'KeyRevoked', change.failure.message] });
+      case 'follow':
+        return followKey(req, worker, change.terms);
+      case 'requote':
+        return requote(req, worker, now());
+      case 'judgeFirst': {
+        // The verdict written, look again: the key's change is acted on once the cache has it.
+        const judged = await awaitPayment(req, worker);
+        return 'done' in judged ? { requeueAfterMs: CACHE_CATCH_UP_MS } : judged;
+      }
+      case 'none':
+        return awaitPayment(req, worker);
+    }
+  }
+
   /**
    * Waiting for a payment. A payment attached since the last look (the spec's generation moved) is verified
    * against the stored quote: paid → PaymentVerified; refused → the reason is recorded for that generation (the
@@ -320,21 +344,46 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
           payment: { ...s.payment, rejection: { ...verdict.rejection, observedGeneration: generation } },
           conditions: conditions(s, t, { PaymentSatisfied: ['False', camel(verdict.rejection.reason), verdict.rejection.message] }),
         }));
-      case 'expired': {
-        // Quote again from a fresh simulation: the 402 the caller gets carries the new quote and says why.
-        const sim = await simulateOrFail(req, worker, req.spec.calls);
-        if (!sim.ok) return sim.failed;
-        const admission = await deps.payments[req.spec.paymentMode].admit({
-          ...paymentContext({ ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, t),
-          simulation: sim.value,
-        });
-        if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
-        // The expired quote is kept while its amounts are held: a transfer made for it in time still pays.
-        const earlierQuotes = quotes.filter((q) => q.reservedUntil !== undefined && Date.parse(q.reservedUntil) > t.getTime()).slice(0, 3);
-        const rejection = { reason: 'quote_expired', message: `the quote expired at ${s0.payment.quote.expiresAt}; pay the new one`, retryable: false };
-        return applyAdmission(req, worker, { ...admission, rejection }, simulationStatus(sim.value), t, {}, earlierQuotes);
-      }
+      case 'expired':
+        // The 402 the caller gets carries the new quote and says why.
+        return requote(req, worker, t, { reason: 'quote_expired', message: `the quote expired at ${s0.payment.quote.expiresAt}; pay the new one`, retryable: false });
     }
+  }
+
+  /**
+   * Quote a waiting request again from a fresh simulation, under its mode as it is now: an admission that needs no
+   * payment (sponsored; auto with a covering token) proceeds, else a new quote. Earlier quotes whose amounts are
+   * still held are kept: a transfer made for one in time still pays.
+   */
+  async function requote(req: ExecutionRequest, worker: ChainWorker, t: Date, rejection?: Omit<PaymentRejection, 'observedGeneration'>): Promise<ReconcileResult> {
+    const sim = await simulateOrFail(req, worker, req.spec.calls);
+    if (!sim.ok) return sim.failed;
+    const admission = await deps.payments[req.spec.paymentMode].admit({
+      ...paymentContext({ ...req, spec: { ...req.spec, paymentProof: undefined, x402Payment: undefined } }, worker, t),
+      simulation: sim.value,
+    });
+    if (admission.kind !== 'required') return applyAdmission(req, worker, admission, simulationStatus(sim.value), t);
+    const payment = req.status?.payment;
+    const quotes = payment?.quote ? [payment.quote, ...(payment.earlierQuotes ?? [])] : [];
+    const earlierQuotes = quotes.filter((q) => q.reservedUntil !== undefined && Date.parse(q.reservedUntil) > t.getTime()).slice(0, 3);
+    return applyAdmission(req, worker, rejection ? { ...admission, rejection } : admission, simulationStatus(sim.value), t, {}, earlierQuotes);
+  }
+
+  /**
+   * The key of a waiting request has another payment mode now: the request takes the key's terms (a spec write,
+   * detaching the payment already judged, so a moved spec with none attached reads as "quote again"), then is
+   * quoted under them.
+   */
+  async function followKey(req: ExecutionRequest, worker: ChainWorker, terms: KeyTerms): Promise<ReconcileResult> {
+    let moved: ExecutionRequest;
+    try {
+      moved = await deps.store.update({ ...req, spec: { ...req.spec, ...terms, paymentProof: undefined, x402Payment: undefined } });
+    } catch (e) {
+      // A payment attached meanwhile: judged first, once the cache has it.
+      if (isStoreError(e, 'Conflict')) return { requeueAfterMs: CACHE_CATCH_UP_MS };
+      throw e;
+    }
+    return requote(moved, worker, now());
   }
 
   /** Paid (PaymentVerified): simulate again for the gas figures, then sign and queue what was paid for. */
