@@ -19,6 +19,9 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  * The build the upgrade tests upgrade from: the last commit before issue 17 changed ExecutionRequest
  * ("inclusionLost test: races under load fixed"). Move it forward when a release is cut (to the release's commit),
  * so the tests prove what an operator actually runs: the released build's stored requests under the new code.
+ * The old build is driven through its own entry points with today's inputs: test/support/serviceChild.ts
+ * (`<dataDir> <secret>`, the devnet's manifest), bin/agent-wallet.js's cluster roles and the config file
+ * test/support/cluster.ts writes; a baseline must accept those (every commit since the devnet's manifest does).
  */
 export const UPGRADE_FROM = 'cedf1f086efe0410d1da2b589f1e5217912f0233';
 
