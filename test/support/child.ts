@@ -1,13 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-/** Starts test/support/serviceChild.ts and resolves with its URL once it listens. */
+/**
+ * Starts test/support/serviceChild.ts and resolves with its URL once it listens. `root` is the tree it runs from:
+ * this one, or an earlier build's (test/support/oldBuild.ts).
+ */
 export async function spawnServiceChild(
   dataDir: string,
   serviceSecret: string,
   env: NodeJS.ProcessEnv = {},
+  root: string = process.cwd(),
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['bin/run-ts.js', 'test/support/serviceChild.ts', dataDir, serviceSecret], {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -60,6 +60,11 @@ export interface StartClusterOptions {
   controllerEnv?: NodeJS.ProcessEnv;
   /** Settle x402 payments with the devnet's settler account (controller and gateway get its key). */
   x402?: boolean;
+  /**
+   * The tree whose `bin/agent-wallet.js` the roles run: this one (default), or an earlier build's for an upgrade
+   * test (test/support/oldBuild.ts; `restartAll` then moves them to another tree).
+   */
+  root?: string;
 }
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
@@ -112,6 +117,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   mkdirSync(logDir);
 
   const processes: RoleProcess[] = [];
+  let root = opts.root ?? process.cwd();
   let closeSecrets = (): void => undefined;
   // x402 only when asked: one settler account, and its nonces live in one process at a time.
   const settler = opts.x402 === true ? devnet.manifest.accounts.settler?.privateKey : undefined;
@@ -129,6 +135,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     const logPath = join(logDir, `${name}.log`);
     const out = createWriteStream(logPath, { flags: 'a' }); // a restarted role appends to its log
     const child = spawn(process.execPath, ['bin/agent-wallet.js', ...args, '--ops-port', String(opsPort)], {
+      cwd: root,
       env: { ...baseEnv, POD_NAME: name, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: a killed test run does not leave it behind (see stop)
@@ -159,14 +166,20 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       .catch(() => undefined);
   };
 
-  try {
+  const gatewayPort = await freePort();
+  const url = `http://127.0.0.1:${gatewayPort}`;
+  /** Every role, from `root`: a chain worker per chain, the controllers, the gateway; resolves once all are ready. */
+  const startRoles = async () => {
     const workers = await Promise.all(chains.map(startWorker));
     const controllers = await Promise.all(Array.from({ length: opts.controllers ?? 2 }, (_, i) => startController(i)));
-    const gatewayPort = await freePort();
     const gateway = await spawnRole('gateway', ['gateway', '--port', String(gatewayPort)], { KUBECONFIG: rbac.kubeconfigs.gateway });
     await Promise.all([...workers, ...controllers, gateway].map((p) => waitReady(p, 90_000)));
-    const url = `http://127.0.0.1:${gatewayPort}`;
     await waitHttp(`${url}/health`, 30_000);
+    return { workers: new Map(chains.map((c, i) => [c.name, workers[i]!])), controllers, gateway };
+  };
+
+  try {
+    const { workers, controllers, gateway } = await startRoles();
 
     const store: ResourceStore = createKubeStore({ kubeConfig: kc, namespace });
     const webhookSecrets = kubeWebhookSecrets({ kubeConfig: kc, namespace });
@@ -182,9 +195,19 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       store,
       dataDir: dir,
       processes,
-      workers: new Map(chains.map((c, i) => [c.name, workers[i]!])),
+      /** The processes of the first start (`restartAll` answers the next ones). */
+      workers,
       controllers,
       gateway,
+      /**
+       * Stops every role (SIGTERM, as a rolling update does) and starts them all again from `nextRoot` (another
+       * build's tree: an upgrade), with the same config, ports, service secret and namespace; answers the new processes.
+       */
+      async restartAll(nextRoot: string = process.cwd()) {
+        await Promise.all(processes.map((p) => terminate(p, 10_000)));
+        root = nextRoot;
+        return startRoles();
+      },
       async newKey(mode: PaymentMode = 'sponsored') {
         const { api_key, webhook_secret, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000 }, namespace, webhookSecrets);
         return { apiKey: api_key, clientId: key.id, webhookSecret: webhook_secret!, api: apiClient(url, api_key) };
