@@ -5,6 +5,9 @@ import { childLogger, type Logger } from '../lib/logger.ts';
 import { controllerMetrics, type Metrics } from '../metrics/index.ts';
 import type { PaymentPolicies } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
+import type { ProtocolsConfig } from '../protocols/config.ts';
+import type { AnyFamily } from '../protocols/types.ts';
+import { paymentStep, simulationStep } from './execution/admission/steps.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
 import { apiClientWatch } from './execution/keyChange.ts';
@@ -30,6 +33,9 @@ export interface ServiceControllerDeps {
   /** How often an inclusion short of its chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number | undefined;
   paymentGraceMs?: number | undefined;
+  /** Each chain's protocols configuration and the families served: a family that plans again at signing needs them. */
+  protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
+  families: readonly AnyFamily[];
   /** How often each chain's recorded inclusions are looked at again (default 30 s). */
   inclusionWatchMs?: number | undefined;
   /** The completion webhooks' sender. */
@@ -54,6 +60,8 @@ export interface WebhookSenderDeps {
  * controller is one entry.
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
+  // Admission, in order: the calls must succeed, then the payment mode decides. Per-agent policies come between.
+  const admission = [simulationStep, paymentStep];
   // Requests whose inclusion was found gone: the execution controller judges them, retention leaves them alone until then.
   const inclusionSuspects = new InclusionSuspects();
   return [
@@ -72,6 +80,8 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           admissionRetryMs: deps.admissionRetryMs,
           inclusionPollMs: deps.inclusionPollMs,
           paymentGraceMs: deps.paymentGraceMs,
+          admission,
+          replan: { protocols: deps.protocols, families: deps.families },
           inclusionSuspects,
           inclusionWatchMs: deps.inclusionWatchMs,
           metrics: deps.metrics,

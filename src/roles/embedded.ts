@@ -135,6 +135,9 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     const { ca, resolver, ...webhookInput } = opts.webhooks ?? {};
     const webhookSettings = WebhookSettingsSchema.parse(webhookInput);
     const webhookSecrets = openFileWebhookSecrets(webhookSecretsDir(opts.dataDir));
+    // The protocols each chain serves, each family's section checked by its schema: a bad one stops the start.
+    const families = opts.families ?? FAMILIES;
+    const protocols = protocolsByChain(opts.chains, families);
     const manager = startControllerManager({
       store,
       namespace: DEFAULT_NAMESPACE,
@@ -149,6 +152,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         inclusionPollMs: opts.inclusionPollMs,
         inclusionWatchMs: opts.inclusionWatchMs,
         paymentGraceMs: payments.settings.graceSeconds * 1000,
+        protocols,
+        families,
         webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,
         logger: log.child({ role: 'controller' }),
@@ -165,8 +170,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       store,
       workers,
       payments,
-      protocols: protocolsByChain(opts.chains, opts.families ?? FAMILIES),
-      ...(opts.families && { families: opts.families }),
+      protocols,
+      families,
       archive,
       metrics,
       serveMetrics: true,

@@ -9,7 +9,7 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { FAMILIES } from '../../src/protocols/index.ts';
-import { DEADLINE_FAMILY_KEY, deadlineFamily } from '../support/deadlineFamily.ts';
+import { bumpWords, DEADLINE_FAMILY_KEY, deadlineFamily } from '../support/deadlineFamily.ts';
 import { testDevnet } from '../support/env.ts';
 import { newPayer } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -80,7 +80,7 @@ describe('a protocol action on its request', () => {
     expect(other).toMatchObject({ status: 422, body: { error: 'idempotency_key_mismatch' } });
   });
 
-  it('the resend after a 402 pays the request the 402 named, its bound unchanged, though a plan now derives other calls', async () => {
+  it('the resend after a 402 pays the request the 402 named, its bound unchanged, though a plan now derives other calls; the calls signed are planned at signing', async () => {
     const { api } = await svc.newKey('manual');
     const body = { agent_id: 'deadline-paid', by: '2' };
     const before = await counterValue();
@@ -100,6 +100,13 @@ describe('a protocol action on its request', () => {
     const done = await api.waitForTerminal(quote.request_id);
     expect(done).toMatchObject({ status: 'confirmed', action: { input: { deadline } } });
     expect((await counterValue()) - before).toBe(2n);
+    // The family plans again at signing: the signed calls were planned after the payment, with the first deadline.
+    const paidRecord = await record(quote.request_id);
+    const accepted = bumpWords(paidRecord.spec.calls[0]!.data);
+    const signed = bumpWords(paidRecord.status!.signedCalls![0]!.data);
+    expect(signed.deadline).toBe(BigInt(deadline as string));
+    expect(accepted.deadline).toBe(BigInt(deadline as string));
+    expect(signed.plannedAt).toBeGreaterThan(accepted.plannedAt);
   });
 
   it('a reverted protocol action: the status record and the webhook carry the family-decoded reason, as the 400 does', async () => {

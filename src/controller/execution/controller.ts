@@ -12,7 +12,9 @@ import type { ResourceStore } from '../../store/types.ts';
 import { attachWatch, Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
 import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
+import type { AdmissionStep } from './admission/types.ts';
 import { createExecutionReconciler } from './reconciler.ts';
+import type { ReplanDeps } from './replan.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
 
 export interface ExecutionControllerOptions {
@@ -28,6 +30,10 @@ export interface ExecutionControllerOptions {
   inclusionPollMs?: number;
   /** See ExecutionReconcilerDeps.paymentGraceMs. */
   paymentGraceMs?: number;
+  /** See ExecutionReconcilerDeps.admission. */
+  admission?: readonly AdmissionStep[];
+  /** See ExecutionReconcilerDeps.replan. */
+  replan?: ReplanDeps;
   /**
    * Finished requests whose inclusion was found gone (inclusionAudit.ts). Shared with retention, which leaves
    * them alone until judged. Default: a registry of our own.
@@ -133,6 +139,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.admissionRetryMs !== undefined && { admissionRetryMs: opts.admissionRetryMs }),
     ...(opts.inclusionPollMs !== undefined && { inclusionPollMs: opts.inclusionPollMs }),
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
+    ...(opts.admission && { admission: opts.admission }),
+    ...(opts.replan && { replan: opts.replan }),
     onInternalError: (step) => opts.metrics?.executionInternalErrors.inc({ step }),
     inclusionSuspects: suspects,
     onInclusionChange: (r, result, detail) => {

@@ -15,6 +15,8 @@ import { createLeaseElector } from '../../store/kube/lease.ts';
 import { kubeWebhookSecrets } from '../../webhooks/secrets/kube.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
+import { protocolsByChain } from '../../protocols/config.ts';
+import { FAMILIES } from '../../protocols/index.ts';
 
 /**
  * `agent-wallet controller`: the reconcilers (execution, webhook delivery, retention). Run two replicas: they elect a leader
@@ -78,6 +80,8 @@ export async function runController(argv: string[]): Promise<number> {
       retentionSeconds: config.controller.retentionSeconds,
       admissionRetryMs: config.controller.admissionRetryMs,
       paymentGraceMs: config.payments.graceSeconds * 1000,
+      protocols: protocolsByChain(config.chains, FAMILIES),
+      families: FAMILIES,
       webhooks: { secrets: webhookSecrets, settings: config.webhooks },
       metrics,
       logger: log,

@@ -1,0 +1,141 @@
+import type { Address } from 'viem';
+import type { Call, ExecutionRequest, ExecutionRequestStatus } from '../../../api/v1alpha1/index.ts';
+import type { ChainWorker } from '../../../chain/types.ts';
+import { chooseAutoToken } from '../../../payments/auto.ts';
+import { claimOperationFee } from '../../../payments/claim.ts';
+import type { ReconcileResult } from '../../../runtime/index.ts';
+import { judgingCalls, runAdmission } from '../admission/steps.ts';
+import type { Reconciling } from '../context.ts';
+import { replanAtSigning } from '../replan.ts';
+import { simulateOrFail, simulationFailed } from '../simulation.ts';
+import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
+
+/** What admission let through, to sign: the calls it added (the auto transfer), what the caller pays, and why. */
+export interface SigningPlan {
+  /** Calls admission appends to the request's own (the auto fee's transfer). */
+  added: Call[];
+  costUsd: number;
+  reason: string;
+  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>;
+  payment?: ExecutionRequestStatus['payment'];
+}
+
+/** The wallet cannot pay its auto fee after all: the caller answers with the mode's 402 (admit.ts). */
+export const FEE_UNCOVERED = { feeUncovered: true } as const;
+
+/** Paid (PaymentVerified): simulate again for the gas figures, then sign and queue what was paid for. */
+export async function signPaid(r: Reconciling, req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
+  const sim = await simulateOrFail(r, req, worker, req.spec.calls);
+  // The calls would revert now, after the caller paid: fail, and say the payment was received (its receipt
+  // stays claimed; a refund is the operator's, see docs/payments.md).
+  if (!sim.ok) return sim.failed;
+  const payment = req.status?.payment;
+  const signed = await sign(r, req, worker, {
+    added: [],
+    costUsd: payment?.quote?.amountUsd ?? 0,
+    reason: 'PaymentVerified',
+    estimates: simulationStatus(sim.value),
+    ...(payment && { payment }),
+  });
+  return 'feeUncovered' in signed ? { requeueAfterMs: CACHE_CATCH_UP_MS } : signed; // nothing added: never uncovered
+}
+
+/**
+ * Sign the operation and queue it: one status write. Operations of a wallet are signed in acceptance order. A
+ * protocol action whose family plans again at signing is re-planned here (replan.ts), and its new calls judged
+ * again by the admission steps that judge calls; what was signed is kept in status.signedCalls.
+ */
+export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainWorker, plan: SigningPlan): Promise<ReconcileResult | typeof FEE_UNCOVERED> {
+  const t = r.now();
+  const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
+  // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
+  if (r.deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
+  let estimates = plan.estimates;
+
+  let own: readonly Call[] = req.spec.calls;
+  let signedCalls: Call[] | undefined;
+  if (r.deps.replan) {
+    const replanned = await replanAtSigning(req, worker, r.deps.replan);
+    if (replanned.kind === 'refused') return fail(r, req, replanned.failure, { Submitted: ['False', 'ReplanRefused', replanned.failure.message] });
+    if (replanned.kind === 'replanned') {
+      const judged = await runAdmission(r, { req, worker, t, calls: replanned.calls }, judgingCalls(r.admission));
+      if (judged.kind === 'stopped') return judged.result;
+      own = replanned.calls;
+      signedCalls = replanned.calls;
+      if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation);
+    }
+  }
+  const calls = [...own, ...plan.added];
+
+  if (plan.added.length > 0) {
+    // Calls were added (the auto transfer). The wallet's earlier fees are signed by now (acceptance order): if
+    // they leave too little for this one, or what is signed, simulated as a whole, fails on the fee itself, the
+    // wallet cannot pay after all and the answer is the auto mode's documented 402, not a failure of "call 1".
+    const paid = plan.payment?.paid;
+    const token = plan.payment?.quote?.tokens.find((x) => x.symbol === paid?.token);
+    const covered = token && (await chooseAutoToken(worker, paid!.payer as Address, { tokens: [token] }, r.deps.autoFeesInFlight?.(req)));
+    if (!covered) return FEE_UNCOVERED;
+    const whole = await worker.simulate(ref, calls);
+    if (!whole.ok) {
+      const onTheFee = whole.error.code === 'simulation_reverted' && (whole.error.callIndex ?? -1) >= own.length;
+      return onTheFee ? FEE_UNCOVERED : simulationFailed(r, req, whole.error);
+    }
+    estimates = simulationStatus(whole.value);
+  }
+
+  // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
+  // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
+  const current = await readStored(r, req);
+  if (!current) return { done: true };
+  if (
+    current.status?.phase !== req.status?.phase ||
+    current.status?.userOperation !== undefined ||
+    current.metadata.generation !== req.metadata.generation
+  ) {
+    return { requeueAfterMs: CACHE_CATCH_UP_MS };
+  }
+
+  const op = await worker.prepareOperation(ref, calls, { requestId: req.metadata.name });
+  // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
+  // transfer finds it taken, however fast it comes after the inclusion.
+  let payment = plan.payment;
+  if (payment?.paid?.method === 'auto') {
+    const receipt = await claimOperationFee(r.deps.store, current.metadata.namespace ?? 'default', req, op, payment.paid);
+    payment = { ...payment, paid: { ...payment.paid, receipt } };
+  }
+  const signed = await write(r, current, (s) => ({
+    ...s,
+    ...estimates,
+    estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
+    phase: 'Queued',
+    costUsd: plan.costUsd,
+    ...(payment && { payment }),
+    ...(signedCalls && { signedCalls }),
+    userOperation: op,
+    startTime: s.startTime ?? t.toISOString(),
+    queuedTime: t.toISOString(),
+    conditions: conditions(s, t, {
+      Simulated: ['True', 'SimulationSucceeded', ''],
+      PaymentSatisfied: ['True', plan.reason, payment?.paid ? paidMessage(payment.paid) : ''],
+      Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
+      Succeeded: ['Unknown', 'Queued', ''],
+    }),
+  }));
+  if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(r, current, payment.paid.creditOf);
+  return signed;
+}
+
+/**
+ * Shows on the request that left a credit which request it paid. The credit's claim (made before) is what makes
+ * it single-use; this is for the status and to keep the used credit out of the next look, so a failure is left.
+ */
+async function markCreditUsed(r: Reconciling, user: ExecutionRequest, source: string): Promise<void> {
+  try {
+    const left = await r.deps.store.get('ExecutionRequest', source, user.metadata.namespace);
+    const credit = left.status?.payment?.credit;
+    if (!credit || credit.usedBy !== undefined) return;
+    await r.deps.store.updateStatus({ ...left, status: { ...left.status, payment: { ...left.status!.payment, credit: { ...credit, usedBy: user.metadata.name } } } });
+  } catch {
+    // Archived meanwhile, or changed: the claim still holds the credit to one use.
+  }
+}

@@ -1,0 +1,116 @@
+import type { ExecutionRequest, ExecutionRequestStatus, Failure, PaymentRecord } from '../../api/v1alpha1/index.ts';
+import { CONDITION, setCondition } from '../../api/v1alpha1/index.ts';
+import type { SimulationResult } from '../../chain/types.ts';
+import { creditLeftBy } from '../../payments/credit.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
+import { isStoreError } from '../../store/types.ts';
+import { withTransitionEvent } from '../../webhooks/eventLog.ts';
+import type { Reconciling } from './context.ts';
+
+/**
+ * How every phase writes a request's status: one write per step, from the status it read, with the conditions
+ * it changes and the webhook event a transition owes (src/webhooks/eventLog.ts).
+ */
+
+/**
+ * The store is ahead of the informer's cache (our own write's watch event is on its way): look again after
+ * this, not at once. At once, the stale cache would send the same step again, and again, until the event lands.
+ */
+export const CACHE_CATCH_UP_MS = 10;
+
+export type Status = 'True' | 'False' | 'Unknown';
+export type ConditionChange = [Status, string, string];
+
+export function conditions(s: ExecutionRequestStatus, t: Date, changes: Partial<Record<keyof typeof CONDITION, ConditionChange>>) {
+  let list = s.conditions ?? [];
+  for (const [type, [status, reason, message]] of Object.entries(changes)) {
+    list = setCondition(list, { type, status, reason, message }, t);
+  }
+  return list;
+}
+
+export function simulationStatus(sim: SimulationResult): Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'> {
+  return {
+    smartWalletAddress: sim.wallet.address,
+    estimatedGas: Number(sim.estimatedGas),
+    estimatedCostUsd: sim.estimatedCostUsd,
+  };
+}
+
+export const paidMessage = (p: PaymentRecord): string =>
+  `${p.method}: ${p.amountRaw} raw ${p.token} from ${p.payer}${p.txHash ? ` in ${p.txHash}` : ''}`;
+
+/** simulation_reverted → SimulationReverted: condition reasons are CamelCase. */
+export const camel = (code: string): string =>
+  code
+    .split(/[_\s-]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+export async function readStored(r: Reconciling, req: ExecutionRequest): Promise<ExecutionRequest | undefined> {
+  try {
+    return await r.deps.store.get('ExecutionRequest', req.metadata.name, req.metadata.namespace);
+  } catch (e) {
+    if (isStoreError(e, 'NotFound')) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Writes the next status computed from the current one, with the resourceVersion it was read at. On a
+ * conflict (someone else wrote since) we re-read and re-apply only if the phase has not moved meanwhile;
+ * otherwise the next reconcile decides.
+ */
+export async function write(
+  r: Reconciling,
+  req: ExecutionRequest,
+  next: (s: ExecutionRequestStatus) => ExecutionRequestStatus,
+  result: ReconcileResult = { done: true },
+  opts: { evenIfSpecMoved?: boolean } = {},
+): Promise<ReconcileResult> {
+  let current = req;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    // A transition that owes the callback URL an event records it in this same write (src/webhooks/eventLog.ts).
+    const status = withTransitionEvent(current, next({ ...(current.status ?? {}) }));
+    status.observedGeneration = current.metadata.generation;
+    try {
+      await r.deps.store.updateStatus({ ...current, status });
+      return result;
+    } catch (e) {
+      if (!isStoreError(e, 'Conflict')) throw e;
+      const fresh = await readStored(r, req);
+      // Moved on (another phase, or a new payment attached): what we computed is stale; decide again once the
+      // cache has caught up.
+      const specMoved = fresh !== undefined && fresh.metadata.generation !== req.metadata.generation && opts.evenIfSpecMoved !== true;
+      if (!fresh || fresh.status?.phase !== req.status?.phase || specMoved) return { requeueAfterMs: CACHE_CATCH_UP_MS };
+      current = fresh;
+    }
+  }
+  throw new Error(`status of ${req.metadata.name} kept conflicting`);
+}
+
+/** Ends the request Failed with `failure`; a payment taken and not executed stays the caller's, as a credit. */
+export function fail(
+  r: Reconciling,
+  req: ExecutionRequest,
+  failure: Failure,
+  extra: Partial<Record<keyof typeof CONDITION, ConditionChange>> = {},
+  fields: Partial<ExecutionRequestStatus> = {},
+): Promise<ReconcileResult> {
+  const t = r.now();
+  return write(r, req, (s) => {
+    // Paid and not executed: the payment stays the caller's, as a credit (payments/credit.ts).
+    const credit = creditLeftBy({ ...req, status: s }, t);
+    return {
+      ...s,
+      ...fields,
+      ...(credit && s.payment && { payment: { ...s.payment, credit } }),
+      phase: 'Failed',
+      failure,
+      startTime: s.startTime ?? t.toISOString(),
+      completionTime: t.toISOString(),
+      conditions: conditions(s, t, { ...extra, Succeeded: ['False', camel(failure.code), failure.message] }),
+    };
+  });
+}
