@@ -59,10 +59,16 @@ for (const c of CASES) {
     if (!sim.ok) throw sim.error;
     expect(sim.value.effects.balance_changes.length).toBeGreaterThan(0);
     expect(sim.value.effects.position_after).not.toBeNull();
-    const run = await client.protocols.execute(c.slug, c.action, body);
+    const idempotencyKey = `cluster-${c.slug}-once`;
+    const run = await client.protocols.execute(c.slug, c.action, body, { idempotencyKey });
     if (!run.ok) throw run.error;
     const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 60_000 });
     expect(done.ok && done.value.status).toBe('confirmed');
+    // The action is on the request (spec.action through the kube store): the status record carries it, and a
+    // retry with the same key and body (its keys in another order) is the same request.
+    expect(done.ok && (done.value as Json).action).toMatchObject({ name: `${c.slug}/${c.action}`, input: { agent_id: agent, chain: c.chain } });
+    const again = await client.protocols.execute(c.slug, c.action, Object.fromEntries(Object.entries(body).reverse()), { idempotencyKey });
+    expect(again.ok && again.value.request_id).toBe(run.value.request_id);
     const position = await client.protocols.read<Json>(c.slug, 'position', { agent_id: agent });
     if (!position.ok) throw position.error;
     c.check(position.value);

@@ -109,14 +109,21 @@ describe('a protocol action on its request', () => {
     expect(signed.plannedAt).toBeGreaterThan(accepted.plannedAt);
   });
 
-  it('a reverted protocol action: the status record and the webhook carry the family-decoded reason, as the 400 does', async () => {
+  it('a retry after the first execution changed what a plan reads reaches its request; a reverted protocol action: the status record and the webhook carry the family-decoded reason, as the 400 does', async () => {
     const { api, webhookSecret } = await svc.newKey('sponsored');
     const agent = 'comet-overborrow';
     const wallet = (await api.get(`/wallet?agent_id=${agent}&chain=base`)).body.smart_wallet_address as Address;
     await (await newPayer(svc.devnet, 'base')).mint('WETH', wallet, 10n ** 18n); // a fresh account: no nonce shared
-    const supplied = await api.post('/protocols/lend-b-v3/supply', { agent_id: agent, token: 'WETH', amount: '1' });
+    const supply = { agent_id: agent, token: 'WETH', amount: '1' };
+    const supplied = await api.post('/protocols/lend-b-v3/supply', supply, { 'idempotency-key': 'supply-once' });
     expect(supplied.status, JSON.stringify(supplied.body)).toBe(200);
     expect((await api.waitForTerminal(supplied.body.request_id)).status).toBe('confirmed');
+    // The retry of a request that spent the wallet's WETH: a plan now would refuse (insufficient_balance); the
+    // retry is answered from its request instead.
+    expect((await api.post('/protocols/lend-b-v3/supply/simulate', supply)).body).toMatchObject({ error: 'insufficient_balance' });
+    const retried = await api.post('/protocols/lend-b-v3/supply', supply, { 'idempotency-key': 'supply-once' });
+    expect(retried, JSON.stringify(retried.body)).toMatchObject({ status: 200, body: { request_id: supplied.body.request_id } });
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
 
     const hook = `${receiver.origin}/overborrow`;
     const refused = await api.post('/protocols/lend-b-v3/borrow', { agent_id: agent, amount: '20000', callback_url: hook });

@@ -4,4 +4,5 @@ export { simulateExecution } from './simulate.ts';
 export { submitExecution, type SubmitOptions, type Submitted } from './submit.ts';
 export { attachPayment, type AttachedPayment } from './attachPayment.ts';
 export { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
-export { executeAndAnswer, type ExecutionHeaders } from './respond.ts';
+export { executeAndAnswer, paymentOf, type ExecutionHeaders } from './respond.ts';
+export { requestAskedAgain } from './askedAgain.ts';

@@ -39,7 +39,7 @@ export async function executeAndAnswer(
 }
 
 /** The payment an executing call carries: one of the two headers, never both; none for a sponsored key (ignored). */
-function paymentOf(client: ApiClient, rawProof: string | undefined, signature: string | undefined): AttachedPayment | undefined {
+export function paymentOf(client: ApiClient, rawProof: string | undefined, signature: string | undefined): AttachedPayment | undefined {
   if (client.spec.paymentMode === 'sponsored') return undefined;
   if (rawProof !== undefined && signature !== undefined) {
     throw fieldError('conflicting_payment', 'X-Payment-Proof', 'and PAYMENT-SIGNATURE were both sent: pay once, with one of them');

@@ -9,7 +9,7 @@ import type { ActionEndpoint, AnyFamily, ReadEndpoint } from '../../protocols/ty
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
-import { executeAndAnswer, simulateExecution } from '../execution/index.ts';
+import { executeAndAnswer, paymentOf, requestAskedAgain, simulateExecution, type ExecutionHeaders } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { agentContext, protocolContext } from '../protocols/context.ts';
 import { answering } from '../protocols/errors.ts';
@@ -141,16 +141,27 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
     async (request, reply) => {
       const client = clientOf(request);
       return answering(family, async () => {
-        const { body, plan } = await planOf(request, client);
+        const body = request.body as ActionBody;
+        const headers = request.headers as ExecutionHeaders;
+        // What a retry or a paid resend is matched by, and what the request keeps of the caller's ask.
+        const asked = protocolActionOf(family, endpoint, body, {});
+        const ask = { agentId: body.agent_id, chain: family.chain, strategyId: body.strategy_id, callbackUrl: body.callback_url };
+        // Asked again (the same Idempotency-Key, or a payment for a waiting request): answered from that request,
+        // never planned again, so a retry reaches it whatever its first execution changed.
+        const again = await requestAskedAgain(
+          ctx,
+          client,
+          { ...ask, apiClient: client.metadata.name, action: asked, calls: [], batch: false, paymentMode: client.spec.paymentMode },
+          { idempotencyKey: headers['idempotency-key'], payment: paymentOf(client, headers['x-payment-proof'], headers['payment-signature']) },
+        );
+        const planned = again
+          ? { calls: again.spec.calls, action: again.spec.action?.inputHash === asked.inputHash ? again.spec.action : asked }
+          : await planOf(request, client).then(({ plan }) => ({ calls: plan.calls, action: protocolActionOf(family, endpoint, body, plan) }));
         return executeAndAnswer(ctx, client, request as never, reply, {
-          agentId: body.agent_id,
-          chain: family.chain,
-          calls: plan.calls,
-          batch: plan.calls.length > 1,
-          // What a retry or a paid resend is matched by, and what the request keeps of the caller's ask.
-          action: protocolActionOf(family, endpoint, body, plan),
-          strategyId: body.strategy_id,
-          callbackUrl: body.callback_url,
+          ...ask,
+          calls: planned.calls,
+          batch: planned.calls.length > 1,
+          action: planned.action,
         });
       });
     },
