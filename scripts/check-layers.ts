@@ -2,7 +2,8 @@
  * The import check CI runs: the folders of src/ form layers, written in docs/architecture.md between the
  * `layers:begin` and `layers:end` markers (one line per layer, the lowest first). A folder imports only folders of
  * lower layers, and no folders import each other round a cycle. Test files, `testing/` helpers and generated code
- * are not the architecture and are not checked.
+ * are not the architecture and are not checked for that; but nothing of src/ except its tests and benches imports
+ * the test tree (test/ imports src/: the two trees must not depend on each other).
  *
  *   node bin/run-ts.js scripts/check-layers.ts [root]      exit 1, with every offending import, when one is found
  */
@@ -15,6 +16,8 @@ export interface LayerReport {
   upward: { from: string; to: string; imports: string[] }[];
   /** Folder cycles (strongly connected components of more than one folder). */
   cycles: string[][];
+  /** Files of src/ (not tests or benches) that import from test/: `file -> specifier`. */
+  intoTests: string[];
   /** Folders of src/ the order does not name (a new folder must be given its place). */
   unplaced: string[];
 }
@@ -36,13 +39,13 @@ export function readLayers(architectureDoc: string): Map<string, number> {
 
 const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 
-function sourceFiles(src: string): string[] {
+function sourceFiles(src: string, opts: { testing: boolean }): string[] {
   const out: string[] = [];
   (function walk(dir: string) {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) {
-        if (name !== 'generated' && name !== 'testing') walk(path);
+        if (name !== 'generated' && (opts.testing || name !== 'testing')) walk(path);
       } else if (name.endsWith('.ts') && !/\.(test|bench)\.ts$/.test(name)) {
         out.push(path);
       }
@@ -60,7 +63,14 @@ export function checkLayers(root: string, ranks: ReadonlyMap<string, number>): L
   };
   const edges = new Map<string, Map<string, string[]>>();
   const folders = new Set<string>();
-  for (const file of sourceFiles(src)) {
+  const tests = join(resolve(root), 'test') + '/';
+  const intoTests: string[] = [];
+  for (const file of sourceFiles(src, { testing: true })) {
+    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      if (resolve(dirname(file), m[1] ?? m[2]!).startsWith(tests)) intoTests.push(`${relative(root, file)} -> ${m[1] ?? m[2]}`);
+    }
+  }
+  for (const file of sourceFiles(src, { testing: false })) {
     const from = folderOf(file);
     if (from === undefined) continue;
     folders.add(from);
@@ -86,6 +96,7 @@ export function checkLayers(root: string, ranks: ReadonlyMap<string, number>): L
   return {
     upward: upward.sort((x, y) => `${x.from}>${x.to}`.localeCompare(`${y.from}>${y.to}`)),
     cycles: cyclesOf(folders, edges),
+    intoTests: intoTests.sort(),
     unplaced: [...folders].filter((f) => !ranks.has(f)).sort(),
   };
 }
@@ -132,6 +143,7 @@ export function describeReport(r: LayerReport): string[] {
   return [
     ...r.cycles.map((c) => `cycle: ${c.join(' <-> ')}`),
     ...r.upward.map((u) => `upward: ${u.from} -> ${u.to} (${u.imports.length}): ${u.imports.slice(0, 3).join('; ')}`),
+    ...r.intoTests.map((i) => `into the test tree: ${i}`),
     ...r.unplaced.map((f) => `unplaced: src/${f} has no layer in docs/architecture.md`),
   ];
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createChainClient } from './client.ts';
 import { entryPoint07Abi } from './abi.ts';
 import { readEntryPointNonce } from './entryPointNonce.ts';
-import { chainUnderTest } from './testing/support.ts';
+import { chainUnderTest } from '../../test/support/chainUnderTest.ts';
 
 describe('readEntryPointNonce (devnet)', () => {
   const env = chainUnderTest();

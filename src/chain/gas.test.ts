@@ -5,7 +5,7 @@ import { encodeHandleOps, simulateBundle } from './bundler/bundleSimulation.ts';
 import { encodeWalletCallData, toWalletCalls } from './calls.ts';
 import { callGasLimitFromEstimate, calldataGas, GAS, handleOpsGasLimit, walletFrameGas, type OperationGasLimits } from './gas.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
-import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from './testing/support.ts';
+import { assertIncluded, chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../test/support/chainUnderTest.ts';
 import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from './userOperation.ts';
 import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 

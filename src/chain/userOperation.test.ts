@@ -3,7 +3,7 @@ import { recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi, verifyingPaymasterAbi } from './abi.ts';
 import { getSponsorshipHash, parseSponsorshipWindow } from './paymaster.ts';
-import { chainUnderTest, freshSecret, incrementCall, uniqueId } from './testing/support.ts';
+import { chainUnderTest, freshSecret, incrementCall, uniqueId } from '../../test/support/chainUnderTest.ts';
 import { fromSignedUserOperation, packUserOperation, verifySubmittedOperation } from './userOperation.ts';
 import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 import { deriveOwnerAccount } from './ownerKey.ts';

@@ -20,7 +20,7 @@ import {
   setOpenCall,
   uniqueId,
   call,
-} from './testing/support.ts';
+} from '../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from './worker/index.ts';
 
 describe('chain worker (devnet)', () => {

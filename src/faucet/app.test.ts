@@ -5,7 +5,7 @@ import { buildFaucetApp } from './app.ts';
 import { createFaucet } from './faucet.ts';
 import { createDripLimits } from './limits.ts';
 import { createTokenSender } from './sender.ts';
-import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from './testing/support.ts';
+import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../../test/support/faucetUnderTest.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import type { FaucetSettings } from './config.ts';
 

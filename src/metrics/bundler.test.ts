@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventLogs, type Hex } from 'viem';
 import { entryPoint07Abi } from '../chain/abi.ts';
-import { chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../chain/testing/support.ts';
+import { chainUnderTest, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
 import { createMemoryLockManager } from '../locks/memory.ts';
 import { bundleObserver } from './bundler.ts';

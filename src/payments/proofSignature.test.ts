@@ -1,7 +1,7 @@
 import { hashMessage, serializeErc6492Signature, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainUnderTest, freshSecret } from '../chain/testing/support.ts';
+import { chainUnderTest, freshSecret } from '../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
 import { erc1271WalletDeployData } from '../devnet/contracts.ts';
 import { isPayerSignature, proofMessage } from './proofSignature.ts';

@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem';
 import { newPayer } from '../../test/support/payer.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import type { PaymentQuote, PaymentRecord } from '../api/v1alpha1/index.ts';
-import { chainUnderTest, freshSecret } from '../chain/testing/support.ts';
+import { chainUnderTest, freshSecret } from '../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../chain/worker/index.ts';
 import { recheckPayment } from './recheck.ts';
 

@@ -10,7 +10,7 @@ import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Address } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { startFaucet, type RunningFaucet } from '../../src/faucet/index.ts';
-import { devnetFaucetSettings } from '../../src/faucet/testing/support.ts';
+import { devnetFaucetSettings } from '../support/faucetUnderTest.ts';
 import { lossyProxy, runCli } from '../support/cli.ts';
 import { tempDir, testDevnet } from '../support/env.ts';
 import { newPayer } from '../support/payer.ts';

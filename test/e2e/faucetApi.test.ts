@@ -7,7 +7,7 @@ import { decodeEventLog, type Address, type Hex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { DEVNET_FAUCET_ACCOUNT, startFaucet, type FaucetSettings, type RunningFaucet } from '../../src/faucet/index.ts';
-import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../../src/faucet/testing/support.ts';
+import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../support/faucetUnderTest.ts';
 import { tempDir, testDevnet } from '../support/env.ts';
 import { freePort } from '../support/net.ts';
 import { startRedis } from '../support/redis.ts';

@@ -22,10 +22,14 @@ describe('the import check (scripts/check-layers.ts) on a fixture with planted p
     expect(report.upward.map((u) => `${u.from}->${u.to}`)).toEqual(['base->top']);
     expect(report.upward[0]!.imports).toEqual(['src/base/a.ts -> ../top/c.ts']);
     expect(report.unplaced).toEqual(['stray']);
-    expect(describeReport(report)).toHaveLength(3);
+    expect(describeReport(report)).toHaveLength(4);
   });
 
   it('does not report imports that point down, nor testing/ helpers', () => {
     expect(report.upward.some((u) => u.from === 'mid')).toBe(false);
+  });
+
+  it('reports a src/ helper importing the test tree, but not a test or bench doing so', () => {
+    expect(report.intoTests).toEqual(['src/mid/testing/helper.ts -> ../../../test/support/env.ts']);
   });
 });

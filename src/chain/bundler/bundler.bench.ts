@@ -9,7 +9,7 @@ import { encodeWalletCallData, toWalletCalls } from '../calls.ts';
 import { bundlesSince } from './bundler.ts';
 import { GAS } from '../gas.ts';
 import { deriveOwnerAccount } from '../ownerKey.ts';
-import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
+import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../../test/support/chainUnderTest.ts';
 import { buildSignedOperation } from '../userOperation.ts';
 import { createChainWorker } from '../worker/index.ts';
 

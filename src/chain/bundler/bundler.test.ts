@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventLogs, type Hex } from 'viem';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { entryPoint07Abi } from '../abi.ts';
-import { assertIncluded, chainUnderTest, counterAbi, freshSecret, incrementCall, outcomeRecorder, setNumberCall, uniqueId, type Included } from '../testing/support.ts';
+import { assertIncluded, chainUnderTest, counterAbi, freshSecret, incrementCall, outcomeRecorder, setNumberCall, uniqueId, type Included } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
 import { deriveOwnerAccount } from '../ownerKey.ts';
 

@@ -4,7 +4,7 @@
  * Figures only, no assertions on time.
  */
 import { afterAll, bench, describe } from 'vitest';
-import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
+import { benchChain, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../../test/support/chainUnderTest.ts';
 import type { ChainWorker } from '../types.ts';
 import { createChainWorker } from '../worker/index.ts';
 import { connectChainWorker } from './client.ts';

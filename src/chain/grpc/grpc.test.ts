@@ -13,7 +13,7 @@ import { encodeFunctionData, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { isTerminalError } from '../../runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
-import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../testing/support.ts';
+import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../../test/support/chainUnderTest.ts';
 import type { ChainWorker, ReadCall } from '../types.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
 import { MAX_READ_CALLS } from '../worker/reads.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, parseEventLogs, type Address, type Hex } from 'viem';
 import { testStablecoinAbi } from '../../devnet/contracts.ts';
 import { isChainError, type ChainError } from '../errors.ts';
-import { chainUnderTest, counterAbi, freshSecret, gateAbi } from '../testing/support.ts';
+import { chainUnderTest, counterAbi, freshSecret, gateAbi } from '../../../test/support/chainUnderTest.ts';
 import type { ReadCall } from '../types.ts';
 import { createChainWorker, type LocalChainWorker } from './index.ts';
 import { MAX_READ_CALLS } from './reads.ts';

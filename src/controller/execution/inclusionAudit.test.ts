@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import { chainUnderTest, freshSecret } from '../../chain/testing/support.ts';
+import { chainUnderTest, freshSecret } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../../chain/worker/index.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';
 import { createInclusionAudit, InclusionSuspects } from './inclusionAudit.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/support/env.ts';
 import type { ExecutionRequest, PaymentMode } from '../../api/v1alpha1/index.ts';
-import { chainUnderTest, freshSecret, incrementCall, uniqueId } from '../../chain/testing/support.ts';
+import { chainUnderTest, freshSecret, incrementCall, uniqueId } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../../chain/worker/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpWords, DEADLINE_FAMILY_KEY, deadlineFamily } from '../../../test/support/deadlineFamily.ts';
 import type { ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import { chainUnderTest, freshSecret } from '../../chain/testing/support.ts';
+import { chainUnderTest, freshSecret } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../../chain/worker/index.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';
 import { protocolActionOf } from '../../protocols/action.ts';

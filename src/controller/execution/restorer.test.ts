@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../test/support/env.ts';
 import type { ExecutionRequestStatus, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { isChainError } from '../../chain/errors.ts';
-import { chainUnderTest, failCall, freshSecret, incrementCall, uniqueId } from '../../chain/testing/support.ts';
+import { chainUnderTest, failCall, freshSecret, incrementCall, uniqueId } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../../chain/worker/index.ts';
 import { executionRequest } from '../../gateway/testing/harness.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../store/embedded/index.ts';

@@ -9,7 +9,7 @@ import { rotateWebhookSecret } from '../../keys/manage.ts';
 import { parseExposition } from '../../metrics/testing/exposition.ts';
 import { buildWebhookEvent, WebhookEventSchema } from '../../webhooks/event.ts';
 import { webhookSigningKey } from '../../webhooks/secret.ts';
-import { realSleep, startWebhookHarness, type WebhookHarness } from './testing/harness.ts';
+import { realSleep, startWebhookHarness, type WebhookHarness } from '../../../test/support/webhookHarness.ts';
 
 let h: WebhookHarness;
 let receiver: WebhookReceiver;

@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, expect, it, vi } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhookReceiver.ts';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../../webhooks/schedule.ts';
-import { startWebhookHarness, type WebhookHarness } from './testing/harness.ts';
+import { startWebhookHarness, type WebhookHarness } from '../../../test/support/webhookHarness.ts';
 
 let h: WebhookHarness | undefined;
 let receiver: WebhookReceiver | undefined;

@@ -6,7 +6,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm';
 import { afterAll, bench, describe } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { benchChain } from '../../chain/testing/support.ts';
+import { benchChain } from '../../../test/support/chainUnderTest.ts';
 import { devnetAccounts } from '../../devnet/accounts.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from '../../devnet/clients.ts';
 import { eip3009TokenAbi, testStablecoinAbi } from '../../devnet/contracts.ts';

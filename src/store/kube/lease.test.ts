@@ -8,7 +8,7 @@ import type { LeaderElector } from '../../lib/leaderElection.ts';
 import { quiet } from '../../runtime/testing/support.ts';
 import { spawnTs, type Child } from '../embedded/testing/child.ts';
 import { createLeaseElector } from './lease.ts';
-import { useKubeApiServer } from './testing/env.ts';
+import { useKubeApiServer } from '../../../test/support/kubeStoreEnv.ts';
 
 const LEASE_S = 3;
 const RENEW_S = 2;

@@ -13,7 +13,7 @@ import { codeOf } from '../conformance.ts';
 import { apiClient } from '../embedded/testing/fixtures.ts';
 import type { ResourceStore, WatchEvent } from '../types.ts';
 import { createKubeStore, type KubeStore, type KubeStoreOptions } from './index.ts';
-import { useKubeApiServer } from './testing/env.ts';
+import { useKubeApiServer } from '../../../test/support/kubeStoreEnv.ts';
 import { startFreezableProxy, type FreezableProxy } from './testing/freezableProxy.ts';
 import type { KubeWatch } from './watch.ts';
 

@@ -4,20 +4,20 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../../../test/support/env.ts';
-import type { ExecutionPhase, ExecutionRequest, ExecutionRequestStatus } from '../../../api/v1alpha1/index.ts';
-import { executionRequest } from '../../../gateway/testing/harness.ts';
-import { createKey } from '../../../keys/manage.ts';
-import { createMetrics, type Metrics } from '../../../metrics/index.ts';
-import { Informer } from '../../../runtime/index.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../store/embedded/index.ts';
-import { createHttpsTransport, type HttpsTransportOptions } from '../../../webhooks/deliver.ts';
-import { openFileWebhookSecrets } from '../../../webhooks/secrets/files.ts';
-import type { WebhookSecretStore } from '../../../webhooks/secrets/types.ts';
-import { createSigningSecretSource } from '../../../webhooks/signingSecrets.ts';
-import { withTransitionEvent } from '../../../webhooks/eventLog.ts';
-import { isStoreError } from '../../../store/types.ts';
-import { startWebhookController, webhookIndexers, type WebhookController } from '../controller.ts';
+import { tempDir } from './env.ts';
+import type { ExecutionPhase, ExecutionRequest, ExecutionRequestStatus } from '../../src/api/v1alpha1/index.ts';
+import { executionRequest } from '../../src/gateway/testing/harness.ts';
+import { createKey } from '../../src/keys/manage.ts';
+import { createMetrics, type Metrics } from '../../src/metrics/index.ts';
+import { Informer } from '../../src/runtime/index.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../src/store/embedded/index.ts';
+import { createHttpsTransport, type HttpsTransportOptions } from '../../src/webhooks/deliver.ts';
+import { openFileWebhookSecrets } from '../../src/webhooks/secrets/files.ts';
+import type { WebhookSecretStore } from '../../src/webhooks/secrets/types.ts';
+import { createSigningSecretSource } from '../../src/webhooks/signingSecrets.ts';
+import { withTransitionEvent } from '../../src/webhooks/eventLog.ts';
+import { isStoreError } from '../../src/store/types.ts';
+import { startWebhookController, webhookIndexers, type WebhookController } from '../../src/controller/webhook/controller.ts';
 
 /** Captured at import, before a test installs fake timers: polling keeps real time under them. */
 const realSetTimeout = globalThis.setTimeout;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress, type Address } from 'viem';
-import { testDevnet } from '../../../test/support/env.ts';
-import type { ChainName } from '../../config/chains.ts';
-import { testStablecoinAbi } from '../../devnet/contracts.ts';
-import { faucetSettingsFromManifest, type DripLimitConfig, type FaucetSettings } from '../config.ts';
+import { testDevnet } from './env.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { faucetSettingsFromManifest, type DripLimitConfig, type FaucetSettings } from '../../src/faucet/config.ts';
 
 /** Limits no test meets unless it sets its own. */
 export const GENEROUS_LIMITS = { perAddress: { burst: 1_000, everySeconds: 1 }, perClient: { burst: 1_000, everySeconds: 1 } };

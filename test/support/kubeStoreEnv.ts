@@ -1,6 +1,6 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startKubeApiServer, type KubeApiServer } from '../../../../test/support/kubeApiServer.ts';
+import { startKubeApiServer, type KubeApiServer } from './kubeApiServer.ts';
 
 export interface KubeTestEnv {
   /** The test file's API server (from its beforeAll on). */

@@ -7,14 +7,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
-import type { Call } from '../../api/v1alpha1/index.ts';
-import type { ChainConfig } from '../../config/chainConfig.ts';
-import type { ChainName } from '../../config/chains.ts';
-import { counterAbi, gateAbi } from '../../devnet/contracts.ts';
-import { chainConfigsFromManifest, loadManifest, startDevnet } from '../../devnet/devnet.ts';
-import { MANIFEST_ENV } from '../../../test/globalSetup.ts';
-import { testDevnet } from '../../../test/support/env.ts';
-import type { ChainWorker, OperationOutcome } from '../types.ts';
+import type { Call } from '../../src/api/v1alpha1/index.ts';
+import type { ChainConfig } from '../../src/config/chainConfig.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import { counterAbi, gateAbi } from '../../src/devnet/contracts.ts';
+import { chainConfigsFromManifest, loadManifest, startDevnet } from '../../src/devnet/devnet.ts';
+import { MANIFEST_ENV } from '../globalSetup.ts';
+import { testDevnet } from './env.ts';
+import type { ChainWorker, OperationOutcome } from '../../src/chain/types.ts';
 
 export { counterAbi, gateAbi };
 

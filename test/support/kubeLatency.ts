@@ -4,10 +4,10 @@
  * creates with 64 in flight. Loopback, one etcd on tmpfs: a floor for what a real cluster costs.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startKubeApiServer } from '../../../../test/support/kubeApiServer.ts';
-import type { ExecutionRequest } from '../../../api/v1alpha1/index.ts';
-import { executionRequest } from '../../embedded/testing/fixtures.ts';
-import { createKubeStore } from '../index.ts';
+import { startKubeApiServer } from './kubeApiServer.ts';
+import type { ExecutionRequest } from '../../src/api/v1alpha1/index.ts';
+import { executionRequest } from '../../src/store/embedded/testing/fixtures.ts';
+import { createKubeStore } from '../../src/store/kube/index.ts';
 
 const N = 300;
 const t0 = performance.now();
