@@ -55,6 +55,8 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Called with each status seen (a progress line). */
   onStatus?: (status: StatusRecord) => void;
+  /** Also stop at a state this says to (e.g. one only the caller can move on, like payment_required). */
+  until?: (status: StatusRecord) => boolean;
 }
 
 const TERMINAL = new Set(['confirmed', 'reverted', 'failed']);
@@ -190,11 +192,13 @@ export function createClient(opts: ClientOptions = {}) {
         const r = await read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`);
         if (!r.ok) return r;
         w.onStatus?.(r.value);
-        if (TERMINAL.has(r.value.status)) return r;
-        if (Date.now() > deadline) {
+        if (TERMINAL.has(r.value.status) || w.until?.(r.value)) return r;
+        const left = deadline - Date.now();
+        if (left <= 0) {
           return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${r.value.status} after the wait`, r.value as unknown as Record<string, unknown>));
         }
-        await sleep(min + Math.random() * (max - min));
+        // Never past the deadline: a caller with a timeout of its own (an MCP host) gets its answer within it.
+        await sleep(Math.min(left, min + Math.random() * (max - min)));
       }
     },
   };

@@ -11,8 +11,8 @@ export const MCP_INSTRUCTIONS =
   'Typical flow: get_wallet (where to send funds) → simulate (optional) → execute (answers a request_id) → get_status with ' +
   'wait_seconds until confirmed, reverted or failed. If execute fails with payment_required, get_payment_quote says what to pay ' +
   'and pay pays it when this server has a payer. Chains: ethereum, base, arbitrum (test networks). Amounts are raw integer strings. ' +
-  'DeFi protocols have their own tools, named by the spec\'s slug (lend_b_v3_supply, …): their actions take simulate: true to see ' +
-  'what they would change (balances, health factor) before executing.';
+  'DeFi protocols have two tools each, named by the spec\'s slug (lend_b_v3_read, lend_b_v3_act, …), the endpoint as their action ' +
+  'argument; actions take simulate: true to see what they would change (balances, health factor) before executing.';
 
 /**
  * The MCP server of agent-wallet: a client of its HTTP API (key and base URL from the environment), never of its

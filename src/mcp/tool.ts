@@ -14,7 +14,19 @@ export interface ToolDeps {
   payer?: Payer | undefined;
 }
 
-export type ToolOutcome<T> = { ok: true; value: T; summary: string } | { ok: false; error: ApiError | PayError };
+/** Arguments the tool's published schema lets through but the chosen action does not take (a family tool's `action`). */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type ToolError = ApiError | PayError | ToolInputError;
+export type ToolOutcome<T> = { ok: true; value: T; summary: string } | { ok: false; error: ToolError };
 
 /**
  * One MCP tool of agent-wallet: a client of one API call (or a small flow), with input and output schemas built
@@ -26,7 +38,8 @@ export interface AgentWalletTool<I extends z.ZodObject = z.ZodObject, O extends 
   title: string;
   description: string;
   input: I;
-  output: O;
+  /** Published only where it helps a model read the answer: the text summary and the structured content carry it anyway. */
+  output?: O;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   run(deps: ToolDeps, args: z.output<I>): Promise<ToolOutcome<z.output<O>>>;
 }
@@ -41,7 +54,7 @@ export type AnyTool = AgentWalletTool<any, any>;
 export function registerTool(server: McpServer, deps: ToolDeps, tool: AnyTool): void {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+    { title: tool.title, description: tool.description, inputSchema: tool.input, ...(tool.output && { outputSchema: tool.output }), annotations: tool.annotations },
     async (args: unknown) => {
       const outcome = await tool.run(deps, args);
       if (outcome.ok) return { content: [{ type: 'text' as const, text: outcome.summary }], structuredContent: outcome.value as Record<string, unknown> };
@@ -54,7 +67,10 @@ export function registerTool(server: McpServer, deps: ToolDeps, tool: AnyTool): 
  * A tool error carrying the API's own `error` code (or the payer's), its HTTP status and body. A 402 says exactly
  * what to pay, to whom, on which chain, and the two ways to do it.
  */
-export function errorResult(e: ApiError | PayError, deps: Pick<ToolDeps, 'payer'>) {
+export function errorResult(e: ToolError, deps: Pick<ToolDeps, 'payer'>) {
+  if (e instanceof ToolInputError) {
+    return { isError: true, content: [{ type: 'text' as const, text: `Input validation error: ${e.message}` }], structuredContent: { error: 'invalid_arguments', message: e.message, ...(e.field && { field: e.field }) } };
+  }
   const structured =
     e instanceof PayError
       ? { error: e.code, message: e.shortMessage, ...e.details }

@@ -59,12 +59,17 @@ describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_
   it('lists every tool with a description for a model, an input and an output schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).slice(0, TOOLS.length)).toEqual(TOOLS);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['lend_b_v3_markets', 'lend_b_v3_supply', 'lend_b_v3_borrow_capacity']));
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['lend_b_v3_read', 'lend_b_v3_act', 'lend_c_read', 'lend_c_act']));
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe('object');
-      expect(t.outputSchema?.type, t.name).toBe('object');
     }
+    // Output schemas only where the answer is this server's own shape, not the API's record the summary describes.
+    expect(tools.filter((t) => t.outputSchema).map((t) => t.name)).toEqual(['get_payment_quote', 'pay']);
+    const act = tools.find((t) => t.name === 'lend_b_v3_act')!;
+    expect(act.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect((act.inputSchema.properties as Record<string, { enum?: string[] }>).action!.enum).toEqual(['supply', 'withdraw', 'repay', 'borrow']);
+    expect(tools.find((t) => t.name === 'lend_b_v3_read')!.annotations).toMatchObject({ readOnlyHint: true });
     const execute = tools.find((t) => t.name === 'execute')!;
     expect(execute.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(Object.keys(execute.inputSchema.properties ?? {})).toEqual(
@@ -99,7 +104,7 @@ describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_
     });
     expect(run.isError, text(run)).toBeFalsy();
     expect(run.structuredContent).toMatchObject({ status: 'queued' });
-    const status = await call(client, 'get_status', { request_id: run.structuredContent!.request_id, wait_seconds: 60 });
+    const status = await call(client, 'get_status', { request_id: run.structuredContent!.request_id, wait_seconds: 30 });
     expect(status.structuredContent).toMatchObject({ request_id: run.structuredContent!.request_id, status: 'confirmed', calls: 2 });
     expect(text(status)).toMatch(/is confirmed, tx 0x[0-9a-f]{64}/);
   });
@@ -158,6 +163,11 @@ describe('MCP over streamable HTTP, with a payer: a 402 becomes a quote, the pay
     expect(text(first)).toContain(`Call the pay tool with request_id "${quote.request_id}"`);
     expect(text(first)).toContain(quote.payment_address);
 
+    // Waiting cannot move a request that waits for the caller's payment: get_status says so and what to do.
+    const waiting = await call(client, 'get_status', { request_id: quote.request_id, wait_seconds: 30 });
+    expect(waiting.structuredContent).toMatchObject({ request_id: quote.request_id, status: 'payment_required' });
+    expect(text(waiting)).toContain('get_payment_quote');
+
     const read = await call(client, 'get_payment_quote', { request_id: quote.request_id });
     expect(read.structuredContent).toMatchObject({ payment_required: true, payer_configured: true, quote: { request_id: quote.request_id, required_amount_raw: quote.required_amount_raw } });
 
@@ -167,7 +177,7 @@ describe('MCP over streamable HTTP, with a payer: a 402 becomes a quote, the pay
       result: { request_id: quote.request_id, status: 'queued' },
       payment: { method: 'transfer', token: 'USDC', amount_raw: quote.required_amount_raw.USDC },
     });
-    const done = await call(client, 'get_status', { request_id: quote.request_id, wait_seconds: 60 });
+    const done = await call(client, 'get_status', { request_id: quote.request_id, wait_seconds: 30 });
     expect(done.structuredContent).toMatchObject({ status: 'confirmed' });
     const stored = await svc.store.get('ExecutionRequest', quote.request_id);
     expect(stored.status?.payment?.paid).toMatchObject({ payer: payerAddress, token: 'USDC', method: 'proof' });

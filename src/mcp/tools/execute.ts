@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ExecutionResultSchema, PaymentProofHeaderSchema } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
-import { agentFields, BatchCallInput, callFields, executeFields } from './inputs.ts';
+import { IdempotencyKey } from './fields.ts';
+import { agentFields, BatchCallInput, callFields, executeFields, PaymentProofInput } from './inputs.ts';
 
 const ExecuteInput = z.object({
   ...agentFields,
@@ -15,13 +15,8 @@ const ExecuteInput = z.object({
     .optional()
     .meta({ description: 'Several calls run atomically, in order, in one operation. Give either batch_calls or target_contract + calldata.' }),
   ...executeFields,
-  idempotency_key: z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .meta({ description: 'Retry-safety key: calling again with the same key and arguments returns the first request instead of executing twice. Default: a fresh one.' }),
-  payment_proof: PaymentProofHeaderSchema.optional().meta({
+  idempotency_key: IdempotencyKey.optional(),
+  payment_proof: PaymentProofInput.optional().meta({
     description:
       'After a payment_required error, if you paid yourself: {request_id, payer, token, chain, tx_hash} of your on-chain transfer of exactly required_amount_raw, and optionally the payer’s signature (docs/payments.md). Send it with exactly the same other arguments.',
   }),
@@ -36,7 +31,6 @@ export const execute = defineTool({
     '(wait_seconds) until confirmed, reverted or failed. If this API key pays per execution, the error payment_required says what to ' +
     'pay and how (the pay tool, or payment_proof). Calls that would fail are refused with their revert reason and nothing runs.',
   input: ExecuteInput,
-  output: ExecutionResultSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ client, journal }, args) {
     const { idempotency_key, payment_proof, ...body } = args;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { BalanceSchema } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
 import { agentFields } from './inputs.ts';
 
@@ -10,7 +9,6 @@ export const getBalance = defineTool({
     "Returns the native coin and token balances of the agent's smart wallet on one chain, each raw (smallest unit) and formatted, and " +
     'whether each token is accepted for payment. Use it before an execute that spends tokens, or to check that a payment or a faucet drip arrived.',
   input: z.object(agentFields),
-  output: BalanceSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ client }, args) {
     const r = await client.balance(args.agent_id, args.chain);

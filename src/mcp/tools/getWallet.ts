@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { WalletRecordSchema } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
 import { agentFields } from './inputs.ts';
 
@@ -11,7 +10,6 @@ export const getWallet = defineTool({
     'no registration is needed. Use it to learn where to send tokens for the agent (deployed=false is normal: the wallet is deployed by its ' +
     'first execution, and funds sent before then are safe).',
   input: z.object(agentFields),
-  output: WalletRecordSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ client }, args) {
     const r = await client.wallet(args.agent_id, args.chain);

@@ -1,64 +1,120 @@
 import { z } from 'zod';
-import { ExecutionResultSchema } from '../../api/http/index.ts';
-import { effectsSchema } from '../../protocols/common/effects.ts';
 import { flatObject } from '../../protocols/common/inputs.ts';
 import { FAMILIES } from '../../protocols/index.ts';
-import type { ActionEndpoint, AnyFamily, ReadEndpoint } from '../../protocols/types.ts';
-import { defineTool, type AnyTool } from '../tool.ts';
+import type { AnyEndpoint, AnyFamily } from '../../protocols/types.ts';
+import { defineTool, ToolInputError, type AnyTool } from '../tool.ts';
+import { chainEnum, decimalUint, IdempotencyKey, ModelAgentId, ModelCallbackUrl, ModelStrategyId } from './fields.ts';
 
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- endpoints of every schema
-
-/** `lend-b-v3` + `borrow-capacity` → `lend_b_v3_borrow_capacity` (MCP tool names: letters, digits, `_`). */
-export const toolName = (slug: string, path: string) => `${slug}_${path}`.replace(/[^A-Za-z0-9]+/g, '_');
+/** `lend-b-v3` + `read` → `lend_b_v3_read` (MCP tool names: letters, digits, `_`). */
+export const toolName = (slug: string, suffix: string) => `${slug}_${suffix}`.replace(/[^A-Za-z0-9]+/g, '_');
 
 /**
- * The MCP tools of the protocol families, generated from their declarations (src/protocols): a read is a read-only
- * tool; an action is one tool that executes, or with `simulate: true` only simulates and returns what it would change.
+ * The MCP tools of the protocol families, generated from their declarations (src/protocols): two per family, whatever
+ * its number of endpoints (docs/mcp.md says why): `<slug>_read`, read-only, for its GET endpoints, and `<slug>_act`
+ * for its actions, which executes or, with `simulate: true`, only simulates and returns what it would change. The
+ * endpoint is the `action` argument.
  */
 export function protocolTools(families: readonly AnyFamily[] = FAMILIES): AnyTool[] {
-  return families.flatMap((family) => family.endpoints.map((e) => (e.kind === 'read' ? readTool(family, e) : actionTool(family, e))));
-}
-
-function readTool(family: AnyFamily, e: ReadEndpoint<never, Any, Any, boolean>): AnyTool {
-  return defineTool({
-    name: toolName(family.slug, e.path),
-    title: `${family.protocol}: ${e.summary}`,
-    description: `${e.description} (${family.protocol} on ${family.chain}; GET /protocols/${family.slug}/${e.path})`,
-    input: e.query as z.ZodObject,
-    output: e.output as z.ZodObject,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    async run({ client }, args) {
-      const query = Object.fromEntries(Object.entries(args as Record<string, unknown>).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
-      const r = await client.protocols.read(family.slug, e.path, query);
-      if (!r.ok) return r;
-      return { ok: true, value: r.value, summary: `${family.protocol} ${e.path}: ${summarize(r.value)}` };
-    },
+  return families.flatMap((family) => {
+    const reads = family.endpoints.filter((e) => e.kind === 'read');
+    const actions = family.endpoints.filter((e) => e.kind === 'action');
+    return [...(reads.length > 0 ? [familyTool(family, 'read', reads)] : []), ...(actions.length > 0 ? [familyTool(family, 'act', actions)] : [])];
   });
 }
 
-function actionTool(family: AnyFamily, e: ActionEndpoint<never, Any>): AnyTool {
-  const input = flatObject(e.input).extend({
-    simulate: z.boolean().optional().meta({ description: 'true: only simulate (nothing is broadcast) and return the calls and their effects' }),
-    idempotency_key: z.string().min(1).max(255).optional().meta({ description: 'Retry-safety key: the same key and arguments return the first request' }),
-  });
-  const output = ExecutionResultSchema.extend({
-    calls: z.array(z.object({ target_contract: z.string(), calldata: z.string(), value: z.string() })).optional(),
-    effects: effectsSchema(family.position).optional(),
-  });
+/** The fields every family shares, in their short forms (fields.ts); any other field is the endpoint's own. */
+const shortField = (family: AnyFamily, key: string): z.ZodType | undefined =>
+  ({
+    agent_id: ModelAgentId,
+    chain: chainEnum([family.chain]).meta({ description: `${family.chain} only (the default)` }),
+    strategy_id: ModelStrategyId,
+    callback_url: ModelCallbackUrl,
+    amount_raw: decimalUint(true).meta({ description: 'Or the amount in the smallest unit (integer string)' }),
+  })[key];
+
+/** An endpoint's arguments as one flat object (its query, or its body with either amount), with the short shared fields. */
+export function endpointInput(family: AnyFamily, e: AnyEndpoint<never>): z.ZodObject {
+  const shape = flatObject(e.kind === 'read' ? e.query : e.input).shape as Record<string, z.ZodType>;
+  return z.object(
+    Object.fromEntries(
+      Object.entries(shape).map(([key, field]) => {
+        const short = shortField(family, key);
+        const optional = field.safeParse(undefined).success;
+        return [key, short ? (optional ? short.optional() : short) : field];
+      }),
+    ),
+  );
+}
+
+const isOptional = (field: z.ZodType) => field.safeParse(undefined).success;
+
+/** `supply (agent_id, market, amount|amount_raw)`: what a model must give, the shared optional fields left out. */
+function signature(e: AnyEndpoint<never>, input: z.ZodObject): string {
+  const shape = input.shape as Record<string, z.ZodType>;
+  const keys = Object.keys(shape).filter((k) => !['chain', 'strategy_id', 'callback_url', 'amount_raw'].includes(k));
+  const fields = keys.map((k) => (k === 'amount' && 'amount_raw' in shape ? 'amount|amount_raw' : isOptional(shape[k]!) ? `${k}?` : k));
+  return `${e.path} (${fields.join(', ')})`;
+}
+
+function familyTool(family: AnyFamily, kind: 'read' | 'act', endpoints: AnyEndpoint<never>[]): AnyTool {
+  const inputs = new Map(endpoints.map((e) => [e.path, endpointInput(family, e)]));
+  // One field per name across the actions, optional here: each action checks its own fields below (and the API again).
+  const fields: Record<string, z.ZodType> = {};
+  for (const input of inputs.values()) {
+    for (const [key, field] of Object.entries(input.shape as Record<string, z.ZodType>)) {
+      const known = fields[key];
+      // Where actions differ (an amount that may be "max" or not), the wider one: the action's own check is exact.
+      if (!known || JSON.stringify(z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' })).length > JSON.stringify(z.toJSONSchema(known, { io: 'input', unrepresentable: 'any' })).length) {
+        fields[key] = isOptional(field) ? field : field.optional();
+      }
+    }
+  }
+  const paths = endpoints.map((e) => e.path) as [string, ...string[]];
+  const input = z.object({
+    action: z.enum(paths).meta({ description: kind === 'read' ? 'What to read' : 'What to do' }),
+    ...fields,
+    ...(kind === 'act' && {
+      simulate: z.boolean().optional().meta({ description: 'true: only simulate; answers the calls and their effects' }),
+      idempotency_key: IdempotencyKey.optional(),
+    }),
+  }).strict(); // a misspelt field is refused, not dropped
+  const list = endpoints.map((e) => `- ${signature(e, inputs.get(e.path)!)}: ${e.summary}`).join('\n');
+  const description =
+    kind === 'read'
+      ? `Reads ${family.protocol} on ${family.chain} (nothing changes). action, with its arguments:\n${list}`
+      : `Acts on ${family.protocol} on ${family.chain} from the agent's smart wallet (approvals included). action, with its arguments:\n${list}\n` +
+        'Amounts: amount in token units ("12.5"; "max" where the action allows it) or amount_raw (smallest unit), one of them. ' +
+        'simulate: true broadcasts nothing and answers the calls and their effects (balances, the position before and after: health factor). ' +
+        'Otherwise it executes like execute: the answer has the request_id; follow it with get_status.';
+
   return defineTool({
-    name: toolName(family.slug, e.path),
-    title: `${family.protocol}: ${e.summary}`,
-    description:
-      `${e.description} With simulate: true nothing is broadcast, and the answer shows the calls and their effects (balances and the ` +
-      `position before and after). Otherwise it executes like execute: the result has the request_id; follow it with get_status. ` +
-      `Give the amount as amount (token units, e.g. "12.5") or amount_raw (smallest unit). (${family.protocol} on ${family.chain}.)`,
+    name: toolName(family.slug, kind),
+    title: kind === 'read' ? `${family.protocol}: reads` : `${family.protocol}: actions`,
+    description,
     input,
-    output,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    annotations:
+      kind === 'read'
+        ? { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
+        : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     async run({ client }, args) {
-      const { simulate, idempotency_key, ...body } = args as Record<string, unknown> & { simulate?: boolean; idempotency_key?: string };
+      const { action, simulate, idempotency_key, ...rest } = args as Record<string, unknown> & { action: string; simulate?: boolean; idempotency_key?: string };
+      const e = endpoints.find((x) => x.path === action)!;
+      const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      const checked = inputs.get(action)!.strict().safeParse(given);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        const field = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
+        return { ok: false, error: new ToolInputError(`${action}: ${field ? `${field}: ` : ''}${issue.message}; it takes ${signature(e, inputs.get(action)!)}`, field) };
+      }
+      if (e.kind === 'read') {
+        const query = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)]));
+        const r = await client.protocols.read<Record<string, unknown>>(family.slug, e.path, query);
+        if (!r.ok) return r;
+        return { ok: true, value: r.value, summary: `${family.protocol} ${e.path}: ${summarize(r.value)}` };
+      }
       if (simulate) {
-        const r = await client.protocols.simulate<z.output<typeof output>>(family.slug, e.path, body);
+        type Simulated = { estimated_gas: number; effects?: { balance_changes: { change: { formatted: string }; token: { symbol: string } }[]; position_after?: unknown } };
+        const r = await client.protocols.simulate<Simulated>(family.slug, e.path, given);
         if (!r.ok) return r;
         const changes = r.value.effects?.balance_changes.map((c) => `${c.change.formatted} ${c.token.symbol}`).join(', ');
         const hf = (r.value.effects?.position_after as { health_factor?: string | null } | null | undefined)?.health_factor;
@@ -68,7 +124,7 @@ function actionTool(family: AnyFamily, e: ActionEndpoint<never, Any>): AnyTool {
           summary: `simulated ${e.path}: ${r.value.estimated_gas} gas${changes ? `; wallet ${changes}` : ''}${hf !== undefined ? `; health factor after ${hf ?? 'n/a (no debt)'}` : ''}; nothing was broadcast`,
         };
       }
-      const r = await client.protocols.execute(family.slug, e.path, body, { ...(idempotency_key && { idempotencyKey: idempotency_key }) });
+      const r = await client.protocols.execute(family.slug, e.path, given, { ...(idempotency_key && { idempotencyKey: idempotency_key }) });
       if (!r.ok) return r;
       return { ok: true, value: r.value, summary: `${r.value.request_id} is ${r.value.status}: ${e.path} on ${family.protocol}. Follow it with get_status.` };
     },

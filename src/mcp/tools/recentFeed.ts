@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FeedSchema, LIMITS } from '../../api/http/index.ts';
+import { LIMITS } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
 
 export const recentFeed = defineTool({
@@ -11,7 +11,6 @@ export const recentFeed = defineTool({
   input: z.object({
     limit: z.int().min(1).max(LIMITS.feedMax).optional().meta({ description: `How many (1 to ${LIMITS.feedMax}; default ${LIMITS.feedDefault})` }),
   }),
-  output: FeedSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ client }, args) {
     const r = await client.feed(args.limit);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ExecutionResultSchema } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
 import { agentFields, callFields } from './inputs.ts';
 
@@ -11,7 +10,6 @@ export const simulate = defineTool({
     'API key would pay. A call that would fail returns an error with its revert reason instead. Use it to check a call before execute; ' +
     'execute also simulates by itself, so this is optional.',
   input: z.object({ ...agentFields, ...callFields }),
-  output: ExecutionResultSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ client }, args) {
     const r = await client.simulate({ ...args, chain: args.chain ?? 'ethereum' });

@@ -178,19 +178,24 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env }, stderr: 'pipe' }));
     try {
       const call = async (name: string, args: Json) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Json; content: { text: string }[] };
-      const simulated = await call('lend_b_v3_borrow', { agent_id: cliAgent, amount: '100', simulate: true });
+      const simulated = await call('lend_b_v3_act', { action: 'borrow', agent_id: cliAgent, amount: '100', simulate: true });
       expect(simulated.isError, simulated.content[0]?.text).toBeFalsy();
       expect(simulated.structuredContent!.effects.position_after.borrowed.formatted).toBe('100');
       expect(simulated.content[0]!.text).toMatch(/health factor after 24\.75/);
-      const borrowed = await call('lend_b_v3_borrow', { agent_id: cliAgent, amount: '100' });
+      const borrowed = await call('lend_b_v3_act', { action: 'borrow', agent_id: cliAgent, amount: '100' });
       expect(borrowed.structuredContent).toMatchObject({ status: 'queued' });
       const status = await call('get_status', { request_id: borrowed.structuredContent!.request_id, wait_seconds: 30 });
       expect(status.structuredContent!.status).toBe('confirmed');
-      const capacity = await call('lend_b_v3_borrow_capacity', { agent_id: cliAgent });
+      const capacity = await call('lend_b_v3_read', { action: 'borrow-capacity', agent_id: cliAgent });
       expect(Number(capacity.structuredContent!.borrow_capacity.formatted)).toBeCloseTo(2225, 2);
-      const refused = await call('lend_b_v3_supply', { agent_id: cliAgent, token: 'DAI', amount: '1' });
+      const refused = await call('lend_b_v3_act', { action: 'supply', agent_id: cliAgent, token: 'DAI', amount: '1' });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toMatchObject({ error: 'unknown_token', field: 'token', http_status: 400 });
+      // A field the action does not take is refused before anything is sent, naming what it takes.
+      const foreign = await call('lend_b_v3_read', { action: 'markets', agent_id: cliAgent });
+      expect(foreign.isError).toBe(true);
+      expect(foreign.structuredContent).toMatchObject({ error: 'invalid_arguments', field: 'agent_id' });
+      expect(foreign.content[0]!.text).toContain('it takes markets ()');
     } finally {
       await mcp.close();
     }

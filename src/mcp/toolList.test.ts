@@ -1,0 +1,67 @@
+/**
+ * What `tools/list` costs a model, read through the MCP SDK's own Client: the whole spec surface must stay within
+ * 40 KB of compact JSON (issue 18 §1). A family is two tools whatever its number of endpoints (docs/mcp.md), so the
+ * bound is the core tools' budget plus one family budget per spec slug, the three families not built yet included.
+ */
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { SPEC_PROTOCOLS } from '../protocols/index.ts';
+import { createServerFactory } from './server.ts';
+import { CORE_TOOLS } from './tools/index.ts';
+
+const BOUND_BYTES = 40_000;
+/** The core tools together. */
+const CORE_BUDGET = 12_400;
+/** A family's tools together (`<slug>_read` and `<slug>_act`): what every family, the ones to come included, must fit. */
+const FAMILY_BUDGET = 4_600;
+
+async function listTools() {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createServerFactory({ client: {} as never, journal: {} as never })();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'tool-list-size', version: '1.0.0' });
+  await client.connect(clientSide);
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
+}
+
+const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+describe('tools/list size', () => {
+  it('fits 40 KB for the whole spec surface: core tools and one budget per family, today’s families each within theirs', async () => {
+    const tools = await listTools();
+    const total = size({ tools });
+    const largest = tools.reduce((a, b) => (size(b) > size(a) ? b : a));
+    const core = tools.filter((t) => CORE_TOOLS.some((c) => c.name === t.name));
+    const families = SPEC_PROTOCOLS.map((p) => {
+      const prefix = `${p.slug.replace(/[^A-Za-z0-9]+/g, '_')}_`;
+      return { slug: p.slug, tools: tools.filter((t) => t.name.startsWith(prefix)) };
+    });
+    console.log(
+      `tools/list: ${tools.length} tools, ${total} bytes of compact JSON; largest ${largest.name} (${size(largest)} bytes); ` +
+        `core ${size(core)} bytes; ${families.map((f) => `${f.slug} ${f.tools.length ? size(f.tools) : 'not built'}`).join(', ')}`,
+    );
+
+    expect(CORE_BUDGET + SPEC_PROTOCOLS.length * FAMILY_BUDGET).toBeLessThanOrEqual(BOUND_BYTES);
+    expect(core.length).toBe(CORE_TOOLS.length);
+    expect(size(core)).toBeLessThanOrEqual(CORE_BUDGET);
+    // Every tool is the core's or a spec family's: nothing outside the budgets.
+    expect(core.length + families.reduce((n, f) => n + f.tools.length, 0)).toBe(tools.length);
+    for (const f of families) expect(size(f.tools), f.slug).toBeLessThanOrEqual(FAMILY_BUDGET);
+    expect(total).toBeLessThanOrEqual(BOUND_BYTES);
+  });
+
+  it('publishes numbers as short patterns and chains as enums', async () => {
+    const tools = await listTools();
+    const json = JSON.stringify(tools);
+    // The longest pattern anywhere: the API's uint256 range pattern is 5 KB, its chain pattern spells every letter case.
+    const patterns = [...json.matchAll(/"pattern":"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+    expect(Math.max(...patterns.map((p) => p.length))).toBeLessThan(120);
+    expect(json).not.toContain('[eE][tT][hH]');
+    const execute = tools.find((t) => t.name === 'execute')!;
+    expect((execute.inputSchema.properties as Record<string, { enum?: string[] }>).chain!.enum).toEqual(['ethereum', 'base', 'arbitrum']);
+  });
+});
