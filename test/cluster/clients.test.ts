@@ -65,7 +65,7 @@ it('MCP over stdio: execute, then get_status waits until confirmed', { timeout: 
       arguments: { agent_id: 'cl-mcp', chain: CHAIN, target_contract: cluster.devnet.chain(CHAIN).testContracts.counter, calldata: '0xd09de08a' },
     })) as { isError?: boolean; structuredContent?: { request_id: string } };
     expect(run.isError).toBeFalsy();
-    const status = (await client.callTool({ name: 'get_status', arguments: { request_id: run.structuredContent!.request_id, wait_seconds: 60 } })) as {
+    const status = (await client.callTool({ name: 'get_status', arguments: { request_id: run.structuredContent!.request_id, wait_seconds: 30 } })) as {
       structuredContent?: { status: string };
     };
     expect(status.structuredContent!.status).toBe('confirmed');
