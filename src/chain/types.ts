@@ -199,8 +199,9 @@ export interface ChainWorker {
   /** A transaction's receipt with its logs and confirmations, or undefined when the chain has not mined it. */
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
   /**
-   * The accounts this worker sends transactions from (its bundles' executors). A transaction one of them sent is
-   * the service's own (a bundle), never a caller's payment: payment verification refuses it.
+   * The accounts this worker sends transactions from (its bundles' executors and its sending accounts: the x402
+   * settler). A transaction one of them sent is the service's own, never a caller's payment: payment verification
+   * refuses it.
    */
   senders(): Promise<Address[]>;
   close(): Promise<void>;
@@ -278,9 +279,14 @@ export interface SendingAccounts {
   sendingAccount(purpose: SendPurposeKind): Promise<Address | undefined>;
   /**
    * Signs the transaction a purpose asks for, under the account's nonce lock. Idempotent by what it spends: while
-   * a transaction for the same authorization is signed (and not expired) or sent, that one is answered again.
+   * a transaction for the same authorization is signed and not sent (nor expired), that one is answered again.
    */
   signSend(purpose: SendPurpose): Promise<Result<SignedSend, SendFailure>>;
   /** Broadcasts a transaction signSend answered. Idempotent: sending one already sent answers ok. */
   send(hash: Hex): Promise<Result<void, SendFailure>>;
+  /**
+   * The caller will not send it (its claim was refused): its send window closes now rather than at sendBy, so the
+   * account's later transactions do not wait behind its nonce. Idempotent; a sent transaction stays sent.
+   */
+  abandon(hash: Hex): Promise<Result<void, SendFailure>>;
 }

@@ -83,9 +83,9 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
     return quoteValid(quote, now) ? reject('no_payment', 'no payment is attached to the request') : { kind: 'expired' };
   }
 
-  /** The accounts whose transactions are the service's own: the worker's executors, the x402 settler, the configured ones. */
+  /** The accounts whose transactions are the service's own: the worker's (executors, x402 settler), the configured ones. */
   async function sentByService(from: Address, worker: ChainWorker): Promise<boolean> {
-    const own = [...(await worker.senders()), ...(deps.x402 ? [deps.x402.settler] : []), ...(deps.serviceAccounts ?? [])];
+    const own = [...(await worker.senders()), ...(deps.serviceAccounts ?? [])];
     return own.some((a) => a.toLowerCase() === from.toLowerCase());
   }
 

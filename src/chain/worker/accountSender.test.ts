@@ -2,27 +2,24 @@
  * The sending accounts' nonce owner against the run's devnet: x402 settlements signed, claimed (here: recorded)
  * and sent, each payer's authorization real (EIP-712 signed by a fresh key), each test with a settler of its own.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { numberToHex, toHex, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { eip3009TokenAbi, testStablecoinAbi } from '../../devnet/contracts.ts';
+import { eip3009TokenAbi } from '../../devnet/contracts.ts';
 import { createMemoryLockManager } from '../../locks/memory.ts';
 import { until } from '../../../test/support/until.ts';
 import { readFees } from '../fees.ts';
 import { chainUnderTest } from '../testing/support.ts';
 import type { SendPurpose } from '../types.ts';
 import { createAccountSender } from './accountSender.ts';
-import { devnetChain, devnetWalletClient } from '../../devnet/clients.ts';
+import { fundNative, x402Payment } from '../testing/x402.ts';
 
 const { config, client } = chainUnderTest('arbitrum');
 const usdc = config.tokens.find((t) => t.symbol === 'USDC')!;
 const weth = config.tokens.find((t) => t.symbol === 'WETH')!;
-const [, domainName, domainVersion] = await client.readContract({ address: usdc.address, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
 
-async function fund(account: Address): Promise<void> {
-  await client.request({ method: 'anvil_setBalance' as 'eth_chainId', params: [account, numberToHex(10n ** 18n)] as unknown as undefined });
-}
+const fund = (a: Address) => fundNative(client, a);
+const payment = (opts: { to?: Address; token?: Address } = {}) => x402Payment(config, client, opts);
 
 /** A settler of its own (funded with native coin) and the sender that owns its nonce. */
 async function newSender(sendWindowMs = 60_000) {
@@ -37,38 +34,6 @@ async function newSender(sendWindowMs = 60_000) {
     sendWindowMs,
   });
   return { settler, sender };
-}
-
-/** A payer holding USDC, and the settlement purpose of one authorization it signs (to the treasury by default). */
-async function payment(opts: { to?: Address; token?: Address } = {}): Promise<SendPurpose> {
-  const key = generatePrivateKey();
-  const payer = privateKeyToAccount(key);
-  await fund(payer.address);
-  await devnetWalletClient(devnetChain(config), key).writeContractSync({ address: usdc.address, abi: testStablecoinAbi, functionName: 'mint', args: [payer.address, 10_000_000n] });
-  const authorization = {
-    from: payer.address,
-    to: opts.to ?? config.treasury,
-    value: '1234567',
-    validAfter: '0',
-    validBefore: (BigInt(Math.floor(Date.now() / 1000)) + 3_600n).toString(),
-    nonce: toHex(randomBytes(32)),
-  };
-  const signature = await payer.signTypedData({
-    domain: { name: domainName, version: domainVersion, chainId: config.chainId, verifyingContract: usdc.address },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    message: { ...authorization, value: BigInt(authorization.value), validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
-  });
-  return { kind: 'x402Settlement', token: opts.token ?? usdc.address, authorization, signature };
 }
 
 const chainNonce = (a: Address) => client.getTransactionCount({ address: a, blockTag: 'latest' });
@@ -97,7 +62,7 @@ describe('x402 settlements from the settler', () => {
     sender.close();
   });
 
-  test('signing the same authorization again answers the same transaction; a second send is ok and sends nothing new', async () => {
+  test('signing an unsent authorization again answers the same transaction; a second send is ok and sends nothing new', async () => {
     const { settler, sender } = await newSender();
     const p = await payment();
     const first = signed(await sender.signSend(p));
@@ -106,6 +71,8 @@ describe('x402 settlements from the settler', () => {
     expect((await sender.send(first.hash)).ok).toBe(true);
     await mined(first.hash);
     expect(await chainNonce(settler.address)).toBe(first.nonce + 1);
+    // Once sent and spent, the token refuses it: nothing is signed, no nonce taken.
+    expect(await sender.signSend(p)).toMatchObject({ ok: false, error: { code: 'simulation_reverted' } });
     sender.close();
   });
 
@@ -133,6 +100,21 @@ describe('x402 settlements from the settler', () => {
     expect((await sender.send(again.hash)).ok).toBe(true);
     expect((await mined(again.hash)).status).toBe('success');
     expect(await chainNonce(settler.address)).toBe(c.nonce + 1);
+    sender.close();
+  });
+
+  test('an abandoned transaction is never sent, and the next one takes its nonce at once', async () => {
+    const { settler, sender } = await newSender();
+    const [refused, next] = await Promise.all([payment(), payment()]);
+    const a = signed(await sender.signSend(refused));
+    expect(await sender.abandon(a.hash)).toEqual({ ok: true, value: undefined });
+    expect(await sender.send(a.hash)).toMatchObject({ ok: false, error: { code: 'expired' } });
+    const b = signed(await sender.signSend(next));
+    expect(b.nonce).toBe(a.nonce);
+    expect((await sender.send(b.hash)).ok).toBe(true);
+    expect((await mined(b.hash)).status).toBe('success');
+    expect(await chainNonce(settler.address)).toBe(a.nonce + 1);
+    expect(await spent(refused)).toBe(false);
     sender.close();
   });
 });

@@ -188,7 +188,9 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
         return await withAccount(s, async (): Promise<Result<SignedSend, SendFailure>> => {
           prune();
           const known = bySpend.get(b.spend);
-          if (known && known.state !== 'dropped') return ok(known.signed);
+          // A retry of a sign whose transaction is not sent yet (a caller that died between its claim and the send).
+          // Once sent, signing again builds anew: the token refuses an authorization spent, and says so.
+          if (known && known.state === 'signed') return ok(known.signed);
           let gas: bigint;
           try {
             gas = await client.estimateGas({ account: s.account.address, to: b.to, data: b.data });
@@ -253,6 +255,19 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
           clearTimeout(held.timer);
           return ok(undefined);
         });
+      } catch (e) {
+        return failure('rpc_unavailable', `${config.name}: ${describeError(e)}`);
+      }
+    },
+
+    async abandon(hash) {
+      const held = byHash.get(hash.toLowerCase() as Hex);
+      if (!held) return failure('unknown_transaction', `${hash} was not signed by this worker`);
+      const s = states.get(held.signed.purpose)!;
+      try {
+        await withAccount(s, () => expire(s, held));
+        clearTimeout(held.timer);
+        return ok(undefined);
       } catch (e) {
         return failure('rpc_unavailable', `${config.name}: ${describeError(e)}`);
       }

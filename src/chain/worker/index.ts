@@ -96,8 +96,8 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       bundler.resyncNonces();
     },
   });
-  const senders = config.executorKeys.map((k) => privateKeyToAccount(k).address);
   const settlerKey = config.sendingAccounts.x402SettlerKey;
+  const senders = [...config.executorKeys, ...(settlerKey ? [settlerKey] : [])].map((k) => privateKeyToAccount(k).address);
   const accounts = createAccountSender({
     config,
     client,
@@ -239,6 +239,11 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     async send(hash) {
       assertOpen();
       return accounts.send(hash);
+    },
+
+    async abandon(hash) {
+      assertOpen();
+      return accounts.abandon(hash);
     },
 
     bundlerStats() {

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { getAddress, parseEventLogs, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { testDevnet } from '../../../test/support/env.ts';
+import { createChainWorker, type LocalChainWorker } from '../../chain/index.ts';
+import { freshSecret } from '../../chain/testing/support.ts';
 import { eip3009TokenAbi, erc1271WalletDeployData, testStablecoinAbi } from '../../devnet/contracts.ts';
 import {
   authorizationClaimName,
@@ -121,11 +123,14 @@ function refuse(reply: FastifyReply, r: X402Refusal) {
 let app: FastifyInstance;
 let url: string;
 let facilitator: X402Facilitator;
+let worker: LocalChainWorker;
 
 beforeAll(async () => {
+  // The chain worker owns the settler's nonces and sends the settlements (chain/worker/accountSender.ts).
+  const config = devnet.chainConfigs().find((c) => c.name === CHAIN)!;
+  worker = await createChainWorker({ ...config, sendingAccounts: { x402SettlerKey: SETTLER.privateKey } }, { serviceSecret: freshSecret() });
   facilitator = createX402Facilitator({
-    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl }],
-    settlerKey: SETTLER.privateKey,
+    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
     pollingIntervalMs: 20,
     beforeSend: async (tx) => {
       const onChain = (await client.getTransaction({ hash: tx.hash }).catch(() => undefined)) !== undefined;
@@ -168,6 +173,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await worker?.close();
   const summary = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return `median ${s[Math.floor(s.length / 2)]?.toFixed(1)} ms, min ${s[0]?.toFixed(1)}, max ${s.at(-1)?.toFixed(1)} (n=${s.length})`;
