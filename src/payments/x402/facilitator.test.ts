@@ -359,6 +359,42 @@ describe('x402 exact (EIP-3009) paid by the real x402 client', () => {
     expect(await balanceOf(usdc.address, chain.treasury)).toBe(before + AMOUNT * BigInt(payers.length));
   });
 
+  test('a facilitator gone between its claim and the send (a leader change): the next gets the same transaction from the worker and sends it once', async () => {
+    const payer = await newPayer();
+    const offer = paymentRequirements(shop.quote)[0]!;
+    const { x402Version, payload } = await new ExactEvmScheme(payer).createPaymentPayload(2, offer);
+    const decoded = decodePaymentSignature(encodePaymentSignatureHeader({ x402Version, resource: { url }, accepted: offer, payload }));
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    const claimed: Hex[] = [];
+    const settlerNonce = await client.getTransactionCount({ address: SETTLER.address, blockTag: 'pending' });
+    const before = await balanceOf(usdc.address, payer.address);
+    // The old leader claims the signed settlement, then never gets to send it.
+    let gone!: () => void;
+    const claimedByOld = new Promise<void>((resolve) => (gone = resolve));
+    const old = createX402Facilitator({
+      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      beforeSend: async (tx) => {
+        claimed.push(tx.hash);
+        gone();
+        await new Promise(() => undefined);
+      },
+    });
+    void old.settle(decoded.value, offer);
+    await claimedByOld;
+    expect(await client.getTransaction({ hash: claimed[0]! }).catch(() => undefined)).toBeUndefined();
+
+    const next = createX402Facilitator({
+      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      pollingIntervalMs: 20,
+      beforeSend: async (tx) => void claimed.push(tx.hash),
+    });
+    const settled = await next.settle(decoded.value, offer);
+    expect(settled).toMatchObject({ ok: true, value: { transaction: claimed[0] } });
+    expect(claimed).toEqual([claimed[0], claimed[0]]);
+    expect(await balanceOf(usdc.address, payer.address)).toBe(before - AMOUNT);
+    expect(await client.getTransactionCount({ address: SETTLER.address, blockTag: 'latest' })).toBe(settlerNonce + 1);
+  });
+
   test('a settlement is shown to beforeSend signed and not yet sent; one it refuses is never sent, and the next settles', async () => {
     const payer = await newPayer();
     const paid = await post(payingFetch(payer));

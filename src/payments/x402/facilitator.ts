@@ -99,8 +99,13 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
       transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 15_000 }),
       pollingInterval: options.pollingIntervalMs ?? 250,
     });
-    // x402 lists the signer's addresses only for /supported: learned on the first settle, never needed before.
+    // x402 lists the signer's addresses only for /supported: asked of the worker now (a worker not up yet answers
+    // with the first settlement instead), never needed to verify or settle.
     let settler: Address | undefined;
+    accounts.sendingAccount('x402Settlement').then(
+      (a) => (settler ??= a),
+      () => undefined,
+    );
     /**
      * x402's settle calls writeContract(transferWithAuthorization): the worker signs it, beforeSend is shown it,
      * then the worker sends the very bytes signed. A claim refused abandons it, and its nonce is freed at once.
