@@ -199,9 +199,94 @@ export interface ChainWorker {
   /** A transaction's receipt with its logs and confirmations, or undefined when the chain has not mined it. */
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
   /**
-   * The accounts this worker sends transactions from (its bundles' executors). A transaction one of them sent is
-   * the service's own (a bundle), never a caller's payment: payment verification refuses it.
+   * The accounts this worker sends transactions from (its bundles' executors and its sending accounts: the x402
+   * settler). A transaction one of them sent is the service's own, never a caller's payment: payment verification
+   * refuses it.
    */
   senders(): Promise<Address[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The EIP-3009 authorization a payer signed (x402 `exact`): the token moves `value` from `from` to `to` once,
+ * between validAfter and validBefore (Unix seconds). Amounts and times as decimal strings, as on the wire.
+ */
+export interface Eip3009Authorization {
+  from: Address;
+  to: Address;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  /** bytes32, chosen by the payer: the token spends each (from, nonce) once. */
+  nonce: Hex;
+}
+
+/**
+ * Why the service sends a transaction from one of its own accounts. Named purposes only: the worker builds the
+ * calldata itself from these fields, so no caller can make a sending account send anything else.
+ */
+export type SendPurpose = {
+  kind: 'x402Settlement';
+  /** One of the chain's EIP-3009 tokens accepted for payment; `authorization.to` must be the chain's treasury. */
+  token: Address;
+  authorization: Eip3009Authorization;
+  /** The payer's signature: 65 bytes (v, r, s) or longer (an ERC-1271 wallet's bytes). */
+  signature: Hex;
+};
+export type SendPurposeKind = SendPurpose['kind'];
+
+/** A transaction signed for a purpose and not necessarily sent: what a caller claims before it asks for the send. */
+export interface SignedSend {
+  /** The transaction's hash: the hash it will have on chain, the very bytes signed. */
+  hash: Hex;
+  /** The sending account (for x402 settlements: the settler). */
+  account: Address;
+  /** The account's transaction nonce. */
+  nonce: number;
+  purpose: SendPurposeKind;
+  /** The token the transaction spends from and, for x402, the authorization it spends. */
+  token: Address;
+  from: Address;
+  authorizationNonce: Hex;
+  /**
+   * Unix ms: a transaction not sent by then is never sent; the worker frees or fills its nonce, and send
+   * answers `expired`.
+   */
+  sendBy: number;
+}
+
+export type SendFailureCode =
+  | 'purpose_refused' // outside the purpose's rules (a token not accepted, another recipient, malformed fields)
+  | 'no_account' // this worker has no sending account for the purpose
+  | 'simulation_reverted' // the transaction would revert (an authorization already spent, an expired one, low balance)
+  | 'expired' // send after sendBy: the transaction was dropped, sign again
+  | 'unknown_transaction' // not signed here (or this worker restarted since: nothing it signed was sent)
+  | 'send_failed' // the node refused the broadcast
+  | 'rpc_unavailable';
+export interface SendFailure {
+  code: SendFailureCode;
+  message: string;
+}
+
+/**
+ * The service's own sending accounts on one chain (the x402 settler), each with its nonces owned by the chain
+ * worker. Two phases so a caller can claim what a transaction spends before anything is sent: `signSend`
+ * reserves a nonce and signs, the caller records the hash, `send` broadcasts those very bytes. Read the
+ * outcome with the worker's getTransactionReceipt.
+ */
+export interface SendingAccounts {
+  /** The address sending for a purpose on this chain, or undefined when none is configured. */
+  sendingAccount(purpose: SendPurposeKind): Promise<Address | undefined>;
+  /**
+   * Signs the transaction a purpose asks for, under the account's nonce lock. Idempotent by what it spends: while
+   * a transaction for the same authorization is signed and not sent (nor expired), that one is answered again.
+   */
+  signSend(purpose: SendPurpose): Promise<Result<SignedSend, SendFailure>>;
+  /** Broadcasts a transaction signSend answered. Idempotent: sending one already sent answers ok. */
+  send(hash: Hex): Promise<Result<void, SendFailure>>;
+  /**
+   * The caller will not send it (its claim was refused): its send window closes now rather than at sendBy, so the
+   * account's later transactions do not wait behind its nonce. Idempotent; a sent transaction stays sent.
+   */
+  abandon(hash: Hex): Promise<Result<void, SendFailure>>;
 }

@@ -38,6 +38,16 @@ export const ChainConfigSchema = z.object({
   paymasterSignerKey: PrivateKey,
   /** Executor EOAs that send handleOps bundles; one bundle in flight per key. */
   executorKeys: z.array(PrivateKey).min(1),
+  /**
+   * The service's own sending accounts, apart from the bundle executors: the chain worker owns their nonces and
+   * sends from them for named purposes only (chain/worker/accountSender.ts). Each needs native coin for gas.
+   */
+  sendingAccounts: z
+    .object({
+      /** Sends x402 settlements (transferWithAuthorization); without it, x402 is not offered on this chain. */
+      x402SettlerKey: PrivateKey.optional(),
+    })
+    .default({}),
   /** Receives the bundles' gas refunds (EntryPoint `beneficiary`). */
   beneficiary: Address,
   treasury: Address,

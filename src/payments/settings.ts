@@ -23,28 +23,21 @@ export const PaymentSettingsSchema = z
   .strict();
 
 /**
- * The environment variable holding the x402 settler's private key (a Kubernetes Secret in the chart): the EOA
- * that submits transferWithAuthorization and pays its gas. Unset: x402 is not offered, X-Payment-Proof is.
+ * The environment variable holding the x402 settler's private key (a Kubernetes Secret in the chart), read by the
+ * chain worker: the EOA that submits transferWithAuthorization and pays its gas, its nonces owned by the worker.
  */
 export const X402_SETTLER_KEY_ENV = 'AGENT_WALLET_X402_SETTLER_KEY';
 
-/** The settler key from the environment, checked: undefined when unset. */
-export function x402SettlerKeyFromEnv(env: NodeJS.ProcessEnv = process.env): `0x${string}` | undefined {
-  const raw = env[X402_SETTLER_KEY_ENV]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new Error(`${X402_SETTLER_KEY_ENV} must be a 0x-prefixed 32-byte hex private key`);
-  return raw as `0x${string}`;
-}
-
 /**
- * The chains x402 settles on, from the cluster configuration: every chain, each with the RPC URL the settler
- * sends through. A chain whose URL only its worker holds (AGENT_WALLET_RPC_URL) cannot settle: refused at start.
+ * The chains x402 settles on, from the cluster configuration: every chain, each with the RPC URL verification reads
+ * through (the settlement itself goes through the chain worker). A chain whose URL only its worker holds
+ * (AGENT_WALLET_RPC_URL) cannot verify: refused at start.
  */
-export function x402Chains(config: { chains: readonly { name: string; chainId: number; rpcUrl?: string | undefined }[] }): { chainId: number; rpcUrl: string }[] {
+export function x402Chains(config: { chains: readonly { name: string; chainId: number; rpcUrl?: string | undefined }[] }): { name: string; chainId: number; rpcUrl: string }[] {
   return config.chains.map((c) => {
     if (c.rpcUrl === undefined) {
-      throw new Error(`${X402_SETTLER_KEY_ENV} is set, but chain ${c.name} has no rpcUrl in the configuration: x402 settles through it`);
+      throw new Error(`x402 is enabled, but chain ${c.name} has no rpcUrl in the configuration: x402 verification reads through it`);
     }
-    return { chainId: c.chainId, rpcUrl: c.rpcUrl };
+    return { name: c.name, chainId: c.chainId, rpcUrl: c.rpcUrl };
   });
 }

@@ -1,3 +1,4 @@
+import type { SendingAccounts } from '../chain/types.ts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -23,8 +24,11 @@ export interface PaymentsSetupOptions {
   namespace: string;
   chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'rpcUrl' | 'entryPoint' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
   settings?: Partial<PaymentSettings> | undefined;
-  /** The EOA that settles x402 payments; without it x402 is not offered. */
-  x402SettlerKey?: `0x${string}` | undefined;
+  /**
+   * The chain workers that settle x402 payments (each owns the settler account of its chain); without them x402
+   * is not offered.
+   */
+  x402Accounts?: ReadonlyMap<ChainName, SendingAccounts> | undefined;
   logger: Logger;
 }
 
@@ -32,10 +36,13 @@ export interface PaymentsSetupOptions {
 export function setUpPayments(opts: PaymentsSetupOptions): PaymentsSetup {
   const settings: PaymentSettings = { ...DEFAULT_PAYMENT_SETTINGS, ...opts.settings };
   const terms = paymentTermsOf(opts.chains);
-  const x402 = opts.x402SettlerKey
+  const accounts = opts.x402Accounts;
+  const x402 = accounts
     ? createX402Facilitator({
-        chains: opts.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl })),
-        settlerKey: opts.x402SettlerKey,
+        chains: opts.chains.flatMap((c) => {
+          const a = accounts.get(c.name);
+          return a ? [{ chainId: c.chainId, rpcUrl: c.rpcUrl, accounts: a }] : [];
+        }),
         beforeSend: claimSettlement(opts.store, opts.namespace),
       })
     : undefined;

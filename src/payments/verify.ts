@@ -10,6 +10,7 @@ import {
 } from '../api/v1alpha1/index.ts';
 import type { ChainWorker, TransactionReceiptInfo } from '../chain/types.ts';
 import type { Logger } from '../lib/logger.ts';
+import { err } from '../lib/result.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { claimAll, claimOf, claimPayment, claimedOperationOf, type ClaimResult } from './claim.ts';
 import { candidatesOf, matchQuote, transfersOf, verifyProofTransfer, type ProofTerms } from './proof.ts';
@@ -23,6 +24,7 @@ import {
   decodePaymentSignature,
   matchOffer,
   paymentRequirements,
+  X402_REASON,
   type AuthorizationIdentity,
   type X402Facilitator,
   type X402Refusal,
@@ -83,9 +85,9 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
     return quoteValid(quote, now) ? reject('no_payment', 'no payment is attached to the request') : { kind: 'expired' };
   }
 
-  /** The accounts whose transactions are the service's own: the worker's executors, the x402 settler, the configured ones. */
+  /** The accounts whose transactions are the service's own: the worker's (executors, x402 settler), the configured ones. */
   async function sentByService(from: Address, worker: ChainWorker): Promise<boolean> {
-    const own = [...(await worker.senders()), ...(deps.x402 ? [deps.x402.settler] : []), ...(deps.serviceAccounts ?? [])];
+    const own = [...(await worker.senders()), ...(deps.serviceAccounts ?? [])];
     return own.some((a) => a.toLowerCase() === from.toLowerCase());
   }
 
@@ -228,10 +230,13 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
     const matched = matchOffer(decoded.value, paymentRequirements(offer));
     if (!matched.ok) return refused(matched.error);
     const requirement = matched.value;
-    const verified = await deps.x402.verify(decoded.value, requirement);
-    if (!verified.ok) return refused(verified.error);
     const identity = authorizationIdentity(decoded.value, requirement);
     const name = authorizationClaimName(identity);
+    const verified = await deps.x402.verify(decoded.value, requirement);
+    // Spent already, and claimed by this very request: its settlement was sent by a leader that died before it
+    // recorded the result. Not a replay: the chain says which transaction spent it (below).
+    const ownSpent = !verified.ok && verified.error.reason === X402_REASON.nonceAlreadyUsed && isOwnClaim(await claimOf(deps.store, deps.namespace, name), request);
+    if (!verified.ok && !ownSpent) return refused(verified.error);
     const token = quote.tokens.find((t) => t.address.toLowerCase() === identity.asset.toLowerCase())!;
     const claim = await claimPayment(deps.store, deps.namespace, name, {
       chain: request.spec.chain,
@@ -244,7 +249,7 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
       requestUid: request.metadata.uid,
     });
     if (!claim.claimed) return reject('authorization_already_used', 'this x402 authorization already paid for another request');
-    const settled = await deps.x402.settle(decoded.value, requirement);
+    const settled = ownSpent && !verified.ok ? err(verified.error) : await deps.x402.settle(decoded.value, requirement);
     let txHash: Hex | undefined = settled.ok ? settled.value.transaction : undefined;
     if (!settled.ok) {
       // Claimed by this request: a settle that failed because the authorization is spent may be ours, done before
@@ -263,6 +268,16 @@ export function createPaymentVerifier(deps: PaymentVerifierDeps) {
       kind: 'verified',
       paid: { method: 'x402', token: token.symbol, amountRaw: requirement.amount, payer: identity.from, txHash, receipt: name, verifiedTime: new Date().toISOString() },
     };
+  }
+
+  /** Whether a claim is this request's own (as claimPayment judges a retry of the same request). */
+  function isOwnClaim(claim: PaymentReceipt | undefined, request: ExecutionRequest): boolean {
+    return (
+      claim !== undefined &&
+      claim.spec.requestId === request.metadata.name &&
+      claim.spec.apiClient === request.spec.apiClient &&
+      (claim.spec.requestUid === undefined || claim.spec.requestUid === request.metadata.uid)
+    );
   }
 
   /** The settlement's tx hash on the claim, for audit (`kubectl get awreceipt -o wide`); best effort. */

@@ -65,8 +65,9 @@ export interface EmbeddedServiceOptions {
   webhooks?: WebhookSettingsInput & { ca?: string | Buffer; resolver?: Resolver };
   /**
    * Payments: the platform fee, quote lifetime and grace, the service's other sending accounts (default
-   * DEFAULT_PAYMENT_SETTINGS), and the key of the EOA that settles x402 payments (it pays their gas). Without a
-   * settler key, 402s offer X-Payment-Proof only.
+   * DEFAULT_PAYMENT_SETTINGS), and the key of the EOA that settles x402 payments (it pays their gas): each chain
+   * worker sends from it (a chain's own `sendingAccounts.x402SettlerKey` wins). Without a settler key, 402s offer
+   * X-Payment-Proof only.
    */
   payments?: Partial<PaymentSettings> & {
     x402SettlerKey?: `0x${string}` | undefined;
@@ -109,7 +110,12 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     const metrics = opts.metrics ?? createMetrics();
     const locks = instrumentLockManager(createMemoryLockManager(), metrics);
     const workers = new Map<ChainName, LocalChainWorker>();
-    for (const config of opts.chains) {
+    const settlerKey = opts.payments?.x402SettlerKey;
+    for (const chainConfig of opts.chains) {
+      // The settler key given for the service settles on every chain that has none of its own.
+      const config = settlerKey && !chainConfig.sendingAccounts.x402SettlerKey
+        ? { ...chainConfig, sendingAccounts: { ...chainConfig.sendingAccounts, x402SettlerKey: settlerKey } }
+        : chainConfig;
       const worker = await createChainWorker(config, {
         serviceSecret: opts.serviceSecret,
         locks,
@@ -129,7 +135,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         ...(opts.payments?.graceSeconds !== undefined && { graceSeconds: opts.payments.graceSeconds }),
         ...(opts.payments?.serviceAccounts !== undefined && { serviceAccounts: opts.payments.serviceAccounts }),
       },
-      x402SettlerKey: opts.payments?.x402SettlerKey,
+      x402Accounts: settlerKey ? workers : undefined,
       logger: log.child({ role: 'payments' }),
     });
     const { ca, resolver, ...webhookInput } = opts.webhooks ?? {};

@@ -58,7 +58,7 @@ export interface StartClusterOptions {
   webhooks?: WebhookSettingsInput;
   /** Extra environment of the controllers, e.g. NODE_EXTRA_CA_CERTS to trust a test receiver's certificate. */
   controllerEnv?: NodeJS.ProcessEnv;
-  /** Settle x402 payments with the devnet's settler account (controller and gateway get its key). */
+  /** Settle x402 payments with the devnet's settler account (the chain workers get its key; the config enables x402). */
   x402?: boolean;
   /**
    * The tree whose `bin/agent-wallet.js` the roles run: this one (default), or an earlier build's for an upgrade
@@ -108,6 +108,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),
     // The faucet account is the service's own, as the chart's payments.serviceAccounts would say.
     payments: PaymentSettingsSchema.parse({ serviceAccounts: devnet.manifest.accounts.faucet ? [devnet.manifest.accounts.faucet.address] : [] }),
+    x402: { enabled: opts.x402 === true },
     logLevel: 'info',
     chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
   };
@@ -119,15 +120,13 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   const processes: RoleProcess[] = [];
   let root = opts.root ?? process.cwd();
   let closeSecrets = (): void => undefined;
-  // x402 only when asked: one settler account, and its nonces live in one process at a time.
+  // x402 only when asked: one settler account, its nonces owned by each chain's worker.
   const settler = opts.x402 === true ? devnet.manifest.accounts.settler?.privateKey : undefined;
   const baseEnv = {
     ...process.env,
     KUBECONFIG: kubeconfigPath,
     AGENT_WALLET_CONFIG: configPath,
     POD_NAMESPACE: namespace,
-    // The devnet's settler sends x402 settlements, as a Secret would give it to the controller and gateway.
-    ...(settler && { [X402_SETTLER_KEY_ENV]: settler }),
   };
 
   const spawnRole = async (name: string, args: string[], env: NodeJS.ProcessEnv): Promise<RoleProcess> => {
@@ -153,6 +152,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       AGENT_WALLET_SERVICE_SECRET: serviceSecret,
       AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
       AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
+      // The devnet's settler sends x402 settlements, as the chart's Secret gives it to the chain workers.
+      ...(settler && { [X402_SETTLER_KEY_ENV]: settler }),
     });
   const startController = (i: number) =>
     spawnRole(`controller-${i}`, ['controller'], { KUBECONFIG: rbac.kubeconfigs.controller, ...opts.controllerEnv });
@@ -248,7 +249,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
 export type TestCluster = Awaited<ReturnType<typeof startTestCluster>>;
 
 function publicChain(c: ChainConfig, address: string, port: number): ClusterConfig['chains'][number] {
-  const { paymasterSignerKey: _p, executorKeys: _e, ...pub } = c;
+  const { paymasterSignerKey: _p, executorKeys: _e, sendingAccounts: _s, ...pub } = c;
   return { ...pub, worker: { address, port } };
 }
 

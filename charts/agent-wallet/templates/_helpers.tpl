@@ -109,7 +109,7 @@ agentwallet.dev/chain: {{ .chain }}
 {{- end }}
 {{- end }}
 
-{{/* The x402 settler's key, for the controller (it settles) and the gateway (its 402s offer x402). */}}
+{{/* The x402 settler's key, for the chain workers: each owns the settler's nonces on its chain and sends the settlements. */}}
 {{- define "agent-wallet.x402Env" -}}
 {{- if .Values.payments.x402.existingSecret }}
 - name: AGENT_WALLET_X402_SETTLER_KEY

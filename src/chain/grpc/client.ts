@@ -33,6 +33,11 @@ import type {
   WalletBalances,
   WalletInfo,
   WalletRef,
+  SendFailure,
+  SendingAccounts,
+  SendPurpose,
+  SendPurposeKind,
+  SignedSend,
 } from '../types.ts';
 import {
   decodeHash,
@@ -50,6 +55,11 @@ import {
   encodeOperation,
   encodeReadRequest,
   encodeWalletRef,
+  decodeSendingAccount,
+  decodeSendResult,
+  decodeSignSendResult,
+  encodePurposeKind,
+  encodeSignSend,
 } from './codec.ts';
 import { fromGrpcStatus, isRetryableTransportFailure, isServiceError } from './errors.ts';
 import * as pb from './generated/chainworker/v1/chainworker.ts';
@@ -66,7 +76,11 @@ export type ChainWorkerMethod =
   | 'getHead'
   | 'read'
   | 'getTransactionReceipt'
-  | 'getSenders';
+  | 'getSenders'
+  | 'getSendingAccount'
+  | 'signSend'
+  | 'sendSigned'
+  | 'abandonSigned';
 
 /** How long the executors a worker named are taken as its senders before it is asked again. */
 const SENDERS_TTL_MS = 60_000;
@@ -94,6 +108,13 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   // The receipt and the head in one batch, then the block's timestamp.
   getTransactionReceipt: 10_000,
   getSenders: 5_000,
+  getSendingAccount: 5_000,
+  // Waits for the account's nonce lock, estimates and signs: a few RPC round trips, behind the settlements before it.
+  signSend: 30_000,
+  // One eth_sendRawTransaction under the account's lock.
+  sendSigned: 15_000,
+  // May send a 0-value transfer that fills the nonce.
+  abandonSigned: 15_000,
 };
 
 /**
@@ -108,6 +129,12 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   read: true, // eth_calls: reads
   getTransactionReceipt: true, // reads
   getSenders: true, // reads the worker's configuration
+  getSendingAccount: true, // reads the worker's configuration
+  // Idempotent by what it spends: a retry after a lost answer gets the very transaction signed, while unsent. After
+  // a worker restart nothing it signed was sent (the bytes never left it), so a new one takes the same nonce.
+  signSend: true,
+  sendSigned: true, // the same bytes again: ok when already sent
+  abandonSigned: true, // a dropped transaction stays dropped, a sent one sent
   getOperationOutcome: true, // reads (it may cache what it found on chain: the same answer again)
   submitOperation: true, // idempotent by operation hash: the same signed operation again is a no-op, never re-signed
   restoreInFlight: true, // reserving the same nonces again changes nothing
@@ -158,7 +185,7 @@ export interface RemoteChainWorkerStats {
 }
 
 /** A chain worker in another process, reached over gRPC. */
-export interface RemoteChainWorker extends ChainWorker {
+export interface RemoteChainWorker extends ChainWorker, SendingAccounts {
   /** The gRPC target, e.g. "chain-worker-arbitrum:50051". */
   readonly address: string;
   /**
@@ -322,6 +349,24 @@ class GrpcChainWorker implements RemoteChainWorker {
     return this.#senders.addresses;
   }
 
+  async sendingAccount(purpose: SendPurposeKind): Promise<Address | undefined> {
+    const req = { purpose: encodePurposeKind(purpose) };
+    return decodeSendingAccount(await this.#call('getSendingAccount', (md, o, cb) => this.#client.getSendingAccount(req, md, o, cb)));
+  }
+
+  async signSend(purpose: SendPurpose): Promise<Result<SignedSend, SendFailure>> {
+    const req = encodeSignSend(purpose);
+    return unavailableAsFailure(async () => decodeSignSendResult(await this.#call('signSend', (md, o, cb) => this.#client.signSend(req, md, o, cb))));
+  }
+
+  async send(hash: Hex): Promise<Result<void, SendFailure>> {
+    return unavailableAsFailure(async () => decodeSendResult(await this.#call('sendSigned', (md, o, cb) => this.#client.sendSigned({ hash }, md, o, cb))));
+  }
+
+  async abandon(hash: Hex): Promise<Result<void, SendFailure>> {
+    return unavailableAsFailure(async () => decodeSendResult(await this.#call('abandonSigned', (md, o, cb) => this.#client.abandonSigned({ hash }, md, o, cb))));
+  }
+
   onReconnect(listener: () => void): () => void {
     this.#reconnectListeners.add(listener);
     return () => this.#reconnectListeners.delete(listener);
@@ -468,4 +513,14 @@ class GrpcChainWorker implements RemoteChainWorker {
 function jittered(initialMs: number, maxMs: number, attempt: number): number {
   const d = Math.min(maxMs, initialMs * 2 ** (attempt - 1));
   return Math.round(d / 2 + Math.random() * (d / 2));
+}
+
+/** A worker that did not answer is a sending account's `rpc_unavailable` failure, as the in-process one reports it. */
+async function unavailableAsFailure<T>(run: () => Promise<Result<T, SendFailure>>): Promise<Result<T, SendFailure>> {
+  try {
+    return await run();
+  } catch (e) {
+    if (isChainError(e, 'rpc_unavailable')) return err({ code: 'rpc_unavailable', message: e.message });
+    throw e;
+  }
 }

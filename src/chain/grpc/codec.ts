@@ -9,6 +9,11 @@ import type {
   ReadCall,
   ReadCallResult,
   ReadResult,
+  SendFailure,
+  SendFailureCode,
+  SendPurpose,
+  SendPurposeKind,
+  SignedSend,
   SimulationFailure,
   SimulationFailureCode,
   SimulationResult,
@@ -383,3 +388,95 @@ export function decodeReceipt(m: pb.GetTransactionReceiptResponse): TransactionR
 
 export const encodeSenders = (addresses: readonly Address[]): pb.GetSendersResponse => ({ addresses: [...addresses] });
 export const decodeSenders = (m: pb.GetSendersResponse): Address[] => parse(z.array(AddressSchema), m.addresses, 'addresses') as Address[];
+
+// ───────────────────────────── sending accounts ─────────────────────────────
+
+const PURPOSE_KINDS: Readonly<Record<SendPurposeKind, pb.SendPurposeKind>> = { x402Settlement: pb.SendPurposeKind.SEND_PURPOSE_KIND_X402_SETTLEMENT };
+
+export const encodePurposeKind = (k: SendPurposeKind): pb.SendPurposeKind => PURPOSE_KINDS[k];
+export function decodePurposeKind(k: pb.SendPurposeKind): SendPurposeKind {
+  const found = (Object.keys(PURPOSE_KINDS) as SendPurposeKind[]).find((name) => PURPOSE_KINDS[name] === k);
+  if (!found) throw new WireFormatError('invalid_message', `malformed purpose: unknown kind ${k}`);
+  return found;
+}
+
+export const encodeSendingAccount = (a: Address | undefined): pb.GetSendingAccountResponse => (a ? { address: a } : {});
+export const decodeSendingAccount = (m: pb.GetSendingAccountResponse): Address | undefined =>
+  m.address === undefined ? undefined : (parse(AddressSchema, m.address, 'address') as Address);
+
+const X402SettlementSchema = z.object({
+  token: AddressSchema,
+  authorization: z.object({
+    from: AddressSchema,
+    to: AddressSchema,
+    value: UintSchema,
+    validAfter: UintSchema,
+    validBefore: UintSchema,
+    nonce: HashSchema,
+  }),
+  signature: HexSchema,
+});
+
+export function encodeSignSend(p: SendPurpose): pb.SignSendRequest {
+  return { purpose: { $case: 'x402Settlement', value: { token: p.token, authorization: { ...p.authorization }, signature: p.signature } } };
+}
+export function decodeSignSend(m: pb.SignSendRequest): SendPurpose {
+  if (m.purpose?.$case !== 'x402Settlement') throw new WireFormatError('invalid_message', 'malformed purpose: none given');
+  const v = parse(X402SettlementSchema, m.purpose.value, 'x402Settlement');
+  return { kind: 'x402Settlement', token: v.token as Address, authorization: v.authorization as SendPurpose['authorization'], signature: v.signature as Hex };
+}
+
+const SEND_FAILURE_CODES = [
+  'purpose_refused',
+  'no_account',
+  'simulation_reverted',
+  'expired',
+  'unknown_transaction',
+  'send_failed',
+  'rpc_unavailable',
+] as const satisfies readonly SendFailureCode[];
+const SendFailureSchema = z.object({ code: z.enum(SEND_FAILURE_CODES), message: z.string() });
+
+const SignedSendSchema = z.object({
+  hash: HashSchema,
+  account: AddressSchema,
+  nonce: z.number().int().min(0),
+  purpose: z.nativeEnum(pb.SendPurposeKind),
+  token: AddressSchema,
+  from: AddressSchema,
+  authorizationNonce: HashSchema,
+  sendBy: z.number().int().min(0),
+});
+
+export function encodeSignSendResult(r: Result<SignedSend, SendFailure>): pb.SignSendResponse {
+  if (!r.ok) return { result: { $case: 'failure', value: { ...r.error } } };
+  return { result: { $case: 'signed', value: { ...r.value, purpose: encodePurposeKind(r.value.purpose) } } };
+}
+export function decodeSignSendResult(m: pb.SignSendResponse): Result<SignedSend, SendFailure> {
+  switch (m.result?.$case) {
+    case 'failure':
+      return err(parse(SendFailureSchema, m.result.value, 'failure'));
+    case 'signed': {
+      const v = parse(SignedSendSchema, m.result.value, 'signed');
+      return ok({
+        hash: v.hash as Hex,
+        account: v.account as Address,
+        nonce: v.nonce,
+        purpose: decodePurposeKind(v.purpose),
+        token: v.token as Address,
+        from: v.from as Address,
+        authorizationNonce: v.authorizationNonce as Hex,
+        sendBy: v.sendBy,
+      });
+    }
+    case undefined:
+      throw new WireFormatError('invalid_message', 'malformed sign result: neither signed nor failure');
+  }
+}
+
+export const decodeHashRequest = (m: { hash: string }): Hex => parse(HashSchema, m.hash, 'hash') as Hex;
+
+/** SendSigned's and AbandonSigned's answer: ok, or the failure. */
+export const encodeSendResult = (r: Result<void, SendFailure>): pb.SendSignedResponse => (r.ok ? {} : { failure: { ...r.error } });
+export const decodeSendResult = (m: pb.SendSignedResponse): Result<void, SendFailure> =>
+  m.failure === undefined ? ok(undefined) : err(parse(SendFailureSchema, m.failure, 'failure'));

@@ -10,13 +10,14 @@ import {
 import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { isTerminalError } from '../../runtime/index.ts';
 import { ChainError, isChainError } from '../errors.ts';
 import { assertIncluded, chainUnderTest, counterAbi, failCall, freshSecret, incrementCall, outcomeRecorder, uniqueId } from '../../../test/support/chainUnderTest.ts';
-import type { ChainWorker, ReadCall } from '../types.ts';
+import type { ReadCall } from '../types.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
 import { MAX_READ_CALLS } from '../worker/reads.ts';
+import { fundNative, x402Payment } from '../../../test/support/x402.ts';
 import { testStablecoinAbi } from '../../devnet/contracts.ts';
 import { connectChainWorker, type ConnectChainWorkerOptions, type RemoteChainWorker } from './client.ts';
 import { ChainWorkerServiceService, type ChainWorkerServiceServer } from './generated/chainworker/v1/chainworker.ts';
@@ -394,7 +395,7 @@ describe('chain worker over gRPC (devnet)', () => {
   it('closes gracefully: open streams do not hold shutdown up, calls in progress finish within the grace period, later ones are cut', async () => {
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     let delayMs = 300;
-    const slowWorker: ChainWorker = { ...worker, resolveWallet: async (ref) => (await sleep(delayMs), worker.resolveWallet(ref)) };
+    const slowWorker: LocalChainWorker = { ...worker, resolveWallet: async (ref) => (await sleep(delayMs), worker.resolveWallet(ref)) };
     const ref = { apiClient: 'acme', agentId: uniqueId('close') };
 
     const graceful = await serveChainWorker(slowWorker, { port: 0 });
@@ -425,5 +426,50 @@ describe('chain worker over gRPC (devnet)', () => {
     } finally {
       await client2.close();
     }
+  });
+});
+
+describe('sending accounts over gRPC (devnet)', () => {
+  const env = chainUnderTest();
+  const generatedKey = generatePrivateKey();
+  const settler = privateKeyToAccount(generatedKey);
+  let worker: LocalChainWorker;
+  let server: ChainWorkerServer;
+  let remote: RemoteChainWorker;
+
+  beforeAll(async () => {
+    await fundNative(env.client, settler.address);
+    worker = await createChainWorker({ ...env.config, sendingAccounts: { x402SettlerKey: generatedKey } }, { serviceSecret: freshSecret() });
+    server = await serveChainWorker(worker, { port: 0 });
+    remote = connectChainWorker('arbitrum', `127.0.0.1:${server.port}`, FAST);
+  });
+  afterAll(async () => {
+    await remote?.close();
+    await server?.close(1_000);
+    await worker?.close();
+  });
+
+  it('signs, answers a retried sign with the same transaction, sends it as signed; the settler is one of the senders', async () => {
+    expect(await remote.sendingAccount('x402Settlement')).toBe(settler.address);
+    expect(await remote.senders()).toContain(settler.address);
+    const purpose = await x402Payment(env.config, env.client);
+    const signed = await remote.signSend(purpose);
+    if (!signed.ok) throw new Error(signed.error.message);
+    expect(signed.value).toMatchObject({ account: settler.address, purpose: 'x402Settlement', from: purpose.authorization.from });
+    expect(await remote.signSend(purpose)).toEqual(signed);
+    expect(await remote.send(signed.value.hash)).toEqual({ ok: true, value: undefined });
+    expect((await env.client.waitForTransactionReceipt({ hash: signed.value.hash })).status).toBe('success');
+  });
+
+  it('refusals travel as values with their codes', async () => {
+    const purpose = await x402Payment(env.config, env.client, { to: settler.address });
+    expect(await remote.signSend(purpose)).toMatchObject({ ok: false, error: { code: 'purpose_refused' } });
+    const unknown = `0x${'ab'.repeat(32)}` as Hex;
+    expect(await remote.send(unknown)).toMatchObject({ ok: false, error: { code: 'unknown_transaction' } });
+    expect(await remote.abandon(unknown)).toMatchObject({ ok: false, error: { code: 'unknown_transaction' } });
+    const abandoned = await remote.signSend(await x402Payment(env.config, env.client));
+    if (!abandoned.ok) throw new Error(abandoned.error.message);
+    expect(await remote.abandon(abandoned.value.hash)).toEqual({ ok: true, value: undefined });
+    expect(await remote.send(abandoned.value.hash)).toMatchObject({ ok: false, error: { code: 'expired' } });
   });
 });

@@ -1,7 +1,7 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServerInterceptor } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { silentLogger, type Logger } from '../../lib/logger.ts';
-import type { ChainWorker } from '../types.ts';
+import type { ChainWorker, SendingAccounts } from '../types.ts';
 import { ChainWorkerServiceService } from './generated/chainworker/v1/chainworker.ts';
 import { createChainWorkerService } from './service.ts';
 
@@ -54,7 +54,7 @@ const SERVER_CHANNEL_OPTIONS: ChannelOptions = {
  * const server = await serveChainWorker(worker, { host: '0.0.0.0', port: 50051, log });
  * process.once('SIGTERM', async () => { await server.close(); await worker.close(); });
  */
-export async function serveChainWorker(worker: ChainWorker, opts: ServeChainWorkerOptions): Promise<ChainWorkerServer> {
+export async function serveChainWorker(worker: ChainWorker & SendingAccounts, opts: ServeChainWorkerOptions): Promise<ChainWorkerServer> {
   const log = opts.log ?? silentLogger;
   const service = createChainWorkerService(worker, { log });
   const health = new HealthImplementation({ '': 'SERVING', [CHAIN_WORKER_SERVICE_NAME]: 'SERVING' });

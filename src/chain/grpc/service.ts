@@ -3,16 +3,22 @@ import type { SignedUserOperation as DomainOperation } from '../../api/v1alpha1/
 import { ChainError } from '../errors.ts';
 import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { describeError } from '../revert.ts';
-import type { ChainWorker } from '../types.ts';
+import type { ChainWorker, SendingAccounts } from '../types.ts';
 import {
   decodeCalls,
+  decodeHashRequest,
+  decodePurposeKind,
   decodeReadCalls,
+  decodeSignSend,
   decodeOperation,
   decodeReadRequest,
   decodeReceiptRequest,
   decodeWalletRef,
   encodeHead,
   encodeSenders,
+  encodeSendingAccount,
+  encodeSendResult,
+  encodeSignSendResult,
   encodeOperation,
   encodeOutcome,
   encodeReadResult,
@@ -49,7 +55,7 @@ export interface ChainWorkerService {
  * worker, encode the answer; errors become statuses (errors.ts). The lifecycle (port, health, shutdown) is
  * server.ts's job.
  */
-export function createChainWorkerService(worker: ChainWorker, opts: ChainWorkerServiceOptions = {}): ChainWorkerService {
+export function createChainWorkerService(worker: ChainWorker & SendingAccounts, opts: ChainWorkerServiceOptions = {}): ChainWorkerService {
   const log = opts.log ?? silentLogger;
   const streams = new Map<ServerWritableStream<WatchOutcomesRequest, WatchOutcomesResponse>, () => void>();
 
@@ -123,6 +129,14 @@ export function createChainWorkerService(worker: ChainWorker, opts: ChainWorkerS
     getTransactionReceipt: unary('GetTransactionReceipt', async (req) => encodeReceipt(await worker.getTransactionReceipt(decodeReceiptRequest(req)))),
 
     getSenders: unary('GetSenders', async () => encodeSenders(await worker.senders())),
+
+    getSendingAccount: unary('GetSendingAccount', async (req) => encodeSendingAccount(await worker.sendingAccount(decodePurposeKind(req.purpose)))),
+
+    signSend: unary('SignSend', async (req) => encodeSignSendResult(await worker.signSend(decodeSignSend(req)))),
+
+    sendSigned: unary('SendSigned', async (req) => encodeSendResult(await worker.send(decodeHashRequest(req)))),
+
+    abandonSigned: unary('AbandonSigned', async (req) => encodeSendResult(await worker.abandon(decodeHashRequest(req)))),
 
     watchOutcomes(call) {
       const refused = wrongChain(call.metadata);

@@ -12,9 +12,10 @@ import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { NonceAllocator } from '../nonceAllocator.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
-import type { ChainWorker, OperationOutcome } from '../types.ts';
+import type { ChainWorker, OperationOutcome, SendingAccounts } from '../types.ts';
 import { fromSignedUserOperation, verifySubmittedOperation } from '../userOperation.ts';
 import { createWalletResolver } from '../wallet.ts';
+import { createAccountSender } from './accountSender.ts';
 import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
 import { PreparedOperations } from './preparedCache.ts';
@@ -45,10 +46,12 @@ export interface ChainWorkerDeps {
   requireRestore?: boolean;
   /** Told of every bundle sent (metrics). */
   bundleObserver?: BundleObserver;
+  /** How long a transaction a sending account signed may wait for its send (default 60 s; accountSender.ts). */
+  sendWindowMs?: number;
 }
 
-/** The in-process chain worker, with the bundler's figures for benchmarks and diagnostics. */
-export interface LocalChainWorker extends ChainWorker {
+/** The in-process chain worker, with its sending accounts and the bundler's figures for benchmarks and diagnostics. */
+export interface LocalChainWorker extends ChainWorker, SendingAccounts {
   readonly client: ChainClient;
   bundlerStats(): Readonly<BundlerStats>;
 }
@@ -93,7 +96,17 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       bundler.resyncNonces();
     },
   });
-  const senders = config.executorKeys.map((k) => privateKeyToAccount(k).address);
+  const settlerKey = config.sendingAccounts.x402SettlerKey;
+  const senders = [...config.executorKeys, ...(settlerKey ? [settlerKey] : [])].map((k) => privateKeyToAccount(k).address);
+  const accounts = createAccountSender({
+    config,
+    client,
+    locks,
+    fees,
+    accounts: { x402Settlement: settlerKey && privateKeyToAccount(settlerKey) },
+    sendWindowMs: deps.sendWindowMs,
+    log,
+  });
   let restored = deps.requireRestore !== true;
 
   // Fail fast on a wrong RPC URL or chain id rather than on the first request.
@@ -214,6 +227,25 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       return senders;
     },
 
+    async sendingAccount(purpose) {
+      return accounts.sendingAccount(purpose);
+    },
+
+    async signSend(purpose) {
+      assertOpen();
+      return accounts.signSend(purpose);
+    },
+
+    async send(hash) {
+      assertOpen();
+      return accounts.send(hash);
+    },
+
+    async abandon(hash) {
+      assertOpen();
+      return accounts.abandon(hash);
+    },
+
     bundlerStats() {
       return bundler.stats;
     },
@@ -221,6 +253,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     async close() {
       if (closed) return;
       closed = true;
+      accounts.close();
       await bundler.close();
     },
   };

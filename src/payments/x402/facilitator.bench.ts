@@ -6,7 +6,8 @@ import type { PaymentPayload } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm';
 import { afterAll, bench, describe } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { benchChain } from '../../../test/support/chainUnderTest.ts';
+import { createChainWorker } from '../../chain/index.ts';
+import { benchChain, freshSecret } from '../../../test/support/chainUnderTest.ts';
 import { devnetAccounts } from '../../devnet/accounts.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from '../../devnet/clients.ts';
 import { eip3009TokenAbi, testStablecoinAbi } from '../../devnet/contracts.ts';
@@ -21,7 +22,8 @@ const accounts = devnetAccounts();
 const usdc = config.tokens.find((t) => t.symbol === 'USDC')!;
 const [, name, version] = await client.readContract({ address: usdc.address, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
 
-const facilitator = createX402Facilitator({ chains: [{ chainId: config.chainId, rpcUrl: config.rpcUrl }], settlerKey: accounts.funded[3]!.privateKey, pollingIntervalMs: 20 });
+const worker = await createChainWorker({ ...config, sendingAccounts: { x402SettlerKey: accounts.funded[3]!.privateKey } }, { serviceSecret: freshSecret() });
+const facilitator = createX402Facilitator({ chains: [{ chainId: config.chainId, rpcUrl: config.rpcUrl, accounts: worker }], pollingIntervalMs: 20 });
 const offer = paymentRequirements({
   chainId: config.chainId,
   payTo: config.treasury,
@@ -55,6 +57,7 @@ const expectOk = (r: { ok: boolean }) => {
 };
 
 afterAll(async () => {
+  await worker.close();
   await devnet.stop();
 });
 

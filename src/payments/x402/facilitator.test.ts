@@ -12,6 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { getAddress, parseEventLogs, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { testDevnet } from '../../../test/support/env.ts';
+import { createChainWorker, type LocalChainWorker } from '../../chain/index.ts';
+import { freshSecret } from '../../../test/support/chainUnderTest.ts';
 import { eip3009TokenAbi, erc1271WalletDeployData, testStablecoinAbi } from '../../devnet/contracts.ts';
 import {
   authorizationClaimName,
@@ -121,11 +123,14 @@ function refuse(reply: FastifyReply, r: X402Refusal) {
 let app: FastifyInstance;
 let url: string;
 let facilitator: X402Facilitator;
+let worker: LocalChainWorker;
 
 beforeAll(async () => {
+  // The chain worker owns the settler's nonces and sends the settlements (chain/worker/accountSender.ts).
+  const config = devnet.chainConfigs().find((c) => c.name === CHAIN)!;
+  worker = await createChainWorker({ ...config, sendingAccounts: { x402SettlerKey: SETTLER.privateKey } }, { serviceSecret: freshSecret() });
   facilitator = createX402Facilitator({
-    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl }],
-    settlerKey: SETTLER.privateKey,
+    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
     pollingIntervalMs: 20,
     beforeSend: async (tx) => {
       const onChain = (await client.getTransaction({ hash: tx.hash }).catch(() => undefined)) !== undefined;
@@ -168,6 +173,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await worker?.close();
   const summary = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return `median ${s[Math.floor(s.length / 2)]?.toFixed(1)} ms, min ${s[0]?.toFixed(1)}, max ${s.at(-1)?.toFixed(1)} (n=${s.length})`;
@@ -351,6 +357,42 @@ describe('x402 exact (EIP-3009) paid by the real x402 client', () => {
     const transactions = responses.map((r) => decodePaymentResponseHeader(r.headers.get(PAYMENT_RESPONSE_HEADER)!).transaction);
     expect(new Set(transactions).size).toBe(payers.length);
     expect(await balanceOf(usdc.address, chain.treasury)).toBe(before + AMOUNT * BigInt(payers.length));
+  });
+
+  test('a facilitator gone between its claim and the send (a leader change): the next gets the same transaction from the worker and sends it once', async () => {
+    const payer = await newPayer();
+    const offer = paymentRequirements(shop.quote)[0]!;
+    const { x402Version, payload } = await new ExactEvmScheme(payer).createPaymentPayload(2, offer);
+    const decoded = decodePaymentSignature(encodePaymentSignatureHeader({ x402Version, resource: { url }, accepted: offer, payload }));
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    const claimed: Hex[] = [];
+    const settlerNonce = await client.getTransactionCount({ address: SETTLER.address, blockTag: 'pending' });
+    const before = await balanceOf(usdc.address, payer.address);
+    // The old leader claims the signed settlement, then never gets to send it.
+    let gone!: () => void;
+    const claimedByOld = new Promise<void>((resolve) => (gone = resolve));
+    const old = createX402Facilitator({
+      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      beforeSend: async (tx) => {
+        claimed.push(tx.hash);
+        gone();
+        await new Promise(() => undefined);
+      },
+    });
+    void old.settle(decoded.value, offer);
+    await claimedByOld;
+    expect(await client.getTransaction({ hash: claimed[0]! }).catch(() => undefined)).toBeUndefined();
+
+    const next = createX402Facilitator({
+      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      pollingIntervalMs: 20,
+      beforeSend: async (tx) => void claimed.push(tx.hash),
+    });
+    const settled = await next.settle(decoded.value, offer);
+    expect(settled).toMatchObject({ ok: true, value: { transaction: claimed[0] } });
+    expect(claimed).toEqual([claimed[0], claimed[0]]);
+    expect(await balanceOf(usdc.address, payer.address)).toBe(before - AMOUNT);
+    expect(await client.getTransactionCount({ address: SETTLER.address, blockTag: 'latest' })).toBe(settlerNonce + 1);
   });
 
   test('a settlement is shown to beforeSend signed and not yet sent; one it refuses is never sent, and the next settles', async () => {

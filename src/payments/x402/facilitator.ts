@@ -2,24 +2,8 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import {
-  concat,
-  createWalletClient,
-  defineChain,
-  encodeFunctionData,
-  erc20Abi,
-  getAddress,
-  http,
-  keccak256,
-  publicActions,
-  type Abi,
-  type Address,
-  type Hash,
-  type Hex,
-  type PublicClient,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { createNonceManager, jsonRpc } from 'viem/nonce';
+import { concat, createPublicClient, defineChain, erc20Abi, getAddress, http, numberToHex, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import type { SendingAccounts, SendPurpose } from '../../chain/types.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
 import { authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
@@ -28,13 +12,11 @@ import { refusal, X402_REASON, type X402Refusal } from './reasons.ts';
 import { evmNetwork } from './requirements.ts';
 
 export interface X402FacilitatorOptions {
-  /** The chains payments may arrive on, each offered as `eip155:<chainId>`. */
-  chains: readonly { chainId: number; rpcUrl: string }[];
   /**
-   * The EOA that submits `transferWithAuthorization` and pays its gas: it needs native coin on every chain. One
-   * process per key: its nonces are allocated in memory, so two processes settling with one key would collide.
+   * The chains payments may arrive on, each offered as `eip155:<chainId>`: the RPC URL verification reads with,
+   * and the chain worker that owns the settler account and sends settlements (accountSender.ts).
    */
-  settlerKey: Hex;
+  chains: readonly { chainId: number; rpcUrl: string; accounts: SendingAccounts }[];
   /** Receipt polling (viem's 4 s default would make every settle last seconds on a devnet). Default 250 ms. */
   pollingIntervalMs?: number;
   /** How long settle waits for the receipt before it answers `settlement_pending`. Default 60 s. */
@@ -77,8 +59,6 @@ export interface X402Settlement {
 
 /** The service's own x402 facilitator for the `exact` scheme (EIP-3009), in process: no facilitator service. */
 export interface X402Facilitator {
-  /** The settling EOA's address (fund it with native coin). */
-  readonly settler: Address;
   /** Checks a matched payment without moving anything (x402 verify, including a simulation of the transfer). */
   verify(payment: X402Payment, requirement: PaymentRequirements): Promise<Result<X402Verified, X402Refusal>>;
   /**
@@ -99,63 +79,65 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
 
 /**
  * Builds the facilitator: @x402/core's x402Facilitator with @x402/evm's ExactEvmScheme registered for each
- * chain, each settling through a viem wallet client of `settlerKey`. Counterfactual (ERC-6492) payers are
- * refused: no smart-wallet factory is allowed to be deployed by a settle.
+ * chain. x402 verifies with a read client of the chain; its settlement goes to the chain worker, which owns the
+ * settler's nonces and sends for named purposes only. Counterfactual (ERC-6492) payers are refused: no
+ * smart-wallet factory is allowed to be deployed by a settle.
  */
 export function createX402Facilitator(options: X402FacilitatorOptions): X402Facilitator {
-  // One nonce manager for the key: concurrent settles get consecutive nonces instead of the same pending one.
-  const account = privateKeyToAccount(options.settlerKey, { nonceManager: createNonceManager({ source: jsonRpc() }) });
   const facilitator = new x402Facilitator();
   const readers = new Map<Network, PublicClient>();
 
-  for (const { chainId, rpcUrl } of options.chains) {
+  for (const { chainId, rpcUrl, accounts } of options.chains) {
     const chain = defineChain({
       id: chainId,
       name: `eip155:${chainId}`,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
     });
-    const client = createWalletClient({
-      account,
+    const client = createPublicClient({
       chain,
       transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 15_000 }),
       pollingInterval: options.pollingIntervalMs ?? 250,
-    }).extend(publicActions);
+    });
+    // x402 lists the signer's addresses only for /supported: asked of the worker now (a worker not up yet answers
+    // with the first settlement instead), never needed to verify or settle.
+    let settler: Address | undefined;
+    accounts.sendingAccount('x402Settlement').then(
+      (a) => (settler ??= a),
+      () => undefined,
+    );
     /**
-     * x402's settle calls writeContract(transferWithAuthorization): here it is signed, shown to beforeSend, then sent,
-     * instead of signed and sent in one step. A transaction not sent gives its nonce back.
+     * x402's settle calls writeContract(transferWithAuthorization): the worker signs it, beforeSend is shown it,
+     * then the worker sends the very bytes signed. A claim refused abandons it, and its nonce is freed at once.
      */
-    const writeContract = async (args: {
-      address: Address;
-      abi: readonly unknown[];
-      functionName: string;
-      args: readonly unknown[];
-      gas?: bigint | undefined;
-      dataSuffix?: Hex | undefined;
-    }): Promise<Hash> => {
-      const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
-      const [from, , , , , nonce] = args.args as [Address, unknown, unknown, unknown, unknown, Hex];
+    const writeContract = async (args: { address: Address; functionName: string; args: readonly unknown[] }): Promise<Hash> => {
+      const purpose = settlementPurpose(args);
+      const signed = await accounts.signSend(purpose);
+      if (!signed.ok) throw new Error(`x402 settlement not signed (${signed.error.code}): ${signed.error.message}`);
+      const tx = signed.value;
+      settler = tx.account;
       try {
-        const request = await client.prepareTransactionRequest({
-          account,
-          // As viem's own sendTransaction does: concurrent settles take consecutive nonces, not the same pending one.
-          nonceManager: account.nonceManager,
-          chain,
-          to: args.address,
-          data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
-          ...(args.gas !== undefined && { gas: args.gas }),
-        });
-        const serialized = await client.signTransaction(request as Parameters<typeof client.signTransaction>[0]);
-        await options.beforeSend?.({ chainId, hash: keccak256(serialized), asset: getAddress(args.address), from: getAddress(from), nonce });
-        return await client.sendRawTransaction({ serializedTransaction: serialized });
+        await options.beforeSend?.({ chainId, hash: tx.hash, asset: tx.token, from: tx.from, nonce: tx.authorizationNonce });
       } catch (e) {
-        // Not sent (a failed estimate, a refused claim, a send the node refused): its nonce must not leave a gap.
-        account.nonceManager?.reset({ address: account.address, chainId });
+        await accounts.abandon(tx.hash);
         throw e;
       }
+      const sent = await accounts.send(tx.hash);
+      if (!sent.ok) throw new Error(`x402 settlement ${tx.hash} not sent (${sent.error.code}): ${sent.error.message}`);
+      return tx.hash;
+    };
+    const refused = async (): Promise<never> => {
+      throw new Error('x402: the settler sends transferWithAuthorization only');
     };
     const signer = toFacilitatorEvmSigner(
-      { ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>), writeContract, address: account.address },
+      {
+        ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>),
+        writeContract,
+        sendTransaction: refused,
+        get address() {
+          return settler ?? '0x0000000000000000000000000000000000000000';
+        },
+      },
       { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
     );
     facilitator.register(evmNetwork(chainId), new ExactEvmScheme(signer));
@@ -189,8 +171,6 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
     readers.has(requirement.network) ? undefined : refusal(X402_REASON.invalidNetwork, `no chain ${requirement.network} is configured for x402`);
 
   return {
-    settler: account.address,
-
     async findSettlement(id, lookbackBlocks) {
       const client = readers.get(evmNetwork(id.chainId));
       if (!client) return undefined;
@@ -241,5 +221,28 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
         authorizationNonce: payment.authorization.nonce,
       });
     },
+  };
+}
+
+/**
+ * The settlement purpose of x402's transferWithAuthorization call: (from, to, value, validAfter, validBefore,
+ * nonce) and either (v, r, s) or the signature bytes. The worker checks it against the chain's rules.
+ */
+function settlementPurpose(call: { address: Address; functionName: string; args: readonly unknown[] }): SendPurpose {
+  if (call.functionName !== 'transferWithAuthorization') throw new Error(`x402: the settler does not send ${call.functionName}`);
+  const [from, to, value, validAfter, validBefore, nonce, ...rest] = call.args as [Address, Address, bigint, bigint, bigint, Hex, ...unknown[]];
+  let signature: Hex;
+  if (rest.length === 3) {
+    const [v, r, s] = rest as [number | bigint, Hex, Hex];
+    const recovery = Number(v) < 27 ? Number(v) + 27 : Number(v);
+    signature = concat([r, s, numberToHex(recovery, { size: 1 })]);
+  } else {
+    signature = rest[0] as Hex;
+  }
+  return {
+    kind: 'x402Settlement',
+    token: getAddress(call.address),
+    authorization: { from, to, value: value.toString(), validAfter: validAfter.toString(), validBefore: validBefore.toString(), nonce },
+    signature,
   };
 }

@@ -56,6 +56,16 @@ describe('workerChainConfig', () => {
     expect('worker' in full).toBe(false);
   });
 
+  it('takes the x402 settler key from its own variable, apart from the executor keys; without it the worker has no settler', () => {
+    const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
+    const settler = `0x${'44'.repeat(32)}`;
+    const full = workerChainConfig(c, { ...keys, AGENT_WALLET_X402_SETTLER_KEY: settler });
+    expect(full.sendingAccounts).toEqual({ x402SettlerKey: settler });
+    expect(full.executorKeys).not.toContain(settler);
+    expect(workerChainConfig(c, keys).sendingAccounts).toEqual({});
+    expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_X402_SETTLER_KEY: '0x12' })).toThrow(ConfigError);
+  });
+
   it('takes the RPC URL from AGENT_WALLET_RPC_URL over the file, and needs one of them', () => {
     const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
     expect(workerChainConfig(c, { ...keys, AGENT_WALLET_RPC_URL: 'https://rpc.example.com/v2/key' }).rpcUrl).toBe('https://rpc.example.com/v2/key');

@@ -6,7 +6,7 @@ import { ChainConfigSchema, type ChainConfig } from '../../config/chainConfig.ts
 import { protocolsConfigSchema } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../../webhooks/settings.ts';
-import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema } from '../../payments/settings.ts';
+import { DEFAULT_PAYMENT_SETTINGS, PaymentSettingsSchema, X402_SETTLER_KEY_ENV } from '../../payments/settings.ts';
 import type { ChainName } from '../../config/chains.ts';
 
 /**
@@ -20,13 +20,13 @@ import type { ChainName } from '../../config/chains.ts';
  *   AGENT_WALLET_RPC_URL               chain worker, optional: its chain's RPC URL when it holds a provider
  *                                      API key and must not sit in the file (then the file may omit rpcUrl)
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
- *   AGENT_WALLET_X402_SETTLER_KEY      controller and gateway, optional: the EOA that settles x402 payments (then
- *                                      every chain needs rpcUrl in the file); unset, 402s offer X-Payment-Proof only
+ *   AGENT_WALLET_X402_SETTLER_KEY      chain worker, optional: the EOA that sends x402 settlements on its chain (the
+ *                                      worker owns its nonces); set it with `x402.enabled: true` in the file
  *   POD_NAME / POD_NAMESPACE           downward API: leader-election identity, default namespace
  */
 
 /** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
-export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true }).extend({
+export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true }).extend({
   rpcUrl: ChainConfigSchema.shape.rpcUrl.optional(),
   // Checked when the file is read, each family's section by its own schema: a typo fails the start, not a request.
   protocols: protocolsConfigSchema(FAMILIES).default({}),
@@ -86,8 +86,13 @@ export const ClusterConfigSchema = z.object({
     }),
   /** Completion webhooks (the controller sends them; the gateway checks callback URLs): src/webhooks/settings.ts. */
   webhooks: WebhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),
-  /** Pricing of the manual and auto modes (the settler key of x402 comes from the environment): src/payments/settings.ts. */
+  /** Pricing of the manual and auto modes: src/payments/settings.ts. */
   payments: PaymentSettingsSchema.default({ ...DEFAULT_PAYMENT_SETTINGS, serviceAccounts: [] }),
+  /**
+   * x402: the gateway's 402s offer it and the controller settles through the chain workers, which hold the settler
+   * key (AGENT_WALLET_X402_SETTLER_KEY in their environment). Verification still reads each chain's rpcUrl.
+   */
+  x402: z.object({ enabled: z.boolean().default(false) }).default({ enabled: false }),
   /** Every role serves /metrics, /livez and /readyz here. */
   ops: z.object({ port: z.number().int().min(0).max(65535).default(9090) }).default({ port: 9090 }),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -132,10 +137,18 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
     .filter((k) => k !== '');
   const rpcUrl = env.AGENT_WALLET_RPC_URL || pub.rpcUrl;
   if (!rpcUrl) throw new ConfigError(`chain worker ${chain.name}: no RPC URL: set rpcUrl in the config or AGENT_WALLET_RPC_URL`);
-  const parsed = ChainConfigSchema.safeParse({ ...pub, rpcUrl, paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY, executorKeys });
+  // The settler sends for x402 only, apart from the executors that send bundles: its own Secret, its own nonces.
+  const x402SettlerKey = env[X402_SETTLER_KEY_ENV]?.trim() || undefined;
+  const parsed = ChainConfigSchema.safeParse({
+    ...pub,
+    rpcUrl,
+    paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,
+    executorKeys,
+    sendingAccounts: { x402SettlerKey },
+  });
   if (!parsed.success) {
     throw new ConfigError(
-      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY and AGENT_WALLET_EXECUTOR_KEYS must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
+      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS and ${X402_SETTLER_KEY_ENV} must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
     );
   }
   return parsed.data;

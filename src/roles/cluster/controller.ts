@@ -5,7 +5,7 @@ import { serviceControllers } from '../../controller/serviceControllers.ts';
 import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { createPaymentPolicies } from '../../payments/policies.ts';
-import { x402Chains, x402SettlerKeyFromEnv } from '../../payments/settings.ts';
+import { x402Chains } from '../../payments/settings.ts';
 import { claimSettlement } from '../../payments/settlementClaim.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { createX402Facilitator } from '../../payments/x402/index.ts';
@@ -14,6 +14,7 @@ import { createKubeStore } from '../../store/kube/index.ts';
 import { createLeaseElector } from '../../store/kube/lease.ts';
 import { kubeWebhookSecrets } from '../../webhooks/secrets/kube.ts';
 import { connectChainWorkers } from './connect.ts';
+import type { ChainName } from '../../config/chains.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
@@ -39,10 +40,14 @@ export async function runController(argv: string[]): Promise<number> {
   const redis = connectRedis(config.redis.url, { ...redisPasswordFromEnv(), name: ctx.identity, logger: log });
   const archive = createRedisArchive(redis);
   const workers = connectChainWorkers(config, log, metrics);
-  // x402 settlements are sent by the leader only (the reconcilers run there); a new leader's facilitator reads
-  // the settler's nonce from the chain afresh.
-  const settlerKey = x402SettlerKeyFromEnv();
-  const x402 = settlerKey ? createX402Facilitator({ chains: x402Chains(config), settlerKey, beforeSend: claimSettlement(store, namespace) }) : undefined;
+  // x402 settlements are asked for by the leader only (the reconcilers run there) and sent by each chain's worker,
+  // which owns the settler's nonces: a new leader finds them where the old one left them.
+  const x402 = config.x402.enabled
+    ? createX402Facilitator({
+        chains: x402Chains(config).map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, accounts: workers.get(c.name as ChainName)! })),
+        beforeSend: claimSettlement(store, namespace),
+      })
+    : undefined;
   const payments = createPaymentPolicies({
     store,
     namespace,

@@ -7,7 +7,6 @@ import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { createKubeStore } from '../../store/kube/index.ts';
-import { x402SettlerKeyFromEnv } from '../../payments/settings.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
@@ -38,7 +37,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     store,
     namespace,
     workers,
-    payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: x402SettlerKeyFromEnv() !== undefined },
+    payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: config.x402.enabled },
     protocols: protocolsByChain(config.chains, FAMILIES),
     rateLimiter: createRedisRateLimiter(redis),
     archive,

@@ -54,6 +54,14 @@ export enum SimulationFailureCode {
   UNRECOGNIZED = -1,
 }
 
+/** What a sending account sends for (src/chain/types.ts SendPurpose): named purposes only. */
+export enum SendPurposeKind {
+  SEND_PURPOSE_KIND_UNSPECIFIED = 0,
+  /** SEND_PURPOSE_KIND_X402_SETTLEMENT - transferWithAuthorization of an EIP-3009 token accepted for payment, to the chain's treasury. */
+  SEND_PURPOSE_KIND_X402_SETTLEMENT = 1,
+  UNRECOGNIZED = -1,
+}
+
 /** Identifies a wallet: the owner key is derived from (service secret, api_client), the salt from agent_id. */
 export interface WalletRef {
   /** Name of the ApiClient (tenant). Non-empty. */
@@ -407,6 +415,86 @@ export interface GetSendersRequest {
 export interface GetSendersResponse {
   /** Checksummed addresses, 0x + 40 hex. */
   addresses: string[];
+}
+
+export interface GetSendingAccountRequest {
+  purpose: SendPurposeKind;
+}
+
+export interface GetSendingAccountResponse {
+  /** Checksummed; absent when the worker has no account for the purpose. */
+  address?: string | undefined;
+}
+
+/** The EIP-3009 authorization a payer signed. Amounts and times are decimal strings. */
+export interface Eip3009Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  /** bytes32, 0x + 64 hex. */
+  nonce: string;
+}
+
+export interface X402Settlement {
+  /** The token contract. */
+  token: string;
+  authorization?:
+    | Eip3009Authorization
+    | undefined;
+  /** The payer's signature, 0x-prefixed hex: 65 bytes, or longer for an ERC-1271 wallet. */
+  signature: string;
+}
+
+export interface SignSendRequest {
+  purpose?: { $case: "x402Settlement"; value: X402Settlement } | undefined;
+}
+
+export interface SignedSend {
+  /** The transaction's hash, 0x + 64 hex. */
+  hash: string;
+  /** The sending account, checksummed. */
+  account: string;
+  /** The account's transaction nonce. */
+  nonce: number;
+  purpose: SendPurposeKind;
+  /** What it spends: the token and the authorization (from, nonce). */
+  token: string;
+  from: string;
+  authorizationNonce: string;
+  /** Unix ms after which it is never sent. */
+  sendBy: number;
+}
+
+/** Why a sending account did not sign or send (src/chain/types.ts SendFailureCode). */
+export interface SendFailure {
+  /** purpose_refused, no_account, simulation_reverted, expired, unknown_transaction, send_failed, rpc_unavailable. */
+  code: string;
+  message: string;
+}
+
+export interface SignSendResponse {
+  result?: { $case: "signed"; value: SignedSend } | { $case: "failure"; value: SendFailure } | undefined;
+}
+
+export interface SendSignedRequest {
+  /** A hash SignSend answered. */
+  hash: string;
+}
+
+export interface SendSignedResponse {
+  /** Absent when sent. */
+  failure?: SendFailure | undefined;
+}
+
+export interface AbandonSignedRequest {
+  hash: string;
+}
+
+export interface AbandonSignedResponse {
+  /** Absent when abandoned (or already sent or dropped). */
+  failure?: SendFailure | undefined;
 }
 
 function createBaseWalletRef(): WalletRef {
@@ -3286,6 +3374,738 @@ export const GetSendersResponse: MessageFns<GetSendersResponse> = {
   },
 };
 
+function createBaseGetSendingAccountRequest(): GetSendingAccountRequest {
+  return { purpose: 0 };
+}
+
+export const GetSendingAccountRequest: MessageFns<GetSendingAccountRequest> = {
+  encode(message: GetSendingAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.purpose !== 0) {
+      writer.uint32(8).int32(message.purpose);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSendingAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSendingAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.purpose = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetSendingAccountResponse(): GetSendingAccountResponse {
+  return { address: undefined };
+}
+
+export const GetSendingAccountResponse: MessageFns<GetSendingAccountResponse> = {
+  encode(message: GetSendingAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== undefined) {
+      writer.uint32(10).string(message.address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSendingAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSendingAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseEip3009Authorization(): Eip3009Authorization {
+  return { from: "", to: "", value: "", validAfter: "", validBefore: "", nonce: "" };
+}
+
+export const Eip3009Authorization: MessageFns<Eip3009Authorization> = {
+  encode(message: Eip3009Authorization, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.from !== "") {
+      writer.uint32(10).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(18).string(message.to);
+    }
+    if (message.value !== "") {
+      writer.uint32(26).string(message.value);
+    }
+    if (message.validAfter !== "") {
+      writer.uint32(34).string(message.validAfter);
+    }
+    if (message.validBefore !== "") {
+      writer.uint32(42).string(message.validBefore);
+    }
+    if (message.nonce !== "") {
+      writer.uint32(50).string(message.nonce);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Eip3009Authorization {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEip3009Authorization();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.validAfter = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.validBefore = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.nonce = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseX402Settlement(): X402Settlement {
+  return { token: "", authorization: undefined, signature: "" };
+}
+
+export const X402Settlement: MessageFns<X402Settlement> = {
+  encode(message: X402Settlement, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.authorization !== undefined) {
+      Eip3009Authorization.encode(message.authorization, writer.uint32(18).fork()).join();
+    }
+    if (message.signature !== "") {
+      writer.uint32(26).string(message.signature);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): X402Settlement {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseX402Settlement();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.authorization = Eip3009Authorization.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.signature = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSignSendRequest(): SignSendRequest {
+  return { purpose: undefined };
+}
+
+export const SignSendRequest: MessageFns<SignSendRequest> = {
+  encode(message: SignSendRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.purpose?.$case) {
+      case "x402Settlement":
+        X402Settlement.encode(message.purpose.value, writer.uint32(10).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignSendRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignSendRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.purpose = { $case: "x402Settlement", value: X402Settlement.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSignedSend(): SignedSend {
+  return { hash: "", account: "", nonce: 0, purpose: 0, token: "", from: "", authorizationNonce: "", sendBy: 0 };
+}
+
+export const SignedSend: MessageFns<SignedSend> = {
+  encode(message: SignedSend, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hash !== "") {
+      writer.uint32(10).string(message.hash);
+    }
+    if (message.account !== "") {
+      writer.uint32(18).string(message.account);
+    }
+    if (message.nonce !== 0) {
+      writer.uint32(24).uint64(message.nonce);
+    }
+    if (message.purpose !== 0) {
+      writer.uint32(32).int32(message.purpose);
+    }
+    if (message.token !== "") {
+      writer.uint32(42).string(message.token);
+    }
+    if (message.from !== "") {
+      writer.uint32(50).string(message.from);
+    }
+    if (message.authorizationNonce !== "") {
+      writer.uint32(58).string(message.authorizationNonce);
+    }
+    if (message.sendBy !== 0) {
+      writer.uint32(64).uint64(message.sendBy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignedSend {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignedSend();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.nonce = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.purpose = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.authorizationNonce = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.sendBy = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSendFailure(): SendFailure {
+  return { code: "", message: "" };
+}
+
+export const SendFailure: MessageFns<SendFailure> = {
+  encode(message: SendFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSignSendResponse(): SignSendResponse {
+  return { result: undefined };
+}
+
+export const SignSendResponse: MessageFns<SignSendResponse> = {
+  encode(message: SignSendResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.result?.$case) {
+      case "signed":
+        SignedSend.encode(message.result.value, writer.uint32(10).fork()).join();
+        break;
+      case "failure":
+        SendFailure.encode(message.result.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignSendResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignSendResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = { $case: "signed", value: SignedSend.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = { $case: "failure", value: SendFailure.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSendSignedRequest(): SendSignedRequest {
+  return { hash: "" };
+}
+
+export const SendSignedRequest: MessageFns<SendSignedRequest> = {
+  encode(message: SendSignedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hash !== "") {
+      writer.uint32(10).string(message.hash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendSignedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendSignedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSendSignedResponse(): SendSignedResponse {
+  return { failure: undefined };
+}
+
+export const SendSignedResponse: MessageFns<SendSignedResponse> = {
+  encode(message: SendSignedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.failure !== undefined) {
+      SendFailure.encode(message.failure, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendSignedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendSignedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.failure = SendFailure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAbandonSignedRequest(): AbandonSignedRequest {
+  return { hash: "" };
+}
+
+export const AbandonSignedRequest: MessageFns<AbandonSignedRequest> = {
+  encode(message: AbandonSignedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hash !== "") {
+      writer.uint32(10).string(message.hash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AbandonSignedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAbandonSignedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAbandonSignedResponse(): AbandonSignedResponse {
+  return { failure: undefined };
+}
+
+export const AbandonSignedResponse: MessageFns<AbandonSignedResponse> = {
+  encode(message: AbandonSignedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.failure !== undefined) {
+      SendFailure.encode(message.failure, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AbandonSignedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAbandonSignedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.failure = SendFailure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * One chain's worker: wallet resolution, simulation, signing of sponsored ERC-4337 v0.7 UserOperations and
  * their bundling. Idempotent RPCs may be retried by a client after UNAVAILABLE or DEADLINE_EXCEEDED;
@@ -3466,6 +4286,59 @@ export const ChainWorkerServiceService = {
     responseSerialize: (value: GetSendersResponse): Buffer => Buffer.from(GetSendersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSendersResponse => GetSendersResponse.decode(value),
   },
+  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  getSendingAccount: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetSendingAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSendingAccountRequest): Buffer =>
+      Buffer.from(GetSendingAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSendingAccountRequest => GetSendingAccountRequest.decode(value),
+    responseSerialize: (value: GetSendingAccountResponse): Buffer =>
+      Buffer.from(GetSendingAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSendingAccountResponse => GetSendingAccountResponse.decode(value),
+  },
+  /**
+   * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
+   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
+   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
+   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
+   * second call answers the same one.
+   */
+  signSend: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/SignSend" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignSendRequest): Buffer => Buffer.from(SignSendRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignSendRequest => SignSendRequest.decode(value),
+    responseSerialize: (value: SignSendResponse): Buffer => Buffer.from(SignSendResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignSendResponse => SignSendResponse.decode(value),
+  },
+  /**
+   * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
+   * expired (not sent in its window: the worker freed or filled its nonce), unknown_transaction, send_failed.
+   */
+  sendSigned: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/SendSigned" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendSignedRequest): Buffer => Buffer.from(SendSignedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendSignedRequest => SendSignedRequest.decode(value),
+    responseSerialize: (value: SendSignedResponse): Buffer => Buffer.from(SendSignedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendSignedResponse => SendSignedResponse.decode(value),
+  },
+  /** The caller will not send it (its claim was refused): the worker frees or fills its nonce now. Idempotent. */
+  abandonSigned: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/AbandonSigned" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AbandonSignedRequest): Buffer => Buffer.from(AbandonSignedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AbandonSignedRequest => AbandonSignedRequest.decode(value),
+    responseSerialize: (value: AbandonSignedResponse): Buffer =>
+      Buffer.from(AbandonSignedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AbandonSignedResponse => AbandonSignedResponse.decode(value),
+  },
 } as const;
 
 export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
@@ -3534,6 +4407,24 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    * transaction one of them sent, since it is the service's own. Idempotent.
    */
   getSenders: handleUnaryCall<GetSendersRequest, GetSendersResponse>;
+  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  getSendingAccount: handleUnaryCall<GetSendingAccountRequest, GetSendingAccountResponse>;
+  /**
+   * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
+   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
+   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
+   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
+   * second call answers the same one.
+   */
+  signSend: handleUnaryCall<SignSendRequest, SignSendResponse>;
+  /**
+   * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
+   * expired (not sent in its window: the worker freed or filled its nonce), unknown_transaction, send_failed.
+   */
+  sendSigned: handleUnaryCall<SendSignedRequest, SendSignedResponse>;
+  /** The caller will not send it (its claim was refused): the worker frees or fills its nonce now. Idempotent. */
+  abandonSigned: handleUnaryCall<AbandonSignedRequest, AbandonSignedResponse>;
 }
 
 export interface ChainWorkerServiceClient extends Client {
@@ -3760,6 +4651,80 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSendersResponse) => void,
+  ): ClientUnaryCall;
+  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  getSendingAccount(
+    request: GetSendingAccountRequest,
+    callback: (error: ServiceError | null, response: GetSendingAccountResponse) => void,
+  ): ClientUnaryCall;
+  getSendingAccount(
+    request: GetSendingAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSendingAccountResponse) => void,
+  ): ClientUnaryCall;
+  getSendingAccount(
+    request: GetSendingAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSendingAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
+   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
+   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
+   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
+   * second call answers the same one.
+   */
+  signSend(
+    request: SignSendRequest,
+    callback: (error: ServiceError | null, response: SignSendResponse) => void,
+  ): ClientUnaryCall;
+  signSend(
+    request: SignSendRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignSendResponse) => void,
+  ): ClientUnaryCall;
+  signSend(
+    request: SignSendRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignSendResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
+   * expired (not sent in its window: the worker freed or filled its nonce), unknown_transaction, send_failed.
+   */
+  sendSigned(
+    request: SendSignedRequest,
+    callback: (error: ServiceError | null, response: SendSignedResponse) => void,
+  ): ClientUnaryCall;
+  sendSigned(
+    request: SendSignedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendSignedResponse) => void,
+  ): ClientUnaryCall;
+  sendSigned(
+    request: SendSignedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendSignedResponse) => void,
+  ): ClientUnaryCall;
+  /** The caller will not send it (its claim was refused): the worker frees or fills its nonce now. Idempotent. */
+  abandonSigned(
+    request: AbandonSignedRequest,
+    callback: (error: ServiceError | null, response: AbandonSignedResponse) => void,
+  ): ClientUnaryCall;
+  abandonSigned(
+    request: AbandonSignedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AbandonSignedResponse) => void,
+  ): ClientUnaryCall;
+  abandonSigned(
+    request: AbandonSignedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AbandonSignedResponse) => void,
   ): ClientUnaryCall;
 }
 
