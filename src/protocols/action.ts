@@ -17,8 +17,12 @@ export function findAction(families: readonly AnyFamily[], name: string): { fami
  * filled in, so naming the family's chain and leaving it out are one request), hashed before the plan's bounds
  * are laid over it.
  */
-export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'>): ProtocolAction {
+export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'> = {}): ProtocolAction {
   const name = actionName(family, endpoint);
   const asked = { ...(input as Record<string, unknown>), chain: family.chain };
-  return { name, input: { ...asked, ...plan.bounds }, inputHash: protocolActionHash(name, asked) };
+  return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked) }, plan);
 }
+
+/** `action` with the absolute bounds a plan derived laid over its input (its hash, of what was asked, unchanged). */
+export const withBounds = (action: ProtocolAction, plan: Pick<ActionPlan<unknown>, 'bounds'>): ProtocolAction =>
+  plan.bounds ? { ...action, input: { ...action.input, ...plan.bounds } } : action;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import { z } from 'zod';
 import { ExecuteHeadersSchema, ExecutionResultSchema, PaymentRequiredSchema, PaymentVerificationFailedSchema } from '../../api/http/index.ts';
 import { effectsOf, effectsSchema, observedReads } from '../../protocols/common/effects.ts';
-import { protocolActionOf } from '../../protocols/action.ts';
+import { protocolActionOf, withBounds } from '../../protocols/action.ts';
 import { SPEC_PROTOCOLS } from '../../protocols/index.ts';
 import type { ActionEndpoint, AnyFamily, ReadEndpoint } from '../../protocols/types.ts';
 import { clientOf } from '../auth.ts';
@@ -144,7 +144,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
         const body = request.body as ActionBody;
         const headers = request.headers as ExecutionHeaders;
         // What a retry or a paid resend is matched by, and what the request keeps of the caller's ask.
-        const asked = protocolActionOf(family, endpoint, body, {});
+        const asked = protocolActionOf(family, endpoint, body);
         const ask = { agentId: body.agent_id, chain: family.chain, strategyId: body.strategy_id, callbackUrl: body.callback_url };
         // Asked again (the same Idempotency-Key, or a payment for a waiting request): answered from that request,
         // never planned again, so a retry reaches it whatever its first execution changed.
@@ -154,9 +154,12 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           { ...ask, apiClient: client.metadata.name, action: asked, calls: [], batch: false, paymentMode: client.spec.paymentMode },
           { idempotencyKey: headers['idempotency-key'], payment: paymentOf(client, headers['x-payment-proof'], headers['payment-signature']) },
         );
-        const planned = again
-          ? { calls: again.spec.calls, action: again.spec.action?.inputHash === asked.inputHash ? again.spec.action : asked }
-          : await planOf(request, client).then(({ plan }) => ({ calls: plan.calls, action: protocolActionOf(family, endpoint, body, plan) }));
+        // Only the very same ask reuses its request's calls: another one (refused as a mismatch downstream) is
+        // planned for itself, so no request is ever made with calls that were planned for a different ask.
+        const same = again?.spec.action?.inputHash === asked.inputHash ? again : undefined;
+        const planned = same
+          ? { calls: same.spec.calls, action: same.spec.action! }
+          : await planOf(request, client).then(({ plan }) => ({ calls: plan.calls, action: withBounds(asked, plan) }));
         return executeAndAnswer(ctx, client, request as never, reply, {
           ...ask,
           calls: planned.calls,
