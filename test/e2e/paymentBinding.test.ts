@@ -19,6 +19,7 @@ import { testDevnet } from '../support/env.ts';
 import { newPayer as payerOn } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { until } from '../support/until.ts';
+import { signTransferWithAuthorization } from '../support/x402.ts';
 
 const CHAIN = 'base';
 const INCREMENT = encodeFunctionData({ abi: parseAbi(['function increment()']), functionName: 'increment' });
@@ -195,21 +196,7 @@ describe('an x402 authorization spent by its payer’s own transaction', () => {
       validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600),
       nonce: keccak256(toHex(`x402-claimed-${Date.now()}`)),
     };
-    const signature = await payer.wallet.account.signTypedData({
-      domain: { name, version, chainId: devnet().chain(CHAIN).chainId, verifyingContract: usdc },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'TransferWithAuthorization',
-      message: authorization,
-    });
+    const signature = await signTransferWithAuthorization(payer.wallet.account, { name, version, chainId: devnet().chain(CHAIN).chainId, verifyingContract: usdc }, authorization);
     // The service's state once it took the PAYMENT-SIGNATURE of x's request: the authorization claimed for it, and
     // its settlement about to be sent. The payer sends the authorization first, from its own account.
     const chainId = devnet().chain(CHAIN).chainId;

@@ -3,8 +3,8 @@
  * real EIP-3009 authorization (EIP-712). Not used by production code.
  */
 import { randomBytes } from 'node:crypto';
-import { numberToHex, toHex, type Address } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { numberToHex, toHex, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import type { ChainConfig } from '../../src/config/chainConfig.ts';
 import { devnetChain, devnetWalletClient } from '../../src/devnet/clients.ts';
 import { eip3009TokenAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
@@ -36,8 +36,23 @@ export async function x402Payment(
     validBefore: (BigInt(Math.floor(Date.now() / 1000)) + 3_600n).toString(),
     nonce: toHex(randomBytes(32)),
   };
-  const signature = await payer.signTypedData({
-    domain: { name: domainName, version: domainVersion, chainId: config.chainId, verifyingContract: usdc.address },
+  const signature = await signTransferWithAuthorization(payer, { name: domainName, version: domainVersion, chainId: config.chainId, verifyingContract: usdc.address }, {
+    ...authorization,
+    value: BigInt(authorization.value),
+    validAfter: 0n,
+    validBefore: BigInt(authorization.validBefore),
+  });
+  return { kind: 'x402Settlement', token: opts.token ?? usdc.address, authorization, signature };
+}
+
+/** EIP-3009's `TransferWithAuthorization`, signed as EIP-712 typed data over the token's domain. */
+export function signTransferWithAuthorization(
+  signer: Pick<LocalAccount, 'signTypedData'>,
+  domain: { name: string; version: string; chainId: number; verifyingContract: Address },
+  message: { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex },
+): Promise<Hex> {
+  return signer.signTypedData({
+    domain,
     types: {
       TransferWithAuthorization: [
         { name: 'from', type: 'address' },
@@ -49,8 +64,6 @@ export async function x402Payment(
       ],
     },
     primaryType: 'TransferWithAuthorization',
-    message: { ...authorization, value: BigInt(authorization.value), validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
+    message,
   });
-  return { kind: 'x402Settlement', token: opts.token ?? usdc.address, authorization, signature };
 }
-
