@@ -1,5 +1,6 @@
 import { protocolActionHash, type ProtocolAction } from '../api/v1alpha1/index.ts';
-import type { ActionEndpoint, ActionPlan, AnyFamily } from './types.ts';
+import type { ChainName } from '../config/chains.ts';
+import { familyChain, type ActionEndpoint, type ActionPlan, type AnyFamily } from './types.ts';
 
 /** `lend-c` + `supply` → `lend-c/supply`: the action's name on the request, whichever alias it was called by. */
 export const actionName = (family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>) => `${family.slug}/${endpoint.path}`;
@@ -14,12 +15,12 @@ export function findAction(families: readonly AnyFamily[], name: string): { fami
 
 /**
  * The action a request records: its name, the caller's input as the endpoint's schema normalized it (the chain
- * filled in, so naming the family's chain and leaving it out are one request), hashed before the plan's bounds
+ * filled in, so naming the family's default chain and leaving it out are one request), hashed before the plan's bounds
  * are laid over it.
  */
 export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'> = {}): ProtocolAction {
   const name = actionName(family, endpoint);
-  const asked = { ...(input as Record<string, unknown>), chain: family.chain };
+  const asked = { ...(input as Record<string, unknown>), chain: familyChain(family, (input as { chain?: ChainName }).chain) };
   return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked) }, plan);
 }
 

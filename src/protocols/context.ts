@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { ChainWorker } from '../chain/types.ts';
+import type { ChainName } from '../config/chains.ts';
 import { ProtocolError } from './common/errors.ts';
 import { createReader } from './common/reads.ts';
 import type { ProtocolsConfig } from './config.ts';
@@ -10,12 +11,12 @@ import type { AgentContext, AnyFamily, ProtocolContext } from './types.ts';
  * signing): its chain, the protocol's configuration on that chain (none: protocol_not_configured), reads through
  * the chain worker, and the chain's clock.
  */
-export function familyContext(family: AnyFamily, worker: ChainWorker, protocols: ProtocolsConfig | undefined): ProtocolContext<never> {
+export function familyContext(family: AnyFamily, chain: ChainName, worker: ChainWorker, protocols: ProtocolsConfig | undefined): ProtocolContext<never> {
   const config = protocols?.[family.key as keyof ProtocolsConfig];
   if (config === undefined) {
-    throw new ProtocolError('protocol_not_configured', `this deployment does not serve ${family.protocol} on ${family.chain}`);
+    throw new ProtocolError('protocol_not_configured', `this deployment does not serve ${family.protocol} on ${chain}`);
   }
-  return { chain: family.chain, config: config as never, read: createReader(worker), now: async () => (await worker.getHead()).timestamp };
+  return { chain, config: config as never, read: createReader(worker), now: async () => (await worker.getHead()).timestamp };
 }
 
 /** The same, for one agent, whose smart wallet is `wallet` (counterfactual or deployed: its address is known either way). */

@@ -26,7 +26,7 @@ export const FAMILIES: readonly AnyFamily[] = [aaveV3Family, compoundV3Family, m
 
 /** The six slugs of spec 4.3, with the protocol each stands for, its own name and its chain: the served ones from their families. */
 export const SPEC_PROTOCOLS: readonly SpecProtocol[] = [
-  ...FAMILIES.map((f) => ({ slug: f.slug, protocol: f.protocol, alias: f.aliases[0]!, chain: f.chain })),
+  ...FAMILIES.map((f) => ({ slug: f.slug, protocol: f.protocol, alias: f.aliases[0]!, chain: f.chains[0] })),
   ...NOT_YET_SERVED,
 ];
 

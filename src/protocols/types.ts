@@ -89,8 +89,13 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
   key: K;
   /** The schema of that section (the family's config.ts): a chain's configuration is validated by it. */
   config: z.ZodType<ConfigOf<K>>;
-  /** The one chain it runs on. */
-  chain: ChainName;
+  /**
+   * The chains it runs on, the first the default. A request's `chain` (optional) picks the deployment the action
+   * or read uses: the family's section of that chain's `protocols` configuration, its wallet and its worker; the
+   * request then runs on that chain. A chain not listed is 400 unsupported_chain (the endpoints' `chain` input,
+   * from the same list); a listed chain that does not configure the family answers protocol_not_configured.
+   */
+  chains: readonly [ChainName, ...ChainName[]];
   description: string;
   /** The schema of a position, as effects report it before and after an action. */
   position: z.ZodType;
@@ -100,6 +105,9 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
 }
 
 export type AnyFamily = ProtocolFamily<any>;
+
+/** The chain a request to `family` runs on: the one it names (already one of the family's, by the input schema), or the default. */
+export const familyChain = (family: Pick<AnyFamily, 'chains'>, asked: ChainName | undefined): ChainName => asked ?? family.chains[0];
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**

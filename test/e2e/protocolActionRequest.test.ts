@@ -20,13 +20,16 @@ const BUMP = '/protocols/test-deadline/bump';
 let svc: TestService;
 let receiver: WebhookReceiver;
 let counter: Address;
+let ethereumCounter: Address;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   counter = testDevnet().chain('base').testContracts.counter as Address;
+  ethereumCounter = testDevnet().chain('ethereum').testContracts.counter as Address;
   svc = await startTestService({
     families: [...FAMILIES, deadlineFamily],
-    protocols: { base: { [DEADLINE_FAMILY_KEY]: { counter } } },
+    // The test family runs on base (its default) and ethereum: the request's chain picks the deployment.
+    protocols: { base: { [DEADLINE_FAMILY_KEY]: { counter } }, ethereum: { [DEADLINE_FAMILY_KEY]: { counter: ethereumCounter } } },
     webhooks: { allowLoopback: true, ca: receiver.ca, retryScheduleSeconds: [0.05, 0.1] },
   });
 });
@@ -140,5 +143,21 @@ describe('a protocol action on its request', () => {
     const headers = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
     const event = new Webhook(webhookSecret).verify(delivery.body, headers) as { data: Record<string, any> };
     expect(event.data).toEqual(status);
+  });
+
+  it("a family on more than one chain: the request's chain picks the deployment, its wallet and its chain; one it does not run on is 400", async () => {
+    const { api } = await svc.newKey('sponsored');
+    const read = (chain: 'base' | 'ethereum', address: Address) =>
+      svc.devnet.publicClient(chain).readContract({ address, abi: counterAbi, functionName: 'number' });
+    const [onBase, onEthereum] = [await read('base', counter), await read('ethereum', ethereumCounter)];
+    const asked = await api.post(BUMP, { agent_id: 'two-chains', by: '5', chain: 'ETH' }, { 'idempotency-key': 'bump-eth' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    const done = await api.waitForTerminal(asked.body.request_id);
+    expect(done).toMatchObject({ status: 'confirmed', chain: 'ethereum', action: { name: 'test-deadline/bump', input: { chain: 'ethereum' } } });
+    expect(await read('ethereum', ethereumCounter)).toBe(onEthereum + 5n);
+    expect(await read('base', counter)).toBe(onBase);
+    // The same key and agent on the default chain is another ask: the Idempotency-Key refuses it.
+    expect((await api.post(BUMP, { agent_id: 'two-chains', by: '5' }, { 'idempotency-key': 'bump-eth' })).body).toMatchObject({ error: 'idempotency_key_mismatch' });
+    expect(await api.post(BUMP, { agent_id: 'two-chains', by: '5', chain: 'arbitrum' })).toMatchObject({ status: 400, body: { error: 'unsupported_chain' } });
   });
 });

@@ -22,7 +22,7 @@ const bump = {
   summary: 'Increment the Counter by `by`, before a deadline',
   description: 'Test only: a plan that reads the chain clock.',
   input: z.object({
-    ...actionFields('base'),
+    ...actionFields(['base', 'ethereum']),
     by: z.string().regex(/^[1-9][0-9]{0,5}$/),
     deadline_seconds: Seconds.default('300'),
     deadline: Seconds.optional(),
@@ -46,7 +46,7 @@ export const deadlineFamily: AnyFamily = {
   protocol: 'Deadline counter (test)',
   key: DEADLINE_FAMILY_KEY,
   config: z.object({ counter: z.string().regex(/^0x[0-9a-fA-F]{40}$/) }),
-  chain: 'base',
+  chains: ['base', 'ethereum'],
   description: 'Test only: an action whose plan reads the chain clock.',
   position: z.object({}),
   endpoints: [bump as never],

@@ -108,14 +108,18 @@ const CHAIN_PATTERN = new RegExp(`^(?:${CHAIN_INPUTS.map(anyCase).join('|')})$`)
 export const CHAIN_DESCRIPTION = 'ethereum, base or arbitrum; the aliases eth and arb are accepted too. Any letter case.';
 
 /**
- * One chain only, by its name or alias in any case (a protocol family runs on one chain): any other value, another
- * chain included, is 400 `unsupported_chain` naming it, and the published pattern says exactly that.
+ * The chains a protocol family runs on, each by its name or alias in any case: any other value, another chain
+ * included, is 400 `unsupported_chain` naming them, and the published pattern says exactly that.
  */
-export const onlyChain = (chain: ChainName) => {
-  const names = [chain, ...Object.entries(CHAIN_ALIASES).filter(([, c]) => c === chain).map(([alias]) => alias)];
+export const onlyChains = (chains: readonly ChainName[]) => {
+  const names = chains.flatMap((chain) => [chain, ...Object.entries(CHAIN_ALIASES).filter(([, c]) => c === chain).map(([alias]) => alias)]);
+  const aliases = names.filter((n) => !chains.includes(n as ChainName));
   return text('a chain name')
-    .regex(new RegExp(`^(?:${names.map(anyCase).join('|')})$`), `must be ${chain}${names.length > 1 ? ` (or ${names.slice(1).join(', ')})` : ''}: this family runs there only`)
-    .meta({ examples: [chain] })
+    .regex(
+      new RegExp(`^(?:${names.map(anyCase).join('|')})$`),
+      `must be ${chains.join(' or ')}${aliases.length > 0 ? ` (or ${aliases.join(', ')})` : ''}: this family runs there only`,
+    )
+    .meta({ examples: [...chains] })
     .transform((v) => canonicalChain(v)!);
 };
 export const ChainSchema = text('a chain name')

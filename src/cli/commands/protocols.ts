@@ -43,7 +43,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
       name: `${family.slug} ${e.path}`,
       summary: e.summary,
       usage: `${family.slug} ${e.path} [options]`,
-      description: `${e.description}\n(${family.protocol} on ${family.chain}: GET /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
+      description: `${e.description}\n(${family.protocol} on ${family.chains.join(', ')}: GET /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
       options: fieldOptions(e.query),
       examples: e.agent ? [example] : [`agent-wallet ${family.slug} ${e.path}`],
       async run(values) {
@@ -63,7 +63,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
     description:
       `${e.description}\n--simulate shows the calls and what they would change (balances, the position before and after) and ` +
       `broadcasts nothing; otherwise it executes like \`agent-wallet execute\` (journal, Idempotency-Key, 402 and --pay, --wait).\n` +
-      `(${family.protocol} on ${family.chain}: POST /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
+      `(${family.protocol} on ${family.chains.join(', ')}: POST /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
     options: mergeOptions(
       fieldOptions(e.input),
       {
@@ -111,7 +111,7 @@ export function protocolCommandFor(slugOrAlias: string, endpoint: string | undef
 export function familyHelp(family: AnyFamily): string {
   const rows = PROTOCOL_COMMANDS.filter((c) => c.name.startsWith(`${family.slug} `)).map((c) => [`  agent-wallet ${c.name}`, c.summary]);
   return (
-    `${family.slug} (${family.protocol} on ${family.chain}; alias ${family.aliases.join(', ')}): ${family.description}\n\n` +
+    `${family.slug} (${family.protocol} on ${family.chains.join(', ')}; alias ${family.aliases.join(', ')}): ${family.description}\n\n` +
     rows.map(([a, b]) => `${a!.padEnd(44)} ${b}`).join('\n') +
     `\n\nEach takes --help. docs/protocols/${family.slug}.md has worked examples.\n`
   );

@@ -5,7 +5,8 @@ import { ExecuteHeadersSchema, ExecutionResultSchema, PaymentRequiredSchema, Pay
 import { effectsOf, effectsSchema, observedReads } from '../../protocols/common/effects.ts';
 import { protocolActionOf, withBounds } from '../../protocols/action.ts';
 import { SPEC_PROTOCOLS } from '../../protocols/index.ts';
-import type { ActionEndpoint, AnyFamily, ReadEndpoint } from '../../protocols/types.ts';
+import { familyChain, type ActionEndpoint, type AnyFamily, type ReadEndpoint } from '../../protocols/types.ts';
+import type { ChainName } from '../../config/chains.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
@@ -99,11 +100,12 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
       },
     },
     async (request) => {
-      const q = request.query as { agent_id?: string };
+      const q = request.query as { agent_id?: string; chain?: ChainName };
+      const chain = familyChain(family, q.chain);
       return answering(family, async () => {
         const run = endpoint.run as (c: unknown, q: unknown) => Promise<unknown>;
-        if (!endpoint.agent) return run(protocolContext(ctx, family), q);
-        return run(await agentContext(ctx, family, clientOf(request), q.agent_id!), q);
+        if (!endpoint.agent) return run(protocolContext(ctx, family, chain), q);
+        return run(await agentContext(ctx, family, chain, clientOf(request), q.agent_id!), q);
       });
     },
   );
@@ -111,6 +113,7 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
 
 interface ActionBody {
   agent_id: string;
+  chain?: ChainName;
   strategy_id?: string;
   callback_url?: string;
 }
@@ -120,7 +123,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
   const common = { hide: alias, tags: ['protocols', family.slug], security: [{ apiKey: [] }], body: endpoint.input };
   const planOf = async (request: { body: unknown }, client: ReturnType<typeof clientOf>) => {
     const body = request.body as ActionBody;
-    const actx = await agentContext(ctx, family, client, body.agent_id);
+    const actx = await agentContext(ctx, family, familyChain(family, body.chain), client, body.agent_id);
     return { body, actx, plan: await endpoint.plan(actx, body) };
   };
 
@@ -145,7 +148,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
         const headers = request.headers as ExecutionHeaders;
         // What a retry or a paid resend is matched by, and what the request keeps of the caller's ask.
         const asked = protocolActionOf(family, endpoint, body);
-        const ask = { agentId: body.agent_id, chain: family.chain, strategyId: body.strategy_id, callbackUrl: body.callback_url };
+        const ask = { agentId: body.agent_id, chain: familyChain(family, body.chain), strategyId: body.strategy_id, callbackUrl: body.callback_url };
         // Asked again (the same Idempotency-Key, or a payment for a waiting request): answered from that request,
         // never planned again, so a retry reaches it whatever its first execution changed.
         const again = await requestAskedAgain(
@@ -189,7 +192,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
       return answering(family, async () => {
         const { body, actx, plan } = await planOf(request, client);
         const reads = observedReads(actx.wallet, plan.tokens, plan.position);
-        const { result, observed } = await simulateExecution(ctx, client, { agentId: body.agent_id, chain: family.chain, calls: plan.calls }, { observe: reads.map((r) => r.call) });
+        const { result, observed } = await simulateExecution(ctx, client, { agentId: body.agent_id, chain: actx.chain, calls: plan.calls }, { observe: reads.map((r) => r.call) });
         return {
           ...result,
           calls: plan.calls.map((c) => ({ target_contract: c.target, calldata: c.data, value: c.value })),

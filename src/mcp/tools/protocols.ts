@@ -26,7 +26,7 @@ export function protocolTools(families: readonly AnyFamily[] = FAMILIES): AnyToo
 const shortField = (family: AnyFamily, key: string): z.ZodType | undefined =>
   ({
     agent_id: ModelAgentId,
-    chain: chainEnum([family.chain]).meta({ description: `${family.chain} only (the default)` }),
+    chain: chainEnum(family.chains).meta({ description: family.chains.length === 1 ? `${family.chains[0]} only (the default)` : `the deployment to use (default ${family.chains[0]})` }),
     strategy_id: ModelStrategyId,
     callback_url: ModelCallbackUrl,
     amount_raw: decimalUint(true).meta({ description: 'Or the amount in the smallest unit (integer string)' }),
@@ -81,8 +81,8 @@ function familyTool(family: AnyFamily, kind: 'read' | 'act', endpoints: AnyEndpo
   const list = endpoints.map((e) => `- ${signature(e, inputs.get(e.path)!)}: ${e.summary}`).join('\n');
   const description =
     kind === 'read'
-      ? `Reads ${family.protocol} on ${family.chain} (nothing changes). action, with its arguments:\n${list}`
-      : `Acts on ${family.protocol} on ${family.chain} from the agent's smart wallet (approvals included). action, with its arguments:\n${list}\n` +
+      ? `Reads ${family.protocol} on ${family.chains.join(', ')} (nothing changes). action, with its arguments:\n${list}`
+      : `Acts on ${family.protocol} on ${family.chains.join(', ')} from the agent's smart wallet (approvals included). action, with its arguments:\n${list}\n` +
         'Amounts: amount in token units ("12.5"; "max" where the action allows it) or amount_raw (smallest unit), one of them. ' +
         'simulate: true broadcasts nothing and answers the calls and their effects (balances, the position before and after: health factor). ' +
         'Otherwise it executes like execute: the answer has the request_id; follow it with get_status.';

@@ -16,7 +16,7 @@ export const aaveV3Family: ProtocolFamily<'aaveV3'> = {
   protocol: 'Aave v3',
   key: 'aaveV3',
   config: AaveV3ConfigSchema,
-  chain: 'ethereum',
+  chains: ['ethereum'],
   description: 'Aave v3 lending on ethereum: supply tokens (they earn interest and count as collateral), borrow at the variable rate, repay, withdraw.',
   position: PositionSchema,
   // The spec's order (4.3).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentId, CallbackUrl, onlyChain, REQUIRED, StrategyId, decimalAtMostPattern, queryParam } from '../../api/http/index.ts';
+import { AgentId, CallbackUrl, onlyChains, REQUIRED, StrategyId, decimalAtMostPattern, queryParam } from '../../api/http/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 
 /**
@@ -10,9 +10,16 @@ import type { ChainName } from '../../config/chains.ts';
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 
-/** `chain`, optional: the family's own chain by default; any other is 400 unsupported_chain (checked by the route). */
-export const chainInput = (chain: ChainName) =>
-  onlyChain(chain).optional().meta({ description: `Optional: the family runs on ${chain} only (an alias, in any letter case, is accepted too).` });
+/** The chains a family runs on, the first its default (see ProtocolFamily.chains); one chain may be given alone. */
+export type FamilyChains = ChainName | readonly [ChainName, ...ChainName[]];
+const chainList = (chains: FamilyChains): readonly ChainName[] => (typeof chains === 'string' ? [chains] : chains);
+
+/** `chain`, optional: the family's first chain by default; any chain it does not run on is 400 unsupported_chain. */
+export const chainInput = (chains: FamilyChains) => {
+  const list = chainList(chains);
+  const runs = list.length === 1 ? `runs on ${list[0]} only` : `runs on ${list.join(', ')}: the chain picks its deployment there (default ${list[0]})`;
+  return onlyChains(list).optional().meta({ description: `Optional: the family ${runs} (an alias, in any letter case, is accepted too).` });
+};
 
 export const TokenInput = z
   .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a token symbol or address') })
@@ -58,17 +65,17 @@ export function withAmount<S extends z.ZodRawShape>(shape: S, opts: { max: boole
 }
 
 /** What every action takes besides its own fields: the agent, the chain, and the execute extras of spec 2.4. */
-export const actionFields = (chain: ChainName) => ({
+export const actionFields = (chains: FamilyChains) => ({
   agent_id: AgentId,
-  chain: chainInput(chain),
+  chain: chainInput(chains),
   strategy_id: StrategyId.optional(),
   callback_url: CallbackUrl.optional(),
 });
 
 /** The query of a read about an agent's wallet. */
-export const agentQueryFields = (chain: ChainName) => ({
+export const agentQueryFields = (chains: FamilyChains) => ({
   agent_id: queryParam(AgentId),
-  chain: queryParam(chainInput(chain)),
+  chain: queryParam(chainInput(chains)),
 });
 
 /**

@@ -21,7 +21,7 @@ export const compoundV3Family: ProtocolFamily<'compoundV3'> = {
   protocol: 'Compound v3',
   key: 'compoundV3',
   config: CompoundV3ConfigSchema,
-  chain: 'base',
+  chains: ['base'],
   description: 'Compound v3 (Comet) lending on base: supply the base token or collateral, borrow the base token against collateral, repay, withdraw.',
   position: PositionSchema,
   // The spec's order (4.3).

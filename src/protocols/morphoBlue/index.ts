@@ -19,7 +19,7 @@ export const morphoBlueFamily: ProtocolFamily<'morphoBlue'> = {
   protocol: 'Morpho Blue',
   key: 'morphoBlue',
   config: MorphoBlueConfigSchema,
-  chain: 'base',
+  chains: ['base'],
   description: 'Morpho Blue isolated lending markets on base: supply the loan token, supply collateral, borrow against it, repay, withdraw.',
   position: PositionSchema,
   // The spec's order (4.3).
