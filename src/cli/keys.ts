@@ -7,12 +7,41 @@ import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
 import { join } from 'node:path';
+import { AgentWalletError } from '../lib/errors.ts';
+import { EXIT } from './output.ts';
 
 /**
  * `agent-wallet keys ...`: when a service owns the data directory's store, the action goes through its admin
  * socket; otherwise the CLI opens the store itself (and holds its lock for the moment it runs).
  */
 export async function runKeys(argv: string[]): Promise<number> {
+  try {
+    return await keysCommand(argv);
+  } catch (e) {
+    const exit = exitOfKeyError(e);
+    if (exit === undefined) throw e;
+    process.stderr.write(`agent-wallet: ${(e as AgentWalletError).shortMessage}\n`);
+    return exit;
+  }
+}
+
+/**
+ * Exit codes of the key-management errors, as the client commands' (docs/cli.md): a missing or revoked key is a
+ * refusal (3), a store that cannot answer is unavailability (5). Raised by the store directly (KeyError) or
+ * carried back from the admin socket with the same codes; anything else is a bug and keeps its stack trace.
+ */
+const KEY_ERROR_EXIT: Readonly<Record<string, number>> = {
+  key_not_found: EXIT.refused,
+  key_revoked: EXIT.refused,
+  invalid_request: EXIT.usage,
+  store_unavailable: EXIT.unavailable,
+};
+
+function exitOfKeyError(e: unknown): number | undefined {
+  return e instanceof AgentWalletError ? KEY_ERROR_EXIT[e.code] : undefined;
+}
+
+async function keysCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     ...dataDirOption,
     mode: { type: 'string' },

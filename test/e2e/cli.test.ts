@@ -47,7 +47,10 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(revoked).toMatchObject({ id, enabled: false });
     expect((await cliFails('keys', 'rotate', id, '--data-dir', dir)).stderr).toMatch(/revoked/);
     expect((await cliFails('keys', 'set-mode', id, '--mode', 'auto', '--data-dir', dir)).stderr).toMatch(/revoked/);
-    expect((await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir)).stderr).toMatch(/no key/);
+    // An unknown id is a refusal like the API's 404: one line, exit 3, no stack trace.
+    const unknown = await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toBe('agent-wallet: no key with id nosuchkey0000000\n');
     const bad = await cliFails('keys', 'create', '--mode', 'free', '--data-dir', dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--mode must be one of/);
@@ -65,6 +68,10 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       const after = await api.get('/wallet?agent_id=cli-agent');
       expect(after.status).toBe(401);
       expect(after.body.error).toBe('invalid API key');
+      // Through the admin socket too: one line and exit 3 for an unknown id.
+      const unknown = await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir);
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr).toBe('agent-wallet: no key with id nosuchkey0000000\n');
     } finally {
       await killHard(child);
     }
