@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { dataDirOption, parse, resolveDataDir, CliError } from '../lib/args.ts';
+import { parse, resolveDataDir, CliError } from '../lib/args.ts';
+import { devParseOptions } from './devOptions.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
@@ -14,14 +15,7 @@ import { faucetPort } from './faucet.ts';
  * development key and a ready curl line.
  */
 export async function runDev(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    ...dataDirOption,
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'faucet-port': { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-    'allow-loopback-webhooks': { type: 'boolean', default: false },
-  });
+  const { values } = parse(argv, devParseOptions);
   const dataDir = resolveDataDir(values['data-dir']);
   const port = Number(values.port ?? process.env.AGENT_WALLET_PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${values.port}`);
