@@ -6,6 +6,7 @@ import { startDevnet } from '../devnet/devnet.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { faucetSettingsFromManifest, startFaucet, type RunningFaucet } from '../faucet/index.ts';
 import { ensureDevKey } from './devKey.ts';
+import { registerRunningService } from '../admin/running.ts';
 import { startEmbeddedService } from './embedded.ts';
 import { faucetPort } from './faucet.ts';
 
@@ -76,6 +77,8 @@ export async function runDev(argv: string[]): Promise<number> {
     throw e;
   }
   const { apiKey, webhookSecret } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
+  // So that `agent-wallet keys` run from anywhere without --data-dir finds this service's store (src/admin/running.ts).
+  const unregister = await registerRunningService({ dataDir, url: service.url });
 
   const counter = devnet.manifest.chains.find((c) => c.name === 'ethereum')!.testContracts.counter;
   say('');
@@ -93,7 +96,7 @@ export async function runDev(argv: string[]): Promise<number> {
   say('Give a wallet test aUSD (its smart_wallet_address from GET /wallet):');
   say(`  curl -s -X POST ${faucet.url}/api/drip -H 'content-type: application/json' -d '{"address":"<smart_wallet_address>","chain":"ethereum"}'`);
   say('');
-  say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored --data-dir ${dataDir}`);
+  say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored   (from any directory; --data-dir ${dataDir} when several services run)`);
 
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
@@ -103,6 +106,7 @@ export async function runDev(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+  await unregister();
   await faucet.stop();
   await service.stop();
   await devnet.stop();
