@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,14 +22,17 @@ describe('the running services a keys command finds', () => {
     return { dataDir, unregister };
   };
 
-  it('are those whose process owns their store; a file no live owner backs is dropped; stop takes it back', async () => {
+  it('are those whose process owns their store; a file of a process that is gone is dropped; stop takes it back', async () => {
     const runtimeDir = temp('aw-runtime-');
     const env = { AGENT_WALLET_RUNTIME_DIR: runtimeDir };
     const a = await serve(runtimeDir);
-    // A file left by a killed service: its directory's store has no owner.
-    writeFileSync(join(runtimeDir, 'stale.json'), JSON.stringify({ pid: process.pid, dataDir: temp('aw-gone-'), startedAt: new Date().toISOString() }));
+    // A file left by a killed service (its process is gone), and one whose live process owns no store there.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(join(runtimeDir, 'killed.json'), JSON.stringify({ pid: gone, dataDir: temp('aw-gone-'), startedAt: new Date().toISOString() }));
+    writeFileSync(join(runtimeDir, 'other.json'), JSON.stringify({ pid: process.pid, dataDir: temp('aw-none-'), startedAt: new Date().toISOString() }));
     expect(await findRunningServices(env)).toEqual([expect.objectContaining({ pid: process.pid, dataDir: a.dataDir })]);
-    expect(readdirSync(runtimeDir)).toHaveLength(1);
+    expect(readdirSync(runtimeDir).sort()).toEqual([expect.stringMatching(/^[0-9a-f]{16}\.json$/), 'other.json']);
+    rmSync(join(runtimeDir, 'other.json'));
     await a.unregister();
     expect(await findRunningServices(env)).toEqual([]);
   });

@@ -60,7 +60,21 @@ async function readRecord(path: string): Promise<RunningService | undefined> {
   }
 }
 
-/** The services running now: those whose process owns their directory's store. Stale files are removed. */
+/** Whether a process of this id exists (EPERM: it does, another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The services running now: those whose process owns their directory's store. A file whose process is gone is
+ * removed; one whose process lives but does not own the store (now) is only passed over: a store's lock being
+ * taken over reads as no owner for a moment, and the file of a service that runs must not go.
+ */
 export async function findRunningServices(env: NodeJS.ProcessEnv = process.env): Promise<RunningService[]> {
   const dir = runningServicesDir(env);
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -70,7 +84,7 @@ export async function findRunningServices(env: NodeJS.ProcessEnv = process.env):
     const record = await readRecord(path);
     const owner = record && (await storeOwner(join(record.dataDir, 'store')));
     if (record && owner?.pid === record.pid) found.push(record);
-    else await rm(path, { force: true }).catch(() => undefined);
+    else if (!record || !processExists(record.pid)) await rm(path, { force: true }).catch(() => undefined);
   }
   return found.sort((a, b) => (a.dataDir < b.dataDir ? -1 : a.dataDir > b.dataDir ? 1 : 0));
 }
