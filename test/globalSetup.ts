@@ -24,6 +24,8 @@ export async function setup(project: TestProject): Promise<void> {
   dataDir = mkdtempSync(join(tmpdir(), 'agent-wallet-test-'));
   devnet = await startDevnet({ dataDir, log: (line) => console.error(`[devnet] ${line}`) });
   process.env[MANIFEST_ENV] = devnet.manifestPath;
+  // A `dev` a test starts says it runs here, not in the user's own directory (src/admin/running.ts).
+  process.env.AGENT_WALLET_RUNTIME_DIR ??= join(dataDir, 'running');
   project.provide('devnetManifestPath', devnet.manifestPath);
 }
 

@@ -7,12 +7,42 @@ import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
 import { join } from 'node:path';
+import { AgentWalletError } from '../lib/errors.ts';
+import { EXIT } from './output.ts';
+import { findRunningServices } from '../admin/running.ts';
 
 /**
  * `agent-wallet keys ...`: when a service owns the data directory's store, the action goes through its admin
  * socket; otherwise the CLI opens the store itself (and holds its lock for the moment it runs).
  */
 export async function runKeys(argv: string[]): Promise<number> {
+  try {
+    return await keysCommand(argv);
+  } catch (e) {
+    const exit = exitOfKeyError(e);
+    if (exit === undefined) throw e;
+    process.stderr.write(`agent-wallet: ${(e as AgentWalletError).shortMessage}\n`);
+    return exit;
+  }
+}
+
+/**
+ * Exit codes of the key-management errors, as the client commands' (docs/cli.md): a missing or revoked key is a
+ * refusal (3), a store that cannot answer is unavailability (5). Raised by the store directly (KeyError) or
+ * carried back from the admin socket with the same codes; anything else is a bug and keeps its stack trace.
+ */
+const KEY_ERROR_EXIT: Readonly<Record<string, number>> = {
+  key_not_found: EXIT.refused,
+  key_revoked: EXIT.refused,
+  invalid_request: EXIT.usage,
+  store_unavailable: EXIT.unavailable,
+};
+
+function exitOfKeyError(e: unknown): number | undefined {
+  return e instanceof AgentWalletError ? KEY_ERROR_EXIT[e.code] : undefined;
+}
+
+async function keysCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     ...dataDirOption,
     mode: { type: 'string' },
@@ -28,7 +58,7 @@ export async function runKeys(argv: string[]): Promise<number> {
   const kube = values.kube === true;
   // A cluster's ApiClients live in the API server: no data dir, no admin socket.
   const namespace = values.namespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
-  const dataDir = resolveDataDir(values['data-dir']);
+  const dataDir = kube ? '' : await keysDataDir(values['data-dir']);
   const storeDir = join(dataDir, 'store');
   const owned = !kube && (await storeOwner(storeDir));
 
@@ -118,6 +148,30 @@ export async function runKeys(argv: string[]): Promise<number> {
     default:
       throw new CliError('usage: keys create|list|revoke|set-mode|rotate|rotate-webhook-secret (see agent-wallet help)');
   }
+}
+
+/**
+ * The data directory whose keys to manage: --data-dir or AGENT_WALLET_DATA_DIR when given; else the one running
+ * `dev` service's (src/admin/running.ts), wherever this is run from. Never a default `./.data` of its own: a key
+ * made in a store no service reads is refused by the service that runs (401), which is worse than no key.
+ */
+async function keysDataDir(flag: string | undefined): Promise<string> {
+  if (flag !== undefined || process.env.AGENT_WALLET_DATA_DIR) return resolveDataDir(flag);
+  const running = await findRunningServices();
+  if (running.length === 1) {
+    process.stderr.write(`keys of the running service (pid ${running[0]!.pid}), data directory ${running[0]!.dataDir}\n`);
+    return running[0]!.dataDir;
+  }
+  if (running.length > 1) {
+    throw new CliError(
+      `${running.length} agent-wallet services are running; pass --data-dir with the data directory of the one to manage:\n` +
+        running.map((s) => `  --data-dir ${s.dataDir}   (pid ${s.pid}${s.url ? `, ${s.url}` : ''})`).join('\n'),
+    );
+  }
+  throw new CliError(
+    'no running agent-wallet service found: pass --data-dir D (or set AGENT_WALLET_DATA_DIR), the data directory of the ' +
+      'service whose keys to manage (`npm start` uses ./.data of the directory it runs in); --kube for a cluster',
+  );
 }
 
 function printKey(out: { api_key: string; webhook_secret?: string; key: KeySummary }, json: boolean, verb: string): void {

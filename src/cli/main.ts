@@ -2,9 +2,52 @@ import { CliError } from '../lib/args.ts';
 import { runCommand } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/index.ts';
 import { familyHelp, protocolCommandFor } from './commands/protocols.ts';
+import { devOptionsHelp } from '../roles/devOptions.ts';
 
 const clientUsage = () =>
   CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(22)}  ${c.summary}`).join('\n');
+
+/**
+ * The service commands' help, one section each: `agent-wallet <command> --help` prints its own, `help` all of
+ * them. The dev command's options come from the table its role parses (src/roles/devOptions.ts).
+ */
+const SERVICE_HELP: Readonly<Record<string, string>> = {
+  dev: `  dev [options]           run every role in one process: devnet, store, controller, chain workers, gateway,
+                          and the aUSD faucet on its own port (what \`npm start\` runs; \`npm start -- <options>\`)
+${devOptionsHelp('    ')}
+`,
+  'faucet-server': `  faucet-server           the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
+                          --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
+                          --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
+                          --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML, key in AGENT_WALLET_FAUCET_KEY
+`,
+  gateway: `  gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
+`,
+  controller: `  controller              cluster role: the reconcilers; run 2 replicas, one leads (Lease)
+`,
+  'chain-worker': `  chain-worker --chain C  cluster role: one chain's worker and bundler, served over gRPC
+                          cluster roles take --config F (AGENT_WALLET_CONFIG, default /etc/agent-wallet/config.yaml),
+                          --kubeconfig F (default: in-cluster or $KUBECONFIG), --ops-port N (/metrics, /livez, /readyz)
+`,
+  keys: `  keys create --mode sponsored|auto|manual [--name N] [--json]
+  keys list [--json]
+  keys revoke <id> [--json]
+  keys set-mode <id> --mode sponsored|auto|manual [--json]
+                          its requests waiting for a payment take the new mode too (docs/payments.md)
+  keys rotate <id> [--json]
+  keys rotate-webhook-secret <id> [--overlap-seconds N (default 86400)] [--json]
+                          operator key management, in the store of the service: --data-dir D (or
+                          AGENT_WALLET_DATA_DIR) names it; without either, the running \`dev\` service's (the only
+                          one running for this user), else nothing is done. Works while the service runs (through
+                          its admin socket). With --kube [--namespace NS] [--kubeconfig F] it manages the
+                          ApiClients of a cluster instead. create and rotate-webhook-secret print the webhook
+                          signing secret once
+`,
+  webhooks: `  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
+                  [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
+                          checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
+`,
+};
 
 const USAGE = `agent-wallet <command> [options]
 
@@ -13,41 +56,14 @@ ${clientUsage()}
 
 Protocol commands: \`agent-wallet <slug> <endpoint>\`, e.g. \`agent-wallet lend-b-v3 supply --help\` (\`agent-wallet protocols\` lists them)
 
-Service commands:
-  dev                     run every role in one process: devnet, store, controller, chain workers, gateway,
-                          and the aUSD faucet on its own port
-                          --port N (AGENT_WALLET_PORT, default 8080)  --host H (AGENT_WALLET_HOST, default 127.0.0.1)
-                          --faucet-port N (AGENT_WALLET_FAUCET_PORT, default 8090)
-                          --data-dir D (AGENT_WALLET_DATA_DIR, default ./.data)
-                          --allow-loopback-webhooks (AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK=1): deliver
-                          webhooks to https://127.0.0.1/… or ::1 (a receiver on this machine; never in production)
-  faucet-server           the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
-                          --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
-                          --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
-                          --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML, key in AGENT_WALLET_FAUCET_KEY
-  gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
-  controller              cluster role: the reconcilers; run 2 replicas, one leads (Lease)
-  chain-worker --chain C  cluster role: one chain's worker and bundler, served over gRPC
-                          cluster roles take --config F (AGENT_WALLET_CONFIG, default /etc/agent-wallet/config.yaml),
-                          --kubeconfig F (default: in-cluster or $KUBECONFIG), --ops-port N (/metrics, /livez, /readyz)
-  keys create --mode sponsored|auto|manual [--name N] [--json]
-  keys list [--json]
-  keys revoke <id> [--json]
-  keys set-mode <id> --mode sponsored|auto|manual [--json]
-                          its requests waiting for a payment take the new mode too (docs/payments.md)
-  keys rotate <id> [--json]
-  keys rotate-webhook-secret <id> [--overlap-seconds N (default 86400)] [--json]
-                          operator key management; takes the same --data-dir as the service and works
-                          while it runs (through the service's admin socket); with --kube [--namespace NS]
-                          [--kubeconfig F] it manages the ApiClients of a cluster instead. create and
-                          rotate-webhook-secret print the webhook signing secret once
-  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
-                  [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
-                          checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
-  help                    this text
+Service commands (\`<command> --help\` for each):
+${Object.values(SERVICE_HELP).join('')}  help                    this text
 `;
 
-const SERVICE_COMMANDS = new Set(['dev', 'keys', 'faucet-server', 'webhooks', 'gateway', 'controller', 'chain-worker']);
+/** One service command's help: its usage line and its section of the usage text. */
+export const serviceHelp = (command: string): string => `usage: agent-wallet ${command} [options]\n\n${SERVICE_HELP[command]}`;
+
+const SERVICE_COMMANDS = new Set(Object.keys(SERVICE_HELP));
 
 /** Options of the faucet service that the `faucet` client command does not take: a sign the service was meant. */
 const FAUCET_SERVER_OPTIONS = new Set(['--data-dir', '--config', '--port', '--host', '--quiet']);
@@ -67,9 +83,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(familyHelp(protocol.family));
     return rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? 0 : 2;
   }
-  // The service commands' options are described together, in the usage text.
   if (command !== undefined && SERVICE_COMMANDS.has(command) && rest.some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(USAGE);
+    process.stdout.write(serviceHelp(command));
     return 0;
   }
   switch (command) {

@@ -34,6 +34,8 @@ export interface StartChainNodeOptions {
   signal: AbortSignal;
   startNode: (chain: ChainName, params: StartAnvilParameters) => Promise<AnvilInstance>;
   snapshots?: { pollMs?: number; maxDuty?: number };
+  /** The RPC port this chain had in the last run (its manifest's rpcUrl): kept when free. */
+  rpcPort?: number | undefined;
   log: (line: string) => void;
 }
 
@@ -119,7 +121,7 @@ export async function startChainNode(opts: StartChainNodeOptions): Promise<Chain
       const r = replayed.error;
       throw refuse('ReplayRefused', `journal entry ${r.seq} (${r.method}${r.hash ? ` of transaction ${r.hash}` : ''}) cannot be replayed: ${r.reason}`);
     }
-    proxy = await startRpcProxy({ upstream: node.rpcUrl, journal, rpc, pending: replayed.value.pending, replayedUpTo: replayed.value.lastSeq, log });
+    proxy = await startRpcProxy({ upstream: node.rpcUrl, journal, rpc, pending: replayed.value.pending, replayedUpTo: replayed.value.lastSeq, port: opts.rpcPort, chain: name, log });
     const retention = journalRetention(journal, {
       current: fromCurrent ? { mark: prepared!.mark } : undefined,
       previous: fromCurrent ? await snapshotMarkOf(files.previous) : prepared?.source === files.previous ? { mark: prepared.mark } : undefined,

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -260,6 +261,8 @@ describe('startDevnet', () => {
     expect(devnet.manifest.fresh).toBe(false);
     expect(logs.some((l) => l.includes('fresh'))).toBe(false);
     expect(addressesOf(devnet.manifest)).toEqual(addressesOf(before));
+    // The RPC URLs too: a wallet or script configured with them keeps working across restarts.
+    expect(devnet.manifest.chains.map((x) => x.rpcUrl)).toEqual(before.chains.map((x) => x.rpcUrl));
     const { client } = clientsFor(devnet.manifest.chains[0]!);
     expect(await client.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' })).toBe(4242n);
   });
@@ -267,6 +270,10 @@ describe('startDevnet', () => {
   test('a restart after the chain state was lost redeploys at the same addresses and says so', async () => {
     const before = devnet.manifest;
     await devnet.stop();
+    // Meanwhile another program took base's RPC port: base gets another one, and the log says so.
+    const basePort = Number(new URL(before.chains.find((x) => x.name === 'base')!.rpcUrl).port);
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(basePort, '127.0.0.1', resolve));
     for (const name of CHAIN_NAMES) {
       const files = chainStateFiles(join(dataDir, 'devnet'), name);
       rmSync(files.current);
@@ -279,6 +286,11 @@ describe('startDevnet', () => {
     expect(logs.some((l) => l.includes('devnet is fresh: chain state was reset'))).toBe(true);
     expect(addressesOf(devnet.manifest)).toEqual(addressesOf(before));
     expect(loadManifest(devnet.manifestPath).fresh).toBe(true);
+    await new Promise((resolve) => squatter.close(resolve));
+    const rpcUrl = (m: typeof before, name: string) => m.chains.find((x) => x.name === name)!.rpcUrl;
+    expect(rpcUrl(devnet.manifest, 'base')).not.toBe(rpcUrl(before, 'base'));
+    expect(logs.some((l) => l.includes(`base: RPC port ${basePort} is taken`))).toBe(true);
+    for (const name of ['ethereum', 'arbitrum']) expect(rpcUrl(devnet.manifest, name)).toBe(rpcUrl(before, name));
     const c = devnet.manifest.chains[0]!;
     expect(await clientsFor(c).client.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' })).toBe(0n);
   });

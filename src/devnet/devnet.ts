@@ -61,6 +61,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   await ensurePrivateTree(dir);
   const manifestPath = join(dir, 'manifest.json');
   const hadManifest = existsSync(manifestPath);
+  const rpcPorts = previousRpcPorts(manifestPath);
   const accounts = devnetAccounts();
 
   const chains = new Map<ChainName, ChainNode>();
@@ -81,7 +82,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     await Promise.allSettled(
       CHAIN_NAMES.map(async (name) => {
         try {
-          chains.set(name, await startChainNode({ name, dataDir: opts.dataDir, signal: abort.signal, startNode, snapshots: opts.snapshots, log }));
+          chains.set(name, await startChainNode({ name, dataDir: opts.dataDir, signal: abort.signal, startNode, snapshots: opts.snapshots, rpcPort: rpcPorts.get(name), log }));
         } catch (error) {
           if (firstFailure) return;
           // A refused replay already says which chain and what to do.
@@ -170,6 +171,25 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
     await stop({ final: false });
     throw error;
   }
+}
+
+/**
+ * Each chain's RPC port in the manifest of the data directory's last run, so a restart keeps the URLs that
+ * wallets, scripts and docs were given. A manifest that is missing or unreadable gives none (free ports).
+ */
+function previousRpcPorts(manifestPath: string): Map<ChainName, number> {
+  const ports = new Map<ChainName, number>();
+  let manifest: DevnetManifest;
+  try {
+    manifest = loadManifest(manifestPath);
+  } catch {
+    return ports;
+  }
+  for (const c of manifest.chains) {
+    const port = Number(new URL(c.rpcUrl).port);
+    if (Number.isInteger(port) && port > 0) ports.set(c.name, port);
+  }
+  return ports;
 }
 
 /** Reads and validates a manifest written by startDevnet (for tests and other processes). */

@@ -35,6 +35,13 @@ export interface StartRpcProxyOptions {
   pending?: ReadonlyArray<{ seq: number; raw: Hex }>;
   /** The last seq a replay applied (-1: none): the next snapshot check then takes one. */
   replayedUpTo?: number;
+  /**
+   * The port to listen on: the one this chain had in the data directory's last run, so its URL stays the same
+   * across restarts. Taken by another program meanwhile: a free one, and the log says so. Default: a free one.
+   */
+  port?: number;
+  /** Named in the log line about a taken port. */
+  chain?: string;
   log?: (line: string) => void;
 }
 
@@ -222,10 +229,21 @@ export async function startRpcProxy(opts: StartRpcProxyOptions): Promise<RpcProx
   });
   // Longer than clients keep idle sockets (undici: 4 s), so the server never closes one a client is reusing.
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  try {
+    await listen(opts.port ?? 0);
+  } catch (error) {
+    if (opts.port === undefined || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await listen(0);
+    opts.log?.(`devnet: ${opts.chain ?? 'chain'}: RPC port ${opts.port} is taken; now on ${(server.address() as AddressInfo).port} (its manifest says so)`);
+  }
   const { port } = server.address() as AddressInfo;
 
   return {

@@ -1,4 +1,5 @@
-import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { ANNOTATIONS, type ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { createdAt } from '../api/http/presentStatus.ts';
 import { InformerCache, type Logger } from '../runtime/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 
@@ -20,7 +21,7 @@ export interface ExecutionInformer {
   get(name: string): ExecutionRequest | undefined;
   /** The cached objects `filter` keeps (read only). */
   list(filter: (obj: ExecutionRequest) => boolean): ExecutionRequest[];
-  /** Newest first by creation time (ties broken by name, descending); cached objects, read only. */
+  /** Newest first by creation time as the API shows it (`created_at`, ms); cached objects, read only. */
   recent(limit: number): ExecutionRequest[];
   /** Calls `listener` with the object after each change of `name`, or with undefined when it is deleted. */
   subscribe(name: string, listener: (obj: ExecutionRequest | undefined) => void): () => void;
@@ -34,13 +35,22 @@ export interface ExecutionInformerOptions {
   logger?: Logger;
 }
 
-const creationKey = (o: ExecutionRequest): string => o.metadata.creationTimestamp ?? '';
+/**
+ * The creation time the API shows (`created_at`): the accepted id's milliseconds. Not the store's
+ * creationTimestamp, which has whole seconds: within one second it would leave the order to the names, and a
+ * request named by its Idempotency-Key has a hash for a name.
+ */
+const creationMs = (o: ExecutionRequest): number => Date.parse(createdAt(o));
+/** Ties within one millisecond: the accepted ids (ULIDs, monotonic in one gateway), then the names. */
+const tieKey = (o: ExecutionRequest): string => `${o.metadata.annotations?.[ANNOTATIONS.accepted] ?? ''}\n${o.metadata.name}`;
 
 function newestFirst(a: ExecutionRequest, b: ExecutionRequest): number {
-  const ka = creationKey(a);
-  const kb = creationKey(b);
-  if (ka !== kb) return ka < kb ? 1 : -1;
-  return a.metadata.name < b.metadata.name ? 1 : a.metadata.name > b.metadata.name ? -1 : 0;
+  const ta = creationMs(a);
+  const tb = creationMs(b);
+  if (ta !== tb) return tb - ta;
+  const ka = tieKey(a);
+  const kb = tieKey(b);
+  return ka < kb ? 1 : ka > kb ? -1 : 0;
 }
 
 export function startExecutionInformer(store: ResourceStore, opts: ExecutionInformerOptions): ExecutionInformer {

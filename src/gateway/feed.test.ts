@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newRequestId } from '../api/v1alpha1/index.ts';
+import { ANNOTATIONS, idempotentRequestId, newRequestId } from '../api/v1alpha1/index.ts';
 import { executionRequest, openTestGateway, writeStatus, type TestGateway } from './testing/harness.ts';
 
 describe('GET /feed/recent (public)', () => {
@@ -73,5 +73,30 @@ describe('GET /feed/recent (public)', () => {
     await gw.store.delete('ExecutionRequest', ids[24]!);
     await vi.waitFor(async () => expect((await feed('?limit=100')).json().executions).toHaveLength(24));
     expect((await feed()).json().executions[0].status).toBe('pending');
+  });
+});
+
+describe('GET /feed/recent: order', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await openTestGateway();
+  });
+  afterAll(() => gw.close());
+
+  it('is newest first by creation time, for requests named by an Idempotency-Key (names in no time order) too', async () => {
+    const { clientId } = await gw.newKey({ mode: 'sponsored' });
+    // The store's creationTimestamp has whole seconds: these all share one (or two), so only the accepted
+    // time (milliseconds) orders them; their names are hashes, in no time order.
+    const t0 = Date.now();
+    const accepted: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const request = executionRequest(idempotentRequestId(clientId, `key-${i}`), clientId);
+      accepted.push(new Date(t0 + i).toISOString());
+      request.metadata.annotations = { [ANNOTATIONS.accepted]: newRequestId(t0 + i) };
+      await gw.store.create(request);
+    }
+    await vi.waitFor(async () => expect((await gw.app.inject({ url: '/feed/recent?limit=100' })).json().executions).toHaveLength(12));
+    const { executions } = (await gw.app.inject({ url: '/feed/recent?limit=100' })).json();
+    expect(executions.map((e: { created_at: string }) => e.created_at)).toEqual([...accepted].reverse());
   });
 });

@@ -3,12 +3,6 @@ import type { Call, PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { ChainWorker } from '../chain/types.ts';
 import type { AutoFee } from './types.ts';
 
-/**
- * Gas the auto mode's transfer adds to an operation, priced into its quote before the transfer exists (an
- * ERC-20 transfer from the wallet inside executeBatch: ≈ 35k to a warm recipient, more for a first one; the
- * quote is what the caller pays, so it errs on the high side).
- */
-export const AUTO_TRANSFER_GAS = 60_000n;
 
 /**
  * The token the auto mode pays with: the first of the quote's tokens (already in sorted symbol order, spec

@@ -2,7 +2,7 @@ import type { PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ResourceStore } from '../store/types.ts';
-import { AUTO_TRANSFER_GAS, autoTransferCall, chooseAutoToken } from './auto.ts';
+import { autoTransferCall, chooseAutoToken } from './auto.ts';
 import { payWithCredit } from './credit.ts';
 import { makeQuote } from './quote.ts';
 import { recheckPayment } from './recheck.ts';
@@ -42,14 +42,14 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     serviceAccounts: deps.settings.serviceAccounts,
     logger: deps.logger,
   });
-  const quoteFor = (ctx: Parameters<PaymentPolicy['admit']>[0], extraGas = 0n) =>
+  // Priced on pricedGas(): the auto mode's quote includes its transfer's gas (AUTO_TRANSFER_GAS).
+  const quoteFor = (ctx: Parameters<PaymentPolicy['admit']>[0]) =>
     makeQuote({
       mode: ctx.request.spec.paymentMode,
       simulation: ctx.simulation,
       terms: termsOf(ctx.request.spec.chain),
       settings: deps.settings,
       platformFeeUsd: ctx.request.spec.platformFeeUsd,
-      extraGas,
       now: ctx.now,
     });
   const hasPayment = (ctx: PaymentContext): boolean =>
@@ -112,7 +112,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
      * nonce). No covering token: the 402 lets the caller pay by hand, as in the manual mode.
      */
     async admit(ctx) {
-      const quote = quoteFor(ctx, AUTO_TRANSFER_GAS);
+      const quote = quoteFor(ctx);
       if (hasPayment(ctx)) return admitAttached(ctx, await payable(ctx, quote));
       if (quote.amountUsd === 0) return { kind: 'satisfied', reason: 'NothingToPay', costUsd: 0, quote };
       const byCredit = await credited(ctx, quote);
@@ -131,7 +131,7 @@ export function createPaymentPolicies(deps: PaymentPoliciesDeps): PaymentPolicie
     verify,
     recheck,
     // The wallet cannot cover its fee after all: pay by hand, as in the manual mode (a 402).
-    required: (ctx) => payable(ctx, quoteFor(ctx, AUTO_TRANSFER_GAS)),
+    required: (ctx) => payable(ctx, quoteFor(ctx)),
   };
 
   const sponsored: PaymentPolicy = {

@@ -40,9 +40,26 @@ export function rawTokenAmount(micro: MicroUsd, decimals: number): bigint {
   return ceilDiv(micro * 10n ** BigInt(decimals), MICRO);
 }
 
+/**
+ * Gas the auto mode's transfer adds to an operation, priced into its quote before the transfer exists (an
+ * ERC-20 transfer from the wallet inside executeBatch: ≈ 35k to a warm recipient, more for a first one; the
+ * quote is what the caller pays, so it errs on the high side).
+ */
+export const AUTO_TRANSFER_GAS = 60_000n;
+
+/**
+ * The gas a request is priced on under `mode`, and the `estimated_gas` it shows (spec §2.2, §2.6): its calls'
+ * simulated gas, and in the auto mode its own fee transfer's too, which runs in the same operation. So the price
+ * always reads off the figure shown: estimated_gas × fee per gas × the native coin's price, plus the platform fee
+ * in the manual mode only (docs/payments.md).
+ */
+export function pricedGas(mode: PaymentMode, simulatedGas: bigint): bigint {
+  return mode === 'auto' ? simulatedGas + AUTO_TRANSFER_GAS : simulatedGas;
+}
+
 export interface PricingInputs {
   mode: PaymentMode;
-  /** Gas the whole operation may use, from the simulation. */
+  /** Gas the whole operation may use: pricedGas() of the simulation's. */
   gas: bigint;
   /** The fee per gas the operation will be signed with. */
   maxFeePerGas: bigint;

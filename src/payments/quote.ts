@@ -1,6 +1,6 @@
 import type { PaymentMode, PaymentQuote } from '../api/v1alpha1/index.ts';
 import type { SimulationResult } from '../chain/types.ts';
-import { microToUsd, price, quoteTokens } from './pricing.ts';
+import { microToUsd, price, pricedGas, quoteTokens } from './pricing.ts';
 import type { ChainPaymentTerms, PaymentSettings } from './types.ts';
 
 export interface QuoteInputs {
@@ -10,8 +10,6 @@ export interface QuoteInputs {
   settings: PaymentSettings;
   /** The API client's own platform fee, when it has one (else the deployment's). */
   platformFeeUsd?: number | undefined;
-  /** Gas to add to the simulation's (the auto mode's transfer, not in the simulated calls). */
-  extraGas?: bigint;
   now: Date;
 }
 
@@ -23,7 +21,7 @@ export interface QuoteInputs {
 export function makeQuote(q: QuoteInputs): PaymentQuote {
   const p = price({
     mode: q.mode,
-    gas: q.simulation.estimatedGas + (q.extraGas ?? 0n),
+    gas: pricedGas(q.mode, q.simulation.estimatedGas),
     maxFeePerGas: q.simulation.maxFeePerGas,
     nativeUsdPrice: q.terms.nativeUsdPrice,
     platformFeeUsd: q.platformFeeUsd ?? q.settings.platformFeeUsd,

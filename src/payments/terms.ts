@@ -1,6 +1,5 @@
 import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
-import { AUTO_TRANSFER_GAS } from './auto.ts';
 import { makeQuote } from './quote.ts';
 import type { ChainPaymentTerms, PaymentSettings } from './types.ts';
 import type { PaymentMode } from '../api/v1alpha1/index.ts';
@@ -28,7 +27,7 @@ export function paymentTermsOf(chains: readonly TermsSource[]): ReadonlyMap<Chai
 
 /**
  * What a simulated request would cost its caller under `mode` (spec §2.2 `estimated_cost_usd`, §2.6): the same
- * figure the quote of an execute shows — the auto mode's includes the gas of its transfer.
+ * figure the quote of an execute shows — the auto mode's includes the gas of its transfer (pricedGas).
  */
 export function payableEstimateUsd(
   mode: PaymentMode,
@@ -44,7 +43,6 @@ export function payableEstimateUsd(
     terms,
     settings,
     platformFeeUsd,
-    extraGas: mode === 'auto' ? AUTO_TRANSFER_GAS : 0n,
     now: new Date(0),
   }).amountUsd;
 }

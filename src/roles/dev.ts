@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import { dataDirOption, parse, resolveDataDir, CliError } from '../lib/args.ts';
+import { parse, resolveDataDir, CliError } from '../lib/args.ts';
+import { devParseOptions } from './devOptions.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { faucetSettingsFromManifest, startFaucet, type RunningFaucet } from '../faucet/index.ts';
 import { ensureDevKey } from './devKey.ts';
+import { registerRunningService } from '../admin/running.ts';
 import { startEmbeddedService } from './embedded.ts';
 import { faucetPort } from './faucet.ts';
 
@@ -14,14 +16,7 @@ import { faucetPort } from './faucet.ts';
  * development key and a ready curl line.
  */
 export async function runDev(argv: string[]): Promise<number> {
-  const { values } = parse(argv, {
-    ...dataDirOption,
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'faucet-port': { type: 'string' },
-    quiet: { type: 'boolean', default: false },
-    'allow-loopback-webhooks': { type: 'boolean', default: false },
-  });
+  const { values } = parse(argv, devParseOptions);
   const dataDir = resolveDataDir(values['data-dir']);
   const port = Number(values.port ?? process.env.AGENT_WALLET_PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`invalid --port ${values.port}`);
@@ -82,6 +77,8 @@ export async function runDev(argv: string[]): Promise<number> {
     throw e;
   }
   const { apiKey, webhookSecret } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
+  // So that `agent-wallet keys` run from anywhere without --data-dir finds this service's store (src/admin/running.ts).
+  const unregister = await registerRunningService({ dataDir, url: service.url });
 
   const counter = devnet.manifest.chains.find((c) => c.name === 'ethereum')!.testContracts.counter;
   say('');
@@ -99,7 +96,7 @@ export async function runDev(argv: string[]): Promise<number> {
   say('Give a wallet test aUSD (its smart_wallet_address from GET /wallet):');
   say(`  curl -s -X POST ${faucet.url}/api/drip -H 'content-type: application/json' -d '{"address":"<smart_wallet_address>","chain":"ethereum"}'`);
   say('');
-  say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored --data-dir ${dataDir}`);
+  say(`Manage keys while this runs: npx agent-wallet keys create --mode sponsored   (from any directory; --data-dir ${dataDir} when several services run)`);
 
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
@@ -109,6 +106,7 @@ export async function runDev(argv: string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+  await unregister();
   await faucet.stop();
   await service.stop();
   await devnet.stop();

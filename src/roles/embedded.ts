@@ -21,7 +21,7 @@ import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
-import { createCallbackGuard, type Resolver } from '../webhooks/egress.ts';
+import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../webhooks/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { WebhookSettingsSchema, type WebhookSettingsInput } from '../webhooks/settings.ts';
@@ -184,7 +184,11 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       logger: level === 'silent' ? false : { level },
       requestLogLevel: 'debug',
       ...(opts.connections && { connections: opts.connections }), // one process in a terminal: requests only with --log-level debug
-      callbackGuard: createCallbackGuard({ allowLoopback: webhookSettings.allowLoopback, ...(resolver && { resolver }) }),
+      callbackGuard: createCallbackGuard({
+        allowLoopback: webhookSettings.allowLoopback,
+        loopbackSetting: EMBEDDED_LOOPBACK_SETTING,
+        ...(resolver && { resolver }),
+      }),
       ...(opts.decisionTimeoutMs !== undefined && { decisionTimeoutMs: opts.decisionTimeoutMs }),
     });
     stops.push(() => app.close());

@@ -3,6 +3,8 @@
  * with one socket per endpoint so that an attempt can be made to wait for one. Asserted by the order of
  * events, never by elapsed time.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it, vi } from 'vitest';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../test/support/webhookReceiver.ts';
 import { createHttpsTransport, type AttemptResult, type WebhookTransport } from './deliver.ts';
@@ -70,4 +72,29 @@ it('an attempt still waiting for a socket when its deadline passes ends with tim
 
   t.close(); // cuts the holder
   expect(await holder).toMatchObject({ kind: 'failed' });
+});
+
+it('plain http:// goes to a loopback receiver under the development setting only, and to nothing but loopback', async () => {
+  const got: string[] = [];
+  const server = createServer((req, res) => {
+    got.push(req.url ?? '');
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const dev = createHttpsTransport({ allowLoopback: true, timeoutMs: 10_000, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
+  const prod = createHttpsTransport({ timeoutMs: 10_000 });
+  // `localhost` that a resolver points elsewhere is not connected to over plain HTTP.
+  const rebound = createHttpsTransport({ allowLoopback: true, timeoutMs: 10_000, resolver: async () => [{ address: '93.184.216.34', family: 4 }] });
+  transports.push(dev, prod, rebound);
+  try {
+    const body = { body: '{"n":1}', headers: { 'webhook-id': 'plain' } };
+    expect(await dev.send({ url: `http://127.0.0.1:${port}/ip`, ...body })).toEqual({ kind: 'delivered', statusCode: 200 });
+    expect(await dev.send({ url: `http://localhost:${port}/name`, ...body })).toEqual({ kind: 'delivered', statusCode: 200 });
+    expect(await prod.send({ url: `http://127.0.0.1:${port}/prod`, ...body })).toMatchObject({ kind: 'failed', cause: 'blocked_address' });
+    expect(await rebound.send({ url: `http://localhost:${port}/rebound`, ...body })).toMatchObject({ kind: 'failed', cause: 'blocked_address' });
+    expect(got).toEqual(['/ip', '/name']);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -1,11 +1,13 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { EgressRefusedError, guardedLookup, guardSocket, hostOf, resolveAllowed, type EgressPolicy } from './egress.ts';
+import { EgressRefusedError, guardedLookup, guardSocket, hostOf, isLoopbackHost, resolveAllowed, type EgressPolicy } from './egress.ts';
 import { parseIp } from './addresses.ts';
 import { parseRetryAfter } from './schedule.ts';
 
 /**
- * One delivery attempt over HTTPS, and what it means: 2xx delivered; 410 the endpoint is gone (never tried
+ * One delivery attempt over HTTPS (or plain HTTP to a loopback receiver, in development only: allowLoopback),
+ * and what it means: 2xx delivered; 410 the endpoint is gone (never tried
  * again); anything else a failure to retry, with its cause. Redirects are not followed (a 3xx is a failure:
  * following one would send the payload, and the next check, to a place the caller never named). The whole
  * attempt has one deadline, from the call of `send` to the response's headers: waiting for a socket,
@@ -102,11 +104,19 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
     maxTotalSockets: opts.maxSockets ?? 64,
     ...(opts.ca !== undefined && { ca: opts.ca }),
   });
+  // Plain http:// to a receiver on this machine, in development only (allowLoopback): its own agent (the same
+  // bounds), and a policy that lets it reach loopback and nothing else.
+  const plainAgent = new HttpAgent({ keepAlive: false, maxSockets: opts.maxSocketsPerEndpoint ?? 4, maxTotalSockets: opts.maxSockets ?? 64 });
+  const plainPolicy: EgressPolicy = { ...policy, loopbackOnly: true };
   const userAgent = opts.userAgent ?? `agent-wallet-webhooks/${VERSION}`;
 
   async function send(attempt: Attempt): Promise<AttemptResult> {
     const url = URL.canParse(attempt.url) ? new URL(attempt.url) : undefined;
-    if (url?.protocol !== 'https:') return { kind: 'failed', cause: 'blocked_address', message: 'only https:// callback URLs are sent to' };
+    const plain = url?.protocol === 'http:' && policy.allowLoopback === true && isLoopbackHost(url);
+    if (!url || (url.protocol !== 'https:' && !plain)) {
+      return { kind: 'failed', cause: 'blocked_address', message: 'only https:// callback URLs are sent to (plain http:// to loopback in development only)' };
+    }
+    const using = plain ? plainPolicy : policy;
     // The attempt's one deadline starts now, and the stop signal joins it: whichever comes first ends it.
     const end = new AbortController();
     const timer = setTimeout(() => end.abort(new AttemptTimeout()), timeoutMs);
@@ -116,8 +126,8 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
     try {
       // An IP literal never reaches the lookup: it is checked here. A name is checked by the lookup, on the
       // addresses the socket then connects to.
-      if (parseIp(hostOf(url))) await resolveAllowed(hostOf(url), policy);
-      const { statusCode, retryAfter } = await post(url, attempt, end.signal);
+      if (parseIp(hostOf(url))) await resolveAllowed(hostOf(url), using);
+      const { statusCode, retryAfter } = await post(url, attempt, end.signal, using);
       if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode };
       if (statusCode === 410) return { kind: 'gone', statusCode };
       const retryAfterMs = parseRetryAfter(retryAfter, Date.now());
@@ -141,13 +151,14 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
   }
 
   /** POSTs the attempt and resolves with the response's status and Retry-After, or rejects with why not. */
-  function post(url: URL, attempt: Attempt, end: AbortSignal): Promise<{ statusCode: number; retryAfter: string | undefined }> {
+  function post(url: URL, attempt: Attempt, end: AbortSignal, policy: EgressPolicy): Promise<{ statusCode: number; retryAfter: string | undefined }> {
     return new Promise((resolve, reject) => {
       if (end.aborted) return reject(end.reason);
       const body = Buffer.from(attempt.body, 'utf8');
-      const req = request(url, {
+      const plain = url.protocol === 'http:';
+      const req = (plain ? httpRequest : request)(url, {
         method: 'POST',
-        agent,
+        agent: plain ? plainAgent : agent,
         lookup: guardedLookup(policy),
         headers: {
           ...attempt.headers,
@@ -180,5 +191,11 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
     });
   }
 
-  return { send, close: () => agent.destroy() };
+  return {
+    send,
+    close: () => {
+      agent.destroy();
+      plainAgent.destroy();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCallbackGuard, guardedLookup, resolveAllowed, type Resolver } from './egress.ts';
+import { CLUSTER_LOOPBACK_SETTING, createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, guardedLookup, resolveAllowed, type Resolver } from './egress.ts';
 
 /** A resolver seam with fixed answers; a name it does not know does not exist. */
 const fakeResolver =
@@ -48,6 +48,29 @@ describe('the request-time check of callback_url', () => {
   it('accepts public addresses and names that resolve only to them, without naming any address in a refusal', async () => {
     for (const url of ['https://public.test/x', 'https://v6.test:8443/x', 'https://93.184.216.34/x']) expect(await guard.check(url)).toBeUndefined();
     expect(await guard.check('https://internal.test/')).not.toContain('10.0.0.5');
+  });
+
+  it('names the development setting when it refuses a loopback receiver, https:// or plain http://', async () => {
+    const embedded = createCallbackGuard({ resolver, loopbackSetting: EMBEDDED_LOOPBACK_SETTING });
+    for (const url of ['https://127.0.0.1:8443/hook', 'https://loop.test/hook', 'http://127.0.0.1:9000/hook', 'http://localhost:9000/hook']) {
+      expect(await embedded.check(url)).toMatch(/allowed in development only; to try webhooks locally, start the service with --allow-loopback-webhooks$/);
+    }
+    const cluster = createCallbackGuard({ resolver, loopbackSetting: CLUSTER_LOOPBACK_SETTING });
+    expect(await cluster.check('http://127.0.0.1:9000/hook')).toMatch(/set webhooks\.allowLoopback in the service's config$/);
+    // Not a loopback receiver: no setting would allow it, so none is named.
+    expect(await embedded.check('https://internal.test/hook')).toBe('resolves to a private address');
+    expect(await embedded.check('http://public.test/hook')).toMatch(/^must be an https:\/\/ URL/);
+  });
+
+  it('accepts a plain http:// loopback receiver under the development setting, and no other plain http://', async () => {
+    const dev = createCallbackGuard({ resolver: fakeResolver({ localhost: ['127.0.0.1'], 'public.test': ['93.184.216.34'] }), allowLoopback: true });
+    expect(await dev.check('http://127.0.0.1:9000/hook')).toBeUndefined();
+    expect(await dev.check('http://localhost:9000/hook')).toBeUndefined();
+    expect(await dev.check('http://public.test/hook')).toMatch(/^must be an https:\/\/ URL/);
+    expect(await dev.check('http://10.0.0.1/hook')).toMatch(/^must be an https:\/\/ URL/);
+    // `localhost` resolved elsewhere is not loopback: refused, plain or not.
+    const rebound = createCallbackGuard({ resolver: fakeResolver({ localhost: ['93.184.216.34'] }), allowLoopback: true });
+    expect(await rebound.check('http://localhost:9000/hook')).toMatch(/other than loopback/);
   });
 
   it('allows loopback only under the explicit development setting, and nothing else private with it', async () => {

@@ -29,8 +29,16 @@ export interface EgressPolicy {
    * the devnet. Every other private range stays refused.
    */
   allowLoopback?: boolean;
+  /**
+   * Only loopback destinations: what a plain http:// callback may reach (development, under allowLoopback).
+   * Everything else, public addresses included, is refused.
+   */
+  loopbackOnly?: boolean;
   resolver?: Resolver;
 }
+
+/** Why an address may not be reached: its kind, or, under `loopbackOnly`, that it is not loopback. */
+export type RefusedCategory = BlockedCategory | 'not_loopback';
 
 export type EgressRefusalCode = 'blocked_address' | 'unresolvable' | 'invalid_callback_url';
 
@@ -39,12 +47,14 @@ export class EgressRefusedError extends AgentWalletError<EgressRefusalCode> {
 }
 
 /** Why `address` may not be reached under `policy`, or undefined. */
-export function refusedCategory(address: string, policy: EgressPolicy): BlockedCategory | undefined {
+export function refusedCategory(address: string, policy: EgressPolicy): RefusedCategory | undefined {
   const category = blockedCategory(address);
+  if (policy.loopbackOnly === true && category !== 'loopback') return category ?? 'not_loopback';
   return category === 'loopback' && policy.allowLoopback === true ? undefined : category;
 }
 
-const DESCRIBED: Readonly<Record<BlockedCategory, string>> = {
+const DESCRIBED: Readonly<Record<RefusedCategory, string>> = {
+  not_loopback: 'an address other than loopback (plain http:// goes to this machine only)',
   loopback: 'a loopback address',
   private: 'a private address',
   link_local: 'a link-local address',
@@ -89,7 +99,23 @@ export async function resolveAllowed(host: string, policy: EgressPolicy): Promis
 /** The URL's host as net.connect takes it: brackets of an IPv6 literal removed. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
+/** Whether a URL's host is a loopback one by its spelling: `localhost` (RFC 6761) or an IPv4 literal in 127/8. */
+export const isLoopbackHost = (url: URL): boolean => {
+  const host = hostOf(url);
+  return host === 'localhost' || blockedCategory(host) === 'loopback';
+};
+
+/** The setting that allows loopback receivers, as the refusals name it in each layout. */
+export const EMBEDDED_LOOPBACK_SETTING = 'start the service with --allow-loopback-webhooks';
+export const CLUSTER_LOOPBACK_SETTING = "set webhooks.allowLoopback in the service's config";
+
 export interface CallbackCheckOptions extends EgressPolicy {
+  /**
+   * How a refusal of a loopback receiver names the development setting that would allow it (the embedded
+   * flag or the cluster config's), so a person trying webhooks locally learns what to turn on. An operator
+   * setting either way: nothing an API caller sends can change it.
+   */
+  loopbackSetting?: string;
   /** How long the request-time lookup may take (default 2 s); past it the URL is accepted, checked at connect time. */
   resolveTimeoutMs?: number;
   /**
@@ -121,7 +147,17 @@ export function createCallbackGuard(opts: CallbackCheckOptions = {}): CallbackGu
       } catch {
         return 'must be an absolute https:// URL';
       }
-      if (url.protocol !== 'https:') return 'must be an https:// URL';
+      const setting = opts.loopbackSetting ?? 'run the service with the development setting allowLoopback';
+      // Plain http:// only to a receiver on this machine, in development: the payload and its signature would
+      // cross any other network in the clear.
+      const plain = url.protocol === 'http:';
+      if (plain && !(isLoopbackHost(url) && opts.allowLoopback === true)) {
+        return isLoopbackHost(url)
+          ? `is a plain http:// loopback receiver: allowed in development only; to try webhooks locally, ${setting}`
+          : 'must be an https:// URL (plain http:// only to a loopback receiver, in development)';
+      }
+      if (!plain && url.protocol !== 'https:') return 'must be an https:// URL';
+      const policy: EgressPolicy = plain ? { ...opts, loopbackOnly: true } : opts;
       const host = hostOf(url);
       const needsLookup = parseIp(host) === undefined;
       if (needsLookup && inFlight >= maxInFlight) return undefined; // the connect-time check decides
@@ -132,10 +168,13 @@ export function createCallbackGuard(opts: CallbackCheckOptions = {}): CallbackGu
         timer.unref();
       });
       try {
-        await Promise.race([resolveAllowed(host, opts), timedOut]);
+        await Promise.race([resolveAllowed(host, policy), timedOut]);
         return undefined; // allowed, or not known in time: the connect-time check decides then
       } catch (e) {
-        if (e instanceof EgressRefusedError) return e.shortMessage;
+        if (e instanceof EgressRefusedError) {
+          const loopback = (e.details as { category?: string } | undefined)?.category === 'loopback';
+          return loopback ? `${e.shortMessage}: a receiver on this machine is allowed in development only; to try webhooks locally, ${setting}` : e.shortMessage;
+        }
         return undefined;
       } finally {
         clearTimeout(timer);

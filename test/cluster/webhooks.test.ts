@@ -4,6 +4,8 @@
  * deliveries due, and the other replica delivers every one of them. Nothing is lost; a delivery sent twice
  * carries the same webhook-id and body.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -104,3 +106,34 @@ it('the leading controller killed with deliveries due: the other replica deliver
   const at = header!.indexOf('WEBHOOK');
   expect(row!.slice(at).split(/\s+/)[0]).toBe('Delivered');
 }, 180_000);
+
+it('with the operator setting in the config (development), a plain http:// receiver on the same machine gets its event', async () => {
+  const { api, webhookSecret } = await cluster.newKey();
+  const got: { headers: Record<string, string>; body: string }[] = [];
+  const plain = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  try {
+    const res = await api.post('/execute', {
+      agent_id: 'plain-http-agent',
+      chain: 'base',
+      target_contract: cluster.devnet.chain('base').testContracts.counter,
+      calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }),
+      value: '0',
+      callback_url: `http://127.0.0.1:${(plain.address() as AddressInfo).port}/hooks`,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await api.waitForTerminal(res.body.request_id, 60_000)).status).toBe('confirmed');
+    await until('the plain http delivery', async () => (got.length > 0 ? true : undefined));
+    const event = new Webhook(webhookSecret).verify(got[0]!.body, got[0]!.headers) as { id: string };
+    expect(event.id).toBe(`evt_${res.body.request_id}`);
+  } finally {
+    await new Promise((resolve) => plain.close(resolve));
+  }
+}, 120_000);

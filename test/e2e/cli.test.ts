@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +48,10 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(revoked).toMatchObject({ id, enabled: false });
     expect((await cliFails('keys', 'rotate', id, '--data-dir', dir)).stderr).toMatch(/revoked/);
     expect((await cliFails('keys', 'set-mode', id, '--mode', 'auto', '--data-dir', dir)).stderr).toMatch(/revoked/);
-    expect((await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir)).stderr).toMatch(/no key/);
+    // An unknown id is a refusal like the API's 404: one line, exit 3, no stack trace.
+    const unknown = await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toBe('agent-wallet: no key with id nosuchkey0000000\n');
     const bad = await cliFails('keys', 'create', '--mode', 'free', '--data-dir', dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--mode must be one of/);
@@ -65,6 +69,10 @@ describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       const after = await api.get('/wallet?agent_id=cli-agent');
       expect(after.status).toBe(401);
       expect(after.body.error).toBe('invalid API key');
+      // Through the admin socket too: one line and exit 3 for an unknown id.
+      const unknown = await cliFails('keys', 'revoke', 'nosuchkey0000000', '--data-dir', dir);
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr).toBe('agent-wallet: no key with id nosuchkey0000000\n');
     } finally {
       await killHard(child);
     }
@@ -186,5 +194,62 @@ describe('agent-wallet cluster roles: bad configuration', { timeout: CLI_TEST_TI
     expect(noKeys.stderr).toMatch(/AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS and AGENT_WALLET_X402_SETTLER_KEY must hold/);
     const otherChain = await cliFails('chain-worker', '--chain', 'arb', '--config', validPath);
     expect(otherChain.stderr).toMatch(/chain arbitrum is not in the config/);
+  });
+});
+
+describe('agent-wallet keys without --data-dir', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  const bin = resolve('bin/agent-wallet.js');
+  /** The CLI run from `cwd`, with no AGENT_WALLET_* of this process but the runtime directory given. */
+  const keysIn = (cwd: string, runtimeDir: string, ...args: string[]) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_WALLET_')));
+    return run(process.execPath, [bin, 'keys', ...args], { cwd, env: { ...clean, AGENT_WALLET_RUNTIME_DIR: runtimeDir } }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+  };
+
+  it('with no service running, refuses and names the flag, and makes no store of its own', async () => {
+    const cwd = tempDir('aw-keys-cwd-');
+    const failed = await keysIn(cwd, tempDir('aw-runtime-'), 'create', '--mode', 'sponsored');
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/no running agent-wallet service found: pass --data-dir/);
+    expect(existsSync(join(cwd, '.data'))).toBe(false);
+  });
+
+  it("uses the running dev service's store, wherever it is run from: its key works at once", async () => {
+    const dir = tempDir('aw-keys-dev-');
+    const runtimeDir = tempDir('aw-runtime-');
+    const child = spawn(process.execPath, ['bin/agent-wallet.js', 'dev', '--port', '0', '--faucet-port', '0', '--data-dir', dir, '--quiet'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, AGENT_WALLET_RUNTIME_DIR: runtimeDir },
+    });
+    try {
+      const lines = createInterface({ input: child.stdout! });
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('dev did not start')), 120_000);
+        let found: string | undefined;
+        lines.on('line', (l) => {
+          found ??= /listening on (http:\/\/\S+)/.exec(l)?.[1];
+          if (l.includes('Manage keys while this runs')) {
+            clearTimeout(timer);
+            resolve(found!);
+          }
+        });
+      });
+      const cwd = tempDir('aw-keys-cwd-');
+      const created = await keysIn(cwd, runtimeDir, 'create', '--mode', 'sponsored', '--json');
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stderr).toContain(`data directory ${realpathSync(dir)}`);
+      const { api_key } = JSON.parse(created.stdout);
+      expect((await apiClient(url, api_key).get('/wallet?agent_id=cli-agent')).status).toBe(200);
+      expect(existsSync(join(cwd, '.data'))).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    }
+    // Stopped: nothing is found any more (the service took its file back).
+    expect((await keysIn(tempDir('aw-keys-cwd-'), runtimeDir, 'list')).code).toBe(2);
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transferClaimName } from '../../src/api/v1alpha1/index.ts';
 import { gateAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { evmNetwork } from '../../src/payments/x402/index.ts';
+import { AUTO_TRANSFER_GAS } from '../../src/payments/pricing.ts';
 import { newPayer as payerOn } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -240,8 +241,11 @@ describe('auto mode', () => {
     await funder.mint('aUSD', wallet, 100_000_000n);
     const treasury = devnet().chain(CHAIN).treasury;
     const before = await balanceOf(token('aUSD'), treasury);
+    const simulated = await api.post('/simulate', body('auto-1'));
     const withAusd = await api.post('/execute', body('auto-1', { strategy_id: 'second' }));
     expect(withAusd.status).toBe(200);
+    // The execute shows the gas its price was made from, as /simulate does: the calls' and the transfer's.
+    expect(withAusd.body.estimated_gas).toBe(simulated.body.estimated_gas);
     expect((await api.waitForTerminal(withAusd.body.request_id)).status).toBe('confirmed');
     const stored = await svc.store.get('ExecutionRequest', withAusd.body.request_id);
     expect(stored.status?.payment?.paid).toMatchObject({ method: 'auto', token: 'aUSD' });
@@ -256,15 +260,22 @@ describe('auto mode', () => {
 });
 
 describe('what /simulate quotes', () => {
-  it('sponsored zero; manual gas plus the platform fee; auto gas (with its transfer) and no fee', async () => {
-    const sim = async (mode: 'sponsored' | 'manual' | 'auto') =>
-      (await (await svc.newKey(mode)).api.post('/simulate', body(`sim-${mode}`))).body.estimated_cost_usd as number;
+  it('sponsored zero; manual gas plus the platform fee; auto gas only, its fee transfer\'s gas shown in estimated_gas', async () => {
+    const sim = async (mode: 'sponsored' | 'manual' | 'auto') => {
+      const { body: b } = await (await svc.newKey(mode)).api.post('/simulate', body(`sim-${mode}`));
+      return { gas: b.estimated_gas as number, usd: b.estimated_cost_usd as number };
+    };
     const [sponsored, manual, auto] = [await sim('sponsored'), await sim('manual'), await sim('auto')];
-    expect(sponsored).toBe(0);
-    expect(manual).toBeGreaterThanOrEqual(0.01);
-    // auto: the same gas plus its transfer's, and no fee.
-    expect(auto).toBeGreaterThan(manual - 0.01);
-    expect(Math.abs(auto - manual)).toBeGreaterThan(0);
+    expect(sponsored.usd).toBe(0);
+    // The same call: auto's operation carries its own fee transfer too, and its estimated_gas says so (the
+    // wallets of two keys differ in their address only: a few gas of calldata at most).
+    expect(auto.gas - manual.gas).toBeGreaterThan(Number(AUTO_TRANSFER_GAS) - 1_000);
+    expect(auto.gas - manual.gas).toBeLessThan(Number(AUTO_TRANSFER_GAS) + 1_000);
+    // Spec §2.6: manual is gas plus the platform fee (0.01 USD), auto gas only: both read off the gas shown at
+    // one price per gas (to the micro-dollar each rounds up to).
+    const perGas = (manual.usd - 0.01) / manual.gas;
+    expect(perGas).toBeGreaterThan(0);
+    expect(Math.abs(auto.usd - auto.gas * perGas)).toBeLessThan(auto.usd * 1e-3);
   });
 });
 

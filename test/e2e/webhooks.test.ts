@@ -4,6 +4,10 @@
  * (kill -9) between attempts and during one: every event is delivered after the restart, duplicates carry
  * the same webhook-id.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
@@ -71,6 +75,29 @@ describe('webhooks on the embedded service', () => {
     expect(stored.status!.webhookEvents![0]).toMatchObject({ attempts: 1, lastResponseCode: 200 });
   });
 
+  it("delivers over plain http:// to docs/webhooks.md's sample receiver on this machine (development setting), which took a free port", async () => {
+    const { api, webhookSecret } = await svc.newKey();
+    const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+    const code = /<!-- webhook-receiver:begin -->\n```js\n([\s\S]*?)\n```\n<!-- webhook-receiver:end -->/.exec(doc)?.[1];
+    expect(code, 'the receiver block markers').toBeDefined();
+    const file = join(tempDir('aw-receiver-'), 'receiver.mjs');
+    writeFileSync(file, code!);
+    const child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH, WEBHOOK_SECRET: webhookSecret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      const callbackUrl = /callback_url (\S+)/.exec((await lines.next()).value as string)![1]!;
+      expect(callbackUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks$/);
+      expect(new URL(callbackUrl).port).not.toBe('8080');
+      const res = await api.post('/execute', executeBody('base', 'plain-http-agent', callbackUrl));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const status = await api.waitForTerminal(res.body.request_id);
+      // The receiver verified the signature (it answers 401 otherwise) and printed the event.
+      expect((await lines.next()).value).toBe(`execution.confirmed ${res.body.request_id} ${status.tx_hash}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it.each([
     ['loopback', 'https://127.0.0.1:8443/hook', undefined],
     ['10/8', 'https://10.0.0.1/hook', /private/],
@@ -95,6 +122,34 @@ describe('webhooks on the embedded service', () => {
     expect(res.body).toMatchObject({ error: 'callback_url_not_allowed', field: 'callback_url' });
     expect(res.body.message).toMatch(message);
     expect((await svc.store.list('ExecutionRequest')).items.length).toBe(before);
+  });
+});
+
+describe('a loopback callback_url without the development setting', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it.each(['https://127.0.0.1:8443/hook', 'http://127.0.0.1:8443/hook', 'http://localhost:8443/hook'])(
+    'is refused with 400 naming the flag that allows it: %s',
+    async (url) => {
+      const { api } = await svc.newKey();
+      const res = await api.post('/execute', executeBody('ethereum', 'local-agent', url));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'callback_url_not_allowed', field: 'callback_url' });
+      expect(res.body.message).toMatch(/allowed in development only; to try webhooks locally, start the service with --allow-loopback-webhooks$/);
+    },
+  );
+
+  it('a plain http:// URL anywhere else is not a callback_url at all', async () => {
+    const { api } = await svc.newKey();
+    const res = await api.post('/execute', executeBody('ethereum', 'local-agent', 'http://example.com/hook'));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_callback_url', field: 'callback_url' });
   });
 });
 

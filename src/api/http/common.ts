@@ -203,14 +203,18 @@ const DNS_LABEL = '(?![Xx][Nn]--)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const LAST_LABEL = '(?![Xx][Nn]--)[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const PORT = '(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+// Plain http:// is let through to the service's own check only for a loopback host (localhost, 127/8): a
+// receiver on the same machine, accepted in development only (src/webhooks/egress.ts names the setting).
 const CALLBACK_URL_PATTERN =
-  `^https://(?:(?:${DNS_LABEL}\\.)*${LAST_LABEL}|${OCTET}(?:\\.${OCTET}){3})(?::${PORT})?(?:[/?#][^\\x00-\\x20\\x7f]*)?$`;
+  `^(?:https://(?:(?:${DNS_LABEL}\\.)*${LAST_LABEL}|${OCTET}(?:\\.${OCTET}){3})|http://(?:localhost|127(?:\\.${OCTET}){3}))` +
+  `(?::${PORT})?(?:[/?#][^\\x00-\\x20\\x7f]*)?$`;
 const CALLBACK_URL = new RegExp(CALLBACK_URL_PATTERN, 'u');
 
-function isHttpsUrl(v: string): boolean {
+function isCallbackUrl(v: string): boolean {
   try {
     const u = new URL(v);
-    return u.protocol === 'https:' && u.username === '' && u.password === '' && u.hostname !== '';
+    const loopback = u.hostname === 'localhost' || /^127\./.test(u.hostname);
+    return (u.protocol === 'https:' || (u.protocol === 'http:' && loopback)) && u.username === '' && u.password === '' && u.hostname !== '';
   } catch {
     return false;
   }
@@ -218,11 +222,12 @@ function isHttpsUrl(v: string): boolean {
 
 export const CallbackUrl = text('an https URL')
   .refine((v) => codePoints(v) <= LIMITS.callbackUrlMaxLength, `must be at most ${LIMITS.callbackUrlMaxLength} characters`)
-  .refine((v) => CALLBACK_URL.test(v) && isHttpsUrl(v), 'must be an absolute https:// URL without credentials')
+  .refine((v) => CALLBACK_URL.test(v) && isCallbackUrl(v), 'must be an absolute https:// URL without credentials (plain http:// only to localhost or 127.0.0.1, in development)')
   .meta({
     description:
       'HTTPS URL that receives the signed completion webhook (execute only): https://, a DNS name or IPv4 address, ' +
-      'an optional port, no credentials, no spaces.',
+      'an optional port, no credentials, no spaces. Plain http://localhost or http://127.x.x.x (a receiver on the ' +
+      "service's machine) only where the operator allows loopback receivers (development); refused otherwise.",
     pattern: CALLBACK_URL_PATTERN,
     maxLength: LIMITS.callbackUrlMaxLength,
     examples: ['https://agent.example/hooks/agent-wallet'],

@@ -1,7 +1,8 @@
-import type { ExecutionRequest, ExecutionRequestStatus, Failure, PaymentRecord } from '../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, ExecutionRequestStatus, Failure, PaymentMode, PaymentRecord } from '../../api/v1alpha1/index.ts';
 import { CONDITION, setCondition } from '../../api/v1alpha1/index.ts';
 import type { SimulationResult } from '../../chain/types.ts';
 import { creditLeftBy } from '../../payments/credit.ts';
+import { pricedGas } from '../../payments/pricing.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { isStoreError } from '../../store/types.ts';
 import { withTransitionEvent } from '../../webhooks/eventLog.ts';
@@ -29,10 +30,17 @@ export function conditions(s: ExecutionRequestStatus, t: Date, changes: Partial<
   return list;
 }
 
-export function simulationStatus(sim: SimulationResult): Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'> {
+/**
+ * The figures a simulation gives the status record. `estimatedGas` is the gas the request is priced on under its
+ * mode (pricedGas: the auto mode's includes its fee transfer's), so the cost shown reads off the gas shown.
+ */
+export function simulationStatus(
+  sim: SimulationResult,
+  mode: PaymentMode,
+): Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'> {
   return {
     smartWalletAddress: sim.wallet.address,
-    estimatedGas: Number(sim.estimatedGas),
+    estimatedGas: Number(pricedGas(mode, sim.estimatedGas)),
     estimatedCostUsd: sim.estimatedCostUsd,
   };
 }

@@ -3,6 +3,7 @@ import type { ExecutionResult } from '../../api/http/index.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { simulationFailureError } from '../failures.ts';
 import { payableEstimateUsd } from '../../payments/terms.ts';
+import { pricedGas } from '../../payments/pricing.ts';
 import type { ExecutionInput } from './input.ts';
 import type { Observed, SimulateOptions } from '../../chain/types.ts';
 
@@ -38,7 +39,8 @@ export async function simulateExecution(
       request_id: newSimulationId(),
       status: 'pending',
       smart_wallet_address: sim.wallet.address,
-      estimated_gas: Number(sim.estimatedGas),
+      // The gas the key's price is made from (the auto mode's fee transfer included): docs/payments.md.
+      estimated_gas: Number(pricedGas(client.spec.paymentMode, sim.estimatedGas)),
       estimated_cost_usd: estimatedCostUsd(ctx, client, input.chain, sim),
       tx_hash: null,
       message: 'simulation succeeded; nothing was broadcast',

@@ -10,7 +10,7 @@ import { createKubeStore } from '../../store/kube/index.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
-import { createCallbackGuard } from '../../webhooks/egress.ts';
+import { CLUSTER_LOOPBACK_SETTING, createCallbackGuard } from '../../webhooks/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
@@ -45,7 +45,8 @@ export async function runGateway(argv: string[]): Promise<number> {
     ...(config.gateway.connections && { connections: config.gateway.connections }),
     logger: { level: config.logLevel },
     metrics,
-    callbackGuard: createCallbackGuard({ allowLoopback: config.webhooks.allowLoopback }),
+    // allowLoopback is the operator's, in the config file: no API caller can set it.
+    callbackGuard: createCallbackGuard({ allowLoopback: config.webhooks.allowLoopback, loopbackSetting: CLUSTER_LOOPBACK_SETTING }),
   });
   const address = await app.listen({ port, host: values.host ?? config.gateway.host });
   let serving = true;

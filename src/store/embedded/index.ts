@@ -1,2 +1,2 @@
 export { openEmbeddedStore, type EmbeddedStore, type EmbeddedStoreOptions, type EmbeddedStoreStats } from './store.ts';
-export { storeOwner } from './lock.ts';
+export { canonicalDir, storeOwner } from './lock.ts';

@@ -42,7 +42,7 @@ async function signAdmitted(r: Reconciling, input: AdmissionInput, found: Admitt
     added: admission.calls ?? [],
     costUsd: admission.costUsd,
     reason: admission.reason,
-    estimates: simulationStatus(found.simulation!),
+    estimates: simulationStatus(found.simulation!, req.spec.paymentMode),
     ...((admission.quote || admission.paid) && { payment: { ...(admission.quote && { quote: admission.quote }), ...(admission.paid && { paid: admission.paid }) } }),
   });
   if (!('feeUncovered' in signed)) return signed;

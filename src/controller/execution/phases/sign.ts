@@ -34,7 +34,7 @@ export async function signPaid(r: Reconciling, req: ExecutionRequest, worker: Ch
     added: [],
     costUsd: payment?.quote?.amountUsd ?? 0,
     reason: 'PaymentVerified',
-    estimates: simulationStatus(sim.value),
+    estimates: simulationStatus(sim.value, req.spec.paymentMode),
     ...(payment && { payment }),
   });
   return 'feeUncovered' in signed ? { requeueAfterMs: CACHE_CATCH_UP_MS } : signed; // nothing added: never uncovered
@@ -62,7 +62,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       if (judged.kind === 'stopped') return judged.result;
       own = replanned.calls;
       signedCalls = replanned.calls;
-      if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation);
+      if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation, req.spec.paymentMode);
     }
   }
   const calls = [...own, ...plan.added];
@@ -80,7 +80,8 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       const onTheFee = whole.error.code === 'simulation_reverted' && (whole.error.callIndex ?? -1) >= own.length;
       return onTheFee ? FEE_UNCOVERED : simulationFailed(r, req, whole.error);
     }
-    estimates = simulationStatus(whole.value);
+    // The estimates stay those of the calls with the transfer's priced gas (simulationStatus): the figures the
+    // quote was made from, so estimated_cost_usd still reads off estimated_gas.
   }
 
   // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
