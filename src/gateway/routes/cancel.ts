@@ -28,7 +28,7 @@ export function cancelRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
             200: jsonResponse('Cancelled: the status record, `failed` with failure code `cancelled`', StatusRecordSchema),
             202: jsonResponse('The cancel is recorded; the controller has not ended the request yet (poll GET /status/:id)', StatusRecordSchema),
             409: jsonResponse('Too late to cancel: signed (it will run), or finished', NotCancellableSchema),
-            ...errorResponses(400, 401, 404, 414, 429, 500, 503),
+            ...errorResponses(400, 401, 404, 413, 414, 415, 429, 431, 500, 503),
           },
         },
       },
