@@ -155,6 +155,12 @@ export function createClient(opts: ClientOptions = {}) {
     wallet: (agentId: string, chain?: string) => read<WalletRecord>(`/wallet?${query({ agent_id: agentId, chain })}`),
     balance: (agentId: string, chain?: string) => read<Balance>(`/wallet/balance?${query({ agent_id: agentId, chain })}`),
     status: (requestId: string) => read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`),
+    /**
+     * POST /status/:id/cancel: the record `failed` with failure code `cancelled` (200), or as it is while the
+     * controller has yet to end it (202: nothing will be signed). Too late (signed, or finished): an ApiError 409
+     * `not_cancellable` whose body says why. Asking again answers the same, so it is retried like a read.
+     */
+    cancel: (requestId: string) => withRetries(() => once<StatusRecord>('POST', `/status/${encodeURIComponent(requestId)}/cancel`), true),
     /** `limit` goes as given: the API validates it (1 to 100) and says so in its 400. */
     feed: (limit?: number | string) => read<Feed>(`/feed/recent${limit === undefined ? '' : `?${query({ limit: String(limit) })}`}`),
     /** Simulation is a read: nothing is stored, so it is retried like one. */

@@ -148,7 +148,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
       ),
     );
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/execute', '/feed/recent', '/health', '/simulate', '/status/{id}', '/wallet', '/wallet/balance', ...protocolPaths].sort(),
+      ['/execute', '/feed/recent', '/health', '/simulate', '/status/{id}', '/status/{id}/cancel', '/wallet', '/wallet/balance', ...protocolPaths].sort(),
     );
     expect(Object.keys(doc.paths).some((p) => FAMILIES.some((f) => f.aliases.some((a) => p.startsWith(`/protocols/${a}/`))))).toBe(false);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
@@ -178,7 +178,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
     );
     expect(result.properties.estimated_gas.type).toBe('integer');
     // Every status a route can answer is declared, each error one with the one error body.
-    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '402', '413', '415', '422', '429', '431', '500', '503']);
+    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '402', '409', '413', '415', '422', '429', '431', '500', '503']);
     expect(execute.responses['400']).toEqual({
       description: expect.any(String),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },

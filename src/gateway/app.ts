@@ -22,6 +22,7 @@ import { parseQueryString } from './queryString.ts';
 import { registerGatewayOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
 import { statusRoutes } from './routes/status.ts';
+import { cancelRoutes } from './routes/cancel.ts';
 import { FAMILIES } from '../protocols/index.ts';
 import { protocolRoutes } from './routes/protocols.ts';
 import { walletRoutes } from './routes/wallet.ts';
@@ -147,6 +148,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     await scope.register(simulateRoutes(ctx));
     await scope.register(executeRoutes(ctx));
     await scope.register(statusRoutes(ctx));
+    await scope.register(cancelRoutes(ctx));
     await scope.register(protocolRoutes(ctx));
   };
 

@@ -1,4 +1,4 @@
-import type { ExecutionRequest, Failure } from '../api/v1alpha1/index.ts';
+import { CANCELLED_FAILURE, type ExecutionRequest, type Failure } from '../api/v1alpha1/index.ts';
 import type { SimulationFailure } from '../chain/types.ts';
 import { GatewayError } from './errors.ts';
 
@@ -46,6 +46,9 @@ export function simulationFailureError(
       // The request's payment window closed unpaid (an Idempotency-Key replay of it): send it again, unkeyed
       // or with a new key, for a new quote; a payment already made still pays a new request.
       return new GatewayError(400, 'payment_not_received', failure.message, { details: common });
+    case CANCELLED_FAILURE:
+      // Its caller cancelled it (POST /status/:id/cancel; an Idempotency-Key replay of it): nothing was executed.
+      return new GatewayError(409, 'request_cancelled', failure.message, { details: common });
     default:
       return new GatewayError(500, 'execution_failed', failure.message, {
         details: { ...common, failure_code: failure.code },

@@ -36,6 +36,7 @@ describe('GET /status/:id (spec §2.3)', () => {
       gas_used: null,
       failure: null,
       credit: null,
+      history: [{ status: 'pending', at: createdAt }],
     });
   });
 
@@ -71,6 +72,29 @@ describe('GET /status/:id (spec §2.3)', () => {
       updated_at: '2030-01-01T00:00:07.000Z',
     });
     expect(json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // Stored before transitions were kept (an upgrade): its creation, and its current state at updated_at.
+    expect(json.history).toEqual([
+      { status: 'pending', at: json.created_at },
+      { status: 'confirmed', at: '2030-01-01T00:00:07.000Z' },
+    ]);
+  });
+
+  it('history: pending at creation, then each stored transition in order', async () => {
+    await gw.store.create(executionRequest('req-status-history', alice.clientId));
+    await writeStatus(gw.store, 'req-status-history', () => ({
+      phase: 'Broadcasting',
+      history: [
+        { phase: 'Queued', time: '2030-01-01T00:00:01Z' },
+        { phase: 'Broadcasting', time: '2030-01-01T00:00:01.250Z' },
+      ],
+    }));
+    const json = (await status(alice.apiKey, 'req-status-history')).json();
+    expect(json.history).toEqual([
+      { status: 'pending', at: json.created_at },
+      { status: 'queued', at: '2030-01-01T00:00:01.000Z' },
+      { status: 'broadcasting', at: '2030-01-01T00:00:01.250Z' },
+    ]);
+    expect(json.cancel_requested_at).toBeUndefined();
   });
 
   it('a failed request carries its failure', async () => {

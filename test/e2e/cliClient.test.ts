@@ -134,6 +134,27 @@ describe('agent-wallet: the agents’ commands', { timeout: TIMEOUT }, () => {
     expect(json(reverting.stdout)).toMatchObject({ error: 'simulation_failed', http_status: 400 });
   });
 
+  it('cancel ends a request waiting for its payment (exit 0), the same again; status shows its history; too late is exit 3', async () => {
+    const first = await cli(['execute', '--agent-id', 'cli-cancel', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--json'], manual);
+    expect(first.code).toBe(4);
+    const { request_id } = json(first.stdout);
+    const cancelled = await cli(['cancel', request_id], manual);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toMatch(/status\s+failed/);
+    expect(cancelled.stdout).toMatch(/failure\s+cancelled: cancelled by its caller/);
+    expect(cancelled.stdout).toMatch(/history\s+pending → payment_required \+[0-9.]+ (ms|s) → failed \+/);
+    const again = await cli(['cancel', request_id, '--json'], manual);
+    expect(again.code).toBe(0);
+    expect(json(again.stdout)).toMatchObject({ request_id, status: 'failed', failure: { code: 'cancelled' } });
+    const status = await cli(['status', request_id], manual);
+    expect(status.stdout).toMatch(/history\s+pending → payment_required/);
+
+    const done = await cli(['execute', '--agent-id', 'cli-cancel', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--wait', '--json']);
+    const late = await cli(['cancel', json(done.stdout.trim().split('\n').at(-1)!).request_id, '--json']);
+    expect(late.code).toBe(3);
+    expect(json(late.stdout)).toMatchObject({ error: 'not_cancellable', reason: 'finished', status: 'confirmed', http_status: 409 });
+  });
+
   it('status --watch in a real terminal: a live line through payment_required → … → confirmed, coloured, exit 0', async () => {
     const first = await cli(['execute', '--agent-id', 'cli-watch', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--json'], manual);
     expect(first.code).toBe(4); // 402: pay first

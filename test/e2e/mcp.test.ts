@@ -21,7 +21,7 @@ import { newPayer } from '../support/payer.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const CHAIN = 'base';
-const TOOLS = ['get_wallet', 'get_balance', 'simulate', 'execute', 'get_status', 'get_payment_quote', 'pay', 'recent_feed'];
+const TOOLS = ['get_wallet', 'get_balance', 'simulate', 'execute', 'get_status', 'cancel_request', 'get_payment_quote', 'pay', 'recent_feed'];
 
 let svc: TestService;
 let counter: Address;
@@ -107,6 +107,10 @@ describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_
     const status = await call(client, 'get_status', { request_id: run.structuredContent!.request_id, wait_seconds: 30 });
     expect(status.structuredContent).toMatchObject({ request_id: run.structuredContent!.request_id, status: 'confirmed', calls: 2 });
     expect(text(status)).toMatch(/is confirmed, tx 0x[0-9a-f]{64}/);
+    // Too late to cancel: a tool error carrying the API's code and why.
+    const late = await call(client, 'cancel_request', { request_id: run.structuredContent!.request_id });
+    expect(late.isError).toBe(true);
+    expect(late.structuredContent).toMatchObject({ error: 'not_cancellable', reason: 'finished', status: 'confirmed', http_status: 409 });
   });
 
   it('bad input is a tool error before anything is sent; the API’s refusal is a tool error carrying its code', async () => {
@@ -184,6 +188,18 @@ describe('MCP over streamable HTTP, with a payer: a 402 becomes a quote, the pay
 
     const again = await call(client, 'get_payment_quote', { request_id: quote.request_id });
     expect(again.structuredContent).toMatchObject({ payment_required: false, quote: null });
+  });
+
+  it('cancel_request ends a request waiting for its payment: failed (cancelled), the same answer when repeated', async () => {
+    const first = await call(client, 'execute', { agent_id: 'mcp-cancel', chain: CHAIN, target_contract: counter, calldata: '0xd09de08a' });
+    expect(first.structuredContent).toMatchObject({ error: 'payment_required' });
+    const id = first.structuredContent!.request_id as string;
+    const cancelled = await call(client, 'cancel_request', { request_id: id });
+    expect(cancelled.isError, text(cancelled)).toBeFalsy();
+    expect(cancelled.structuredContent).toMatchObject({ request_id: id, status: 'failed', failure: { code: 'cancelled' }, tx_hash: null });
+    expect(text(cancelled)).toContain(`${id} is cancelled`);
+    const again = await call(client, 'cancel_request', { request_id: id });
+    expect(again.structuredContent).toEqual(cancelled.structuredContent);
   });
 
   it('pay for a request this server did not send is a tool error saying why', async () => {

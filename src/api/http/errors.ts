@@ -26,6 +26,7 @@ export const ERROR_STATUSES = {
   413: 'The body is over the size limit: payload_too_large',
   414: 'A path parameter is too long: uri_too_long',
   415: 'The body is not application/json: unsupported_media_type',
+  409: 'The request was cancelled by its caller (request_cancelled), or can no longer be cancelled (not_cancellable: signed, or finished)',
   422: 'The Idempotency-Key was used before with a different body (idempotency_key_mismatch), or a payment names a request made with another agent_id or body (payment_request_mismatch)',
   429: 'Rate limited: retry after Retry-After seconds',
   431: 'The request headers are over 32 KiB in total: headers_too_large',

@@ -62,6 +62,20 @@ export function costUsd(request: ExecutionRequest): number {
   return s?.costUsd ?? s?.payment?.quote?.amountUsd ?? s?.estimatedCostUsd ?? 0;
 }
 
+/**
+ * `history`: `pending` when the request was accepted, then each transition status.history kept. A request stored
+ * before transitions were kept (an upgrade) has none: its creation and its current state are what is known.
+ */
+export function historyOf(request: ExecutionRequest): StatusRecord['history'] {
+  const first = { status: 'pending' as const, at: createdAt(request) };
+  const kept = request.status?.history;
+  if (kept === undefined) {
+    const now = statusOf(request);
+    return now === 'pending' ? [first] : [first, { status: now, at: updatedAt(request) }];
+  }
+  return [first, ...kept.map((h) => ({ status: PHASE_STATUS[h.phase], at: iso(h.time)! }))];
+}
+
 export function presentStatus(request: ExecutionRequest): StatusRecord {
   const s = request.status;
   const lost = (s?.inclusionChanges ?? []).filter((c) => c.kind === 'Lost');
@@ -93,6 +107,8 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
       : null,
     // Only when there is something to say: the record of every other request keeps its exact shape.
     ...(request.spec.action && { action: { name: request.spec.action.name, input: request.spec.action.input } }),
+    history: historyOf(request),
+    ...(request.spec.cancelRequestedTime !== undefined && { cancel_requested_at: iso(request.spec.cancelRequestedTime)! }),
     ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),
   };
 }

@@ -76,6 +76,17 @@ export const StatusRecordSchema = z.object({
     })
     .optional()
     .meta({ description: 'Present only for a request made through a protocol action (`/protocols/...`): the action, with its input' }),
+  history: z
+    .array(z.object({ status: StatusSchema, at: z.string() }))
+    .meta({
+      description:
+        'The transitions of the request, oldest first: `pending` at `created_at`, then each state it entered and when (at most ' +
+        'the 16 newest after `pending`). A request stored before transitions were kept shows `pending` and its current state at `updated_at`',
+    }),
+  cancel_requested_at: z
+    .string()
+    .optional()
+    .meta({ description: 'Present only when its caller asked to cancel it (POST /status/:id/cancel): when' }),
   lost_inclusions: z
     .array(z.object({ tx_hash: z.string(), block_number: z.string(), lost_at: z.string() }))
     .optional()
@@ -86,3 +97,22 @@ export const StatusRecordSchema = z.object({
     }),
 });
 export type StatusRecord = z.infer<typeof StatusRecordSchema>;
+
+/** Why a request can no longer be cancelled (409 `not_cancellable` of POST /status/:id/cancel). */
+export const NOT_CANCELLABLE_REASONS = ['signed', 'finished'] as const;
+
+/** 409 of POST /status/:id/cancel: the error body, with the state that makes it too late. */
+export const NotCancellableSchema = z
+  .object({
+    error: z.literal('not_cancellable'),
+    message: z.string().meta({ description: 'Why, in words: signed at …, broadcast as …; or finished as …' }),
+    request_id: z.string(),
+    reason: z.enum(NOT_CANCELLABLE_REASONS).meta({
+      description: '`signed`: its operation was signed (a nonce spent), it will run; `finished`: it reached a final state first',
+    }),
+    status: StatusSchema.meta({ description: 'Its state when the cancel was decided' }),
+    signed_at: z.string().nullable().meta({ description: 'When its operation was signed (reason `signed`)' }),
+    tx_hash: z.string().nullable().meta({ description: 'The transaction it was broadcast in, once known' }),
+  })
+  .meta({ id: 'NotCancellable' });
+export type NotCancellable = z.infer<typeof NotCancellableSchema>;

@@ -182,6 +182,12 @@ export const ExecutionRequestSpecSchema = z.object({
    * not deep enough before): the spec changes, so its generation moves and the controller judges it afresh.
    */
   paymentAttempt: z.number().int().min(1).optional(),
+  /**
+   * When the caller asked to cancel the request (POST /status/:id/cancel). The controller decides: a request not
+   * signed yet ends Failed with failure code `cancelled`; one whose operation was signed goes on (the cancel
+   * came too late). Only ever set, never cleared.
+   */
+  cancelRequestedTime: z.string().optional(),
 });
 export type ExecutionRequestSpec = z.infer<typeof ExecutionRequestSpecSchema>;
 
@@ -221,6 +227,8 @@ export const FailureSchema = z.object({
   protocolError: z.object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() }).optional(),
 });
 export type Failure = z.infer<typeof FailureSchema>;
+/** The failure code of a request its caller cancelled before it was signed (spec §3 has no `cancelled` state: `failed`). */
+export const CANCELLED_FAILURE = 'cancelled';
 
 /**
  * States of a webhook delivery (the `state` of an event in status.webhookEvents). None yet: its first attempt
@@ -317,6 +325,15 @@ export type InclusionChange = z.infer<typeof InclusionChangeSchema>;
 /** The newest changes a request keeps (older ones are dropped: a request cannot grow without bound). */
 export const MAX_INCLUSION_CHANGES = 10;
 
+/** One transition of a request's phase: where it went, and when (status.history). */
+export const PhaseTransitionSchema = z.object({ phase: ExecutionPhaseSchema, time: z.string() });
+export type PhaseTransition = z.infer<typeof PhaseTransitionSchema>;
+/**
+ * The newest transitions a request keeps: a normal life has at most six (pending → … → confirmed); more come only
+ * from an inclusion lost and sent again. Older ones are dropped, so a request cannot grow without bound.
+ */
+export const MAX_PHASE_HISTORY = 16;
+
 export const ExecutionRequestStatusSchema = z.object({
   phase: ExecutionPhaseSchema.optional(),
   observedGeneration: z.number().int().optional(),
@@ -346,6 +363,11 @@ export const ExecutionRequestStatusSchema = z.object({
   queuedTime: z.string().optional(),
   startTime: z.string().optional(),
   completionTime: z.string().optional(),
+  /**
+   * The phase transitions, oldest first (at most MAX_PHASE_HISTORY, the newest kept), each written in the status
+   * write that made it: where the request's time went. Absent on requests written before it was kept.
+   */
+  history: z.array(PhaseTransitionSchema).max(MAX_PHASE_HISTORY).optional(),
   /** Changes of the request's inclusion found after it finished, oldest first (at most MAX_INCLUSION_CHANGES). */
   inclusionChanges: z.array(InclusionChangeSchema).optional(),
   /**

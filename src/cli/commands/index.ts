@@ -1,5 +1,6 @@
 import type { Command } from '../command.ts';
 import { balanceCommand } from './balance.ts';
+import { cancelCommand } from './cancel.ts';
 import { executeCommand } from './execute.ts';
 import { faucetCommand } from './faucet.ts';
 import { feedCommand } from './feed.ts';
@@ -17,6 +18,7 @@ export const CLIENT_COMMANDS: readonly Command[] = [
   simulateCommand,
   executeCommand,
   statusCommand,
+  cancelCommand,
   payCommand,
   feedCommand,
   faucetCommand,

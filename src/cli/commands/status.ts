@@ -6,6 +6,7 @@ import { EXIT, printError, printJson } from '../output.ts';
 import { terminalSummary, watchRequest } from '../watch.ts';
 import { timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
 import { fields } from '../output.ts';
+import { historyLine } from '../history.ts';
 
 export const statusCommand: Command = {
   name: 'status',
@@ -55,6 +56,7 @@ export const statusCommand: Command = {
           ['agent_id', s.agent_id],
           ['created_at', s.created_at],
           ['updated_at', s.updated_at],
+          ['history', historyLine(s) || undefined],
         ]) + terminalSummary(s),
       );
     }

@@ -6,6 +6,7 @@ import { isStoreError } from '../../store/types.ts';
 import { DEFAULT_ADMISSION } from './admission/steps.ts';
 import type { ExecutionReconcilerDeps, InternalErrorStep, Reconciling } from './context.ts';
 import { admitAndSign } from './phases/admit.ts';
+import { cancelPending, cancelUnsigned } from './phases/cancel.ts';
 import { waitForPayment } from './phases/awaitPayment.ts';
 import { recheckInclusion } from './phases/recheckInclusion.ts';
 import { signPaid } from './phases/sign.ts';
@@ -90,6 +91,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
       if (!suspect || !worker) return { done: true };
       return recheckInclusion(r, req, worker).catch(retryWhenUnavailable);
     }
+    // Cancelled by its caller before anything was signed: ended first, whatever phase it waits in (phases/cancel.ts).
+    if (cancelPending(req)) return cancelUnsigned(r, req);
     const worker = deps.workers.get(req.spec.chain);
     if (!worker) return fail(r, req, { code: 'chain_unavailable', message: `no chain worker serves '${req.spec.chain}'` });
 

@@ -1,5 +1,5 @@
-import type { ExecutionRequest, ExecutionRequestStatus, Failure, PaymentMode, PaymentRecord } from '../../api/v1alpha1/index.ts';
-import { CONDITION, setCondition } from '../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, ExecutionRequestSpec, ExecutionRequestStatus, Failure, PaymentMode, PaymentRecord } from '../../api/v1alpha1/index.ts';
+import { CONDITION, MAX_PHASE_HISTORY, setCondition } from '../../api/v1alpha1/index.ts';
 import type { SimulationResult } from '../../chain/types.ts';
 import { creditLeftBy } from '../../payments/credit.ts';
 import { pricedGas } from '../../payments/pricing.ts';
@@ -66,21 +66,39 @@ export async function readStored(r: Reconciling, req: ExecutionRequest): Promise
 }
 
 /**
+ * `next` with its phase change, if it makes one, appended to status.history (the newest MAX_PHASE_HISTORY kept):
+ * every transition is recorded in the very write that makes it, so the history cannot miss or reorder one.
+ */
+export function withHistory(before: ExecutionRequestStatus | undefined, next: ExecutionRequestStatus, t: Date): ExecutionRequestStatus {
+  const from = before?.phase ?? 'Pending';
+  if (next.phase === undefined || next.phase === from) return next;
+  const history = [...(before?.history ?? []), { phase: next.phase, time: t.toISOString() }].slice(-MAX_PHASE_HISTORY);
+  return { ...next, history };
+}
+
+/** Whether two specs differ in more than the caller's cancel request (the one spec change a signing outlives). */
+const movedBesidesCancel = (a: ExecutionRequestSpec, b: ExecutionRequestSpec): boolean =>
+  JSON.stringify({ ...a, cancelRequestedTime: undefined }) !== JSON.stringify({ ...b, cancelRequestedTime: undefined });
+
+/**
  * Writes the next status computed from the current one, with the resourceVersion it was read at. On a
  * conflict (someone else wrote since) we re-read and re-apply only if the phase has not moved meanwhile;
- * otherwise the next reconcile decides.
+ * otherwise the next reconcile decides. `evenIfSpecMoved` re-applies whatever the spec became;
+ * `evenIfCancelRequested` only when the spec's one change is a cancel request (a signed operation is kept: the
+ * cancel came too late, see phases/cancel.ts).
  */
 export async function write(
   r: Reconciling,
   req: ExecutionRequest,
   next: (s: ExecutionRequestStatus) => ExecutionRequestStatus,
   result: ReconcileResult = { done: true },
-  opts: { evenIfSpecMoved?: boolean } = {},
+  opts: { evenIfSpecMoved?: boolean; evenIfCancelRequested?: boolean } = {},
 ): Promise<ReconcileResult> {
   let current = req;
   for (let attempt = 0; attempt < 5; attempt++) {
-    // A transition that owes the callback URL an event records it in this same write (src/webhooks/eventLog.ts).
-    const status = withTransitionEvent(current, next({ ...(current.status ?? {}) }));
+    // A transition that owes the callback URL an event records it in this same write (src/webhooks/eventLog.ts),
+    // after its history entry, so the event's record carries it.
+    const status = withTransitionEvent(current, withHistory(current.status, next({ ...(current.status ?? {}) }), r.now()));
     status.observedGeneration = current.metadata.generation;
     try {
       await r.deps.store.updateStatus({ ...current, status });
@@ -90,7 +108,11 @@ export async function write(
       const fresh = await readStored(r, req);
       // Moved on (another phase, or a new payment attached): what we computed is stale; decide again once the
       // cache has caught up.
-      const specMoved = fresh !== undefined && fresh.metadata.generation !== req.metadata.generation && opts.evenIfSpecMoved !== true;
+      const specMoved =
+        fresh !== undefined &&
+        fresh.metadata.generation !== req.metadata.generation &&
+        opts.evenIfSpecMoved !== true &&
+        !(opts.evenIfCancelRequested === true && !movedBesidesCancel(fresh.spec, req.spec));
       if (!fresh || fresh.status?.phase !== req.status?.phase || specMoved) return { requeueAfterMs: CACHE_CATCH_UP_MS };
       current = fresh;
     }
@@ -105,9 +127,12 @@ export function fail(
   failure: Failure,
   extra: Partial<Record<keyof typeof CONDITION, ConditionChange>> = {},
   fields: Partial<ExecutionRequestStatus> = {},
+  opts: { unlessSigned?: boolean } = {},
 ): Promise<ReconcileResult> {
   const t = r.now();
   return write(r, req, (s) => {
+    // Signed since it was read (a write between this reconcile's read and now): its operation stands.
+    if (opts.unlessSigned === true && s.userOperation !== undefined) return s;
     // Paid and not executed: the payment stays the caller's, as a credit (payments/credit.ts).
     const credit = creditLeftBy({ ...req, status: s }, t);
     return {

@@ -70,6 +70,15 @@ export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, 
         { details: { request_id: name } },
       );
     }
+    // Its caller cancelled it: a payment is never attached to it (the controller ends it unpaid), and the caller is told.
+    if (current.spec.cancelRequestedTime !== undefined && current.status?.userOperation === undefined) {
+      throw new GatewayError(
+        409,
+        'request_cancelled',
+        `request ${name} was cancelled at ${current.spec.cancelRequestedTime}: this payment was not taken for it; send the request again, unkeyed or with a new Idempotency-Key`,
+        { details: { request_id: name } },
+      );
+    }
     const phase = current.status?.phase;
     if (phase === undefined || phase === 'Pending') {
       // The first submission is still being decided: wait for that, then attach.

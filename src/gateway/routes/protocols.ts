@@ -138,7 +138,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           `${endpoint.description}\n\nRuns as POST /execute does: simulated, then queued (poll GET /status/:id); payments, 402, ` +
           `Idempotency-Key and callback_url as there. Calls that would fail are refused with the protocol's own error decoded (protocol_error).${aliasNote(family)}`,
         headers: ExecuteHeadersSchema,
-        response: { 200: jsonResponse('Queued (spec §2.2)', ExecutionResultSchema), 402: PAYMENT_402, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 431, 500, 503) },
+        response: { 200: jsonResponse('Queued (spec §2.2)', ExecutionResultSchema), 402: PAYMENT_402, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 431, 500, 503) },
       },
     },
     async (request, reply) => {

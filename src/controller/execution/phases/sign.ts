@@ -88,10 +88,12 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
   const current = await readStored(r, req);
   if (!current) return { done: true };
+  // A cancel stored by now wins (the generation moved): the next reconcile ends the request (phases/cancel.ts).
   if (
     current.status?.phase !== req.status?.phase ||
     current.status?.userOperation !== undefined ||
-    current.metadata.generation !== req.metadata.generation
+    current.metadata.generation !== req.metadata.generation ||
+    current.spec.cancelRequestedTime !== undefined
   ) {
     return { requeueAfterMs: CACHE_CATCH_UP_MS };
   }
@@ -121,7 +123,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
       Succeeded: ['Unknown', 'Queued', ''],
     }),
-  }));
+  }), undefined, { evenIfCancelRequested: true }); // a cancel stored after the read above came too late: the signed operation stands
   if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(r, current, payment.paid.creditOf);
   return signed;
 }
