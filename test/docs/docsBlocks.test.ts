@@ -174,7 +174,8 @@ async function runPage(page: string, blocks: Block[]): Promise<void> {
       const script = [
         `npx() { if [ "$1" = agent-wallet ]; then shift; agent-wallet "$@"; else command npx "$@"; fi; }`,
         `[ -f ${stateFile()} ] && source ${stateFile()}`,
-        `trap '{ ${keep || ':'}; } > ${stateFile()}' EXIT`,
+        // The block's own exit status stands: saving the variables (some maybe unset yet) must not change it.
+        `trap 'rc=$?; set +e; { ${keep || ':'}; } > ${stateFile()}; exit $rc' EXIT`,
         'set -eo pipefail',
         command,
       ].join('\n');
