@@ -56,12 +56,20 @@ ${clientUsage()}
 
 Protocol commands: \`agent-wallet <slug> <endpoint>\`, e.g. \`agent-wallet lend-b-v3 supply --help\` (\`agent-wallet protocols\` lists them)
 
+Devnet commands (the local devnet of \`npm start\` only):
+  devnet fund             native ETH or a devnet token (WETH, USDC, …) to an agent's wallet (\`devnet fund --help\`)
+
 Service commands (\`<command> --help\` for each):
 ${Object.values(SERVICE_HELP).join('')}  help                    this text
 `;
 
 /** One service command's help: its usage line and its section of the usage text. */
 export const serviceHelp = (command: string): string => `usage: agent-wallet ${command} [options]\n\n${SERVICE_HELP[command]}`;
+
+const DEVNET_USAGE = `agent-wallet devnet <command>
+
+  fund    native ETH or a devnet token (WETH, USDC, USDT, aUSD) to an agent's wallet: \`agent-wallet devnet fund --help\`
+`;
 
 const SERVICE_COMMANDS = new Set(Object.keys(SERVICE_HELP));
 
@@ -76,6 +84,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const client = CLIENT_COMMANDS.find((c) => c.name === command);
   if (client) return runCommand(client, rest);
+  if (command === 'devnet') {
+    if (rest[0] === 'fund') return runCommand((await import('./commands/devnetFund.ts')).devnetFundCommand, rest.slice(1));
+    process.stdout.write(DEVNET_USAGE);
+    return rest[0] === undefined || rest[0] === '--help' || rest[0] === '-h' ? 0 : 2;
+  }
   // `agent-wallet <protocol slug or name> <endpoint> …`: the commands generated from the protocol registry.
   const protocol = command === undefined ? undefined : protocolCommandFor(command, rest[0]);
   if (protocol) {

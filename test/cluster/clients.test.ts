@@ -54,6 +54,17 @@ it('CLI: execute --wait to confirmed, status --last finds it; a manual key’s 4
   expect(before - (await usdcOf())).toBe(BigInt(lines[0]!.payment.amount_raw)); // moved once, exactly the quote
 });
 
+it('devnet fund: WETH to an agent resolved through the cluster gateway, then the Compound walkthrough supplies it', { timeout: 180_000 }, async () => {
+  const { apiKey } = await cluster.newKey('sponsored');
+  const fund = await runCli(['devnet', 'fund', '--agent-id', 'cl-fund', '--chain', CHAIN, '--token', 'WETH', '--amount', '2', '--json'], env(apiKey, { AGENT_WALLET_DEVNET_MANIFEST: cluster.devnet.manifestPath }));
+  expect(fund.code, fund.stderr).toBe(0);
+  const wallet = (await fetch(`${cluster.url}/wallet?agent_id=cl-fund&chain=${CHAIN}`, { headers: { 'x-api-key': apiKey } }).then((r) => r.json())) as { smart_wallet_address: string };
+  expect(JSON.parse(fund.stdout)).toMatchObject({ address: wallet.smart_wallet_address, token: 'WETH', balance: '2' });
+  const supply = await runCli(['lend-b-v3', 'supply', '--agent-id', 'cl-fund', '--token', 'WETH', '--amount', '2', '--wait', '--json'], env(apiKey));
+  expect(supply.code, supply.stderr).toBe(0);
+  expect(JSON.parse(supply.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'confirmed' });
+});
+
 it('MCP over stdio: execute, then get_status waits until confirmed', { timeout: 180_000 }, async () => {
   const { apiKey } = await cluster.newKey('sponsored');
   const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
