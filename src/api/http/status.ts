@@ -99,29 +99,34 @@ export function parseWaitSeconds(text: string): number | undefined {
   return /^[0-9]{1,9}$/.test(text) ? Math.min(Number(text), MAX_STATUS_WAIT_SECONDS) : undefined;
 }
 
+/** A `wait` preference whose value is not whole seconds, anywhere in a Prefer header (RFC 7240: `token [= value] *(; param)`). */
+const MALFORMED_WAIT = String.raw`(?:^|,)\s*[Ww][Aa][Ii][Tt]\s*(?:=\s*(?!(?:[0-9]{1,9}|"[0-9]{1,9}")\s*(?:[;,]|$))|[;,]|$)`;
+/** The Prefer headers accepted: any, unless a `wait` in it is malformed (published as the header's pattern). */
+export const PREFER_PATTERN = new RegExp(String.raw`^(?![\s\S]*${MALFORMED_WAIT})[\s\S]*$`);
+
 /**
  * The `wait` preference of an RFC 7240 `Prefer` header (`Prefer: wait=10`, also among others: `respond-async,
- * wait=10`): its seconds, undefined when there is none, or `invalid` when it is there but not whole seconds.
+ * wait=10`): its seconds (clamped), undefined when there is none, or `invalid` when a `wait` is not whole seconds.
  */
 export function preferredWait(prefer: string): number | 'invalid' | undefined {
+  if (!PREFER_PATTERN.test(prefer)) return 'invalid';
   for (const preference of prefer.split(',')) {
     const [token, ...rest] = preference.split(';')[0]!.split('=');
     if (token!.trim().toLowerCase() !== 'wait') continue;
-    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
-    return parseWaitSeconds(value) ?? 'invalid';
+    return parseWaitSeconds(rest.join('=').trim().replace(/^"(.*)"$/, '$1')) ?? 'invalid';
   }
   return undefined;
 }
 
 const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
-const ENTITY_TAG_LIST = new RegExp(`^${ENTITY_TAG}(?:\\s*,\\s*${ENTITY_TAG})*$`);
+/** The If-None-Match headers accepted (published as the header's pattern): entity tags, or `*`. */
+export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^\s*(?:\*|${ENTITY_TAG}(?:\s*,\s*${ENTITY_TAG})*)\s*$`);
 
 /** The entity tags of an If-None-Match (`"a", W/"b"` or `*`), weak ones compared as strong; undefined if malformed. */
 export function parseIfNoneMatch(header: string): string[] | '*' | undefined {
-  const value = header.trim();
-  if (value === '*') return '*';
-  if (!ENTITY_TAG_LIST.test(value)) return undefined;
-  return [...value.matchAll(/"[\x21\x23-\x7e]*"/g)].map((m) => m[0]);
+  if (!IF_NONE_MATCH_PATTERN.test(header)) return undefined;
+  if (header.trim() === '*') return '*';
+  return [...header.matchAll(/"[\x21\x23-\x7e]*"/g)].map((m) => m[0]);
 }
 
 const customIssue = (code: string, message: string) => ({ code: 'custom' as const, message, params: { code } });
@@ -159,7 +164,10 @@ export const StatusHeadersSchema = z.looseObject({
     .superRefine((v, ctx) => {
       if (v !== undefined && preferredWait(v) === 'invalid') ctx.addIssue({ ...customIssue('invalid_wait', `wait ${WAIT_MESSAGE}`), input: v });
     })
-    .meta({ description: `RFC 7240: \`wait=N\` is the same as \`?wait=N\`; the answer then carries \`Preference-Applied: wait=N\`. Other preferences are ignored.` }),
+    .meta({
+      pattern: PREFER_PATTERN.source,
+      description: `RFC 7240: \`wait=N\` is the same as \`?wait=N\`; the answer then carries \`Preference-Applied: wait=N\`. Other preferences are ignored.`,
+    }),
   'if-none-match': z
     .string()
     .optional()
@@ -169,6 +177,7 @@ export const StatusHeadersSchema = z.looseObject({
       }
     })
     .meta({
+      pattern: IF_NONE_MATCH_PATTERN.source,
       description:
         'With a wait: the ETag of the record the caller last saw; the answer comes when the record is another one. Without a wait it ' +
         'is ignored (the answer is always 200 with the record, never 304).',
