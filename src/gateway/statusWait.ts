@@ -45,7 +45,8 @@ export type WaitEnd =
  *
  * `initial` is the newest record the caller's gateway has seen. When it came from the store because the cache was
  * behind (`fromStore`), the cache's next deliveries are older states still: they are passed over until the cache
- * holds `initial`'s resourceVersion, so a wait never answers with a state older than one already seen.
+ * holds `initial`'s resourceVersion, so a wait never answers with a state older than one already seen (should a
+ * relist skip that version, the wait ends at its time with `initial`, and the caller asks again).
  */
 export function waitForStatusChange(
   informer: ExecutionInformer,
