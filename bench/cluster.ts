@@ -4,15 +4,17 @@
  * modules, see test/cluster/kube-build) and Redis, the chain workers reached over gRPC. Figures, not
  * assertions; compare them with `npm run bench` (embedded) to see what the API server and gRPC hops cost.
  * Options as bench/run.ts: BENCH_LATENCY_N (default 100), BENCH_SECONDS (15), BENCH_AGENTS (30),
- * BENCH_INFLIGHT (4).
+ * BENCH_INFLIGHT (4), BENCH_CONFIRM_N (30: the commit → shown latency of execute --wait, bench/confirmation.ts).
  */
 import { withBenchCluster } from './clusterEnv.ts';
+import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 30);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4);
+const CONFIRM_N = Number(process.env.BENCH_CONFIRM_N ?? 30);
 
 await withBenchCluster('cluster', async ({ cluster, api, startMs }) => {
   console.log(`cluster layout up in ${Math.round(startMs)} ms (API server ${api.timings.total} ms before)`);
@@ -25,6 +27,12 @@ await withBenchCluster('cluster', async ({ cluster, api, startMs }) => {
     counterOf: (chain) => cluster.devnet.chain(chain).testContracts.counter,
   });
   printLatency(await load.latency(LATENCY_N));
+  printConfirmationLatency(
+    await measureConfirmationLatency(
+      { url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf: (chain) => cluster.devnet.chain(chain).testContracts.counter },
+      CONFIRM_N,
+    ),
+  );
   printThroughput(await load.throughput(AGENTS, INFLIGHT, SECONDS), AGENTS, INFLIGHT);
   load.close();
   for (const p of cluster.processes) {

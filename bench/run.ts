@@ -6,7 +6,8 @@
  * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_WEBHOOK_N (default 50:
  * sequential executes with a callback_url, for the webhook delivery latency), BENCH_MANUAL_N (default 50: manual-mode
  * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads,
- * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CPU_PROFILE=<file> to
+ * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CONFIRM_N (default 50: sequential
+ * executes followed as execute --wait does, for the commit → shown latency, bench/confirmation.ts), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
  *
@@ -24,6 +25,7 @@ import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
+import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
 import { measureProtocols, printProtocols } from './protocols.ts';
@@ -38,6 +40,7 @@ const CEILING_OPS = Number(process.env.BENCH_CEILING_OPS ?? 1500);
 const WEBHOOK_N = Number(process.env.BENCH_WEBHOOK_N ?? 50);
 const MANUAL_N = Number(process.env.BENCH_MANUAL_N ?? 50);
 const PROTOCOL_N = Number(process.env.BENCH_PROTOCOL_N ?? 30);
+const CONFIRM_N = Number(process.env.BENCH_CONFIRM_N ?? 50);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 const devnet = await startDevnet({ dataDir, log: () => undefined });
@@ -70,6 +73,9 @@ printLatency(await load.latency(LATENCY_N));
 
 // 1b. Webhook delivery latency (terminal state → receiver has it), beside its references from the same run.
 printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf, receiver }, WEBHOOK_N));
+
+// 1b'. How soon a confirmation is shown (execute --wait's waiting GETs), beside the request's own time to it.
+printConfirmationLatency(await measureConfirmationLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf }, CONFIRM_N));
 
 // 1c. The manual payment flow (402 → on-chain payment → proof → confirmed), beside the chain's own transfer time.
 const manual = await createKey(service.store, { mode: 'manual', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);

@@ -6,14 +6,14 @@ export interface WatchOptions {
   json: boolean;
   /** Give up after this long (exit 6); the request goes on. */
   timeoutMs: number;
-  /** Polling bounds; spec 8.1 advises 2–5 s. */
+  /** Polling bounds, for a service that does not wait (spec 8.1 advises 2–5 s). */
   minIntervalMs?: number;
   maxIntervalMs?: number;
 }
 
 /**
- * Follows a request to a terminal state, polling GET /status/:id 2–5 s apart with jitter (spec 8.1). On a
- * terminal it keeps one live line, rewritten as the request moves through its states; otherwise it prints a
+ * Follows a request to a terminal state with waiting GET /status/:id calls (the service answers each change as
+ * it happens; client.waitForTerminal). On a terminal it keeps one live line, rewritten as the request moves through its states; otherwise it prints a
  * line per state (with --json, one JSON record per state). Exit code: 0 confirmed, 1 reverted or failed,
  * 6 still not terminal when the wait ran out, or the API error's code.
  */

@@ -30,6 +30,32 @@ describe('the typed client', () => {
     expect(seen.at(-1)).toBe('confirmed');
   });
 
+  it('waitForTerminal follows the request with waiting GETs from the state last seen, never sleeping between polls', async () => {
+    const { apiKey } = await svc.newKey('sponsored');
+    const gets: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      if ((init?.method ?? 'GET') === 'GET') gets.push(String(input));
+      return fetch(input, init);
+    };
+    const client = createClient({ baseUrl: svc.url, apiKey, fetch: counting });
+    const executed = await client.execute(call('client-wait'));
+    if (!executed.ok) throw executed.error;
+    const seen: string[] = [];
+    // Polling bounds far past the deadline: a client that slept between polls would end in wait_timeout.
+    const done = await client.waitForTerminal(executed.value.request_id, {
+      minIntervalMs: 600_000,
+      timeoutMs: 120_000,
+      onStatus: (s) => seen.push(s.status),
+    });
+    expect(done.ok && done.value.status).toBe('confirmed');
+    expect(gets[0]).toMatch(/\/status\/req-[^?]+$/); // the record first, as it is
+    for (const [i, url] of gets.slice(1).entries()) {
+      expect(url).toContain(`known_status=${seen[i]}`); // then a wait for a change from the state last seen
+      expect(url).toMatch(/[?&]wait=\d+/);
+    }
+    expect(seen.at(-1)).toBe('confirmed');
+  });
+
   it('a missing key is the API’s own 401, shown as it is; a bad body its 400 code', async () => {
     const anonymous = createClient({ baseUrl: svc.url, apiKey: undefined });
     const r = await anonymous.wallet('x');

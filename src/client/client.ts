@@ -11,6 +11,7 @@ import type {
   StatusRecord,
   WalletRecord,
 } from '../api/http/index.ts';
+import { MAX_STATUS_WAIT_SECONDS } from '../api/http/index.ts';
 import { err, ok, type Result } from '../lib/result.ts';
 import { ApiError, apiErrorOf } from './errors.ts';
 import type { Journal } from './journal.ts';
@@ -49,7 +50,7 @@ export interface ExecuteOptions {
 }
 
 export interface WaitOptions {
-  /** Polling interval bounds (spec 8.1 advises 2–5 s; default 2–5 s, jittered). */
+  /** Polling interval bounds, for a service that does not wait (spec 8.1 advises 2–5 s; default 2–5 s, jittered). */
   minIntervalMs?: number;
   maxIntervalMs?: number;
   timeoutMs?: number;
@@ -75,7 +76,14 @@ export function createClient(opts: ClientOptions = {}) {
   const timeoutMs = opts.timeoutMs ?? 45_000;
   const doFetch = opts.fetch ?? fetch;
 
-  async function once<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T, ApiError>> {
+  /** One call; `seen` gets the answer's headers (what a body does not say: a replay, an applied wait). */
+  async function once<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    seen?: (headers: Headers) => void,
+  ): Promise<Result<T, ApiError>> {
     let res: Response;
     try {
       res = await doFetch(baseUrl + path, {
@@ -91,6 +99,7 @@ export function createClient(opts: ClientOptions = {}) {
     } catch (cause) {
       return err(new ApiError(0, 'no_answer', `no answer from ${baseUrl}: ${(cause as Error).message}`, {}, undefined, { cause }));
     }
+    seen?.(res.headers);
     if (!res.ok) return err(await apiErrorOf(res));
     return ok((await res.json()) as T);
   }
@@ -116,7 +125,11 @@ export function createClient(opts: ClientOptions = {}) {
    * An executing call (POST /execute, a protocol action): recorded in the journal before it is sent and when it
    * is answered, with one Idempotency-Key for every attempt, so a retry after no answer finds the first request.
    */
-  async function submit<T>(path: string, body: object, o: ExecuteOptions): Promise<Result<T, ApiError> & { idempotencyKey: string; requestId: string | undefined }> {
+  async function submit<T>(
+    path: string,
+    body: object,
+    o: ExecuteOptions,
+  ): Promise<Result<T, ApiError> & { idempotencyKey: string; requestId: string | undefined; replayed: boolean }> {
     const idempotencyKey = o.idempotencyKey ?? randomUUID();
     const derivedId = requestIdForIdempotencyKey(apiKey, idempotencyKey);
     const headers: Record<string, string> = {
@@ -132,7 +145,8 @@ export function createClient(opts: ClientOptions = {}) {
       path,
       body: body as Record<string, unknown>,
     });
-    const r = await withRetries(() => once<T>('POST', path, body, headers), true);
+    let replayed = false;
+    const r = await withRetries(() => once<T>('POST', path, body, headers, (h) => (replayed = h.get('idempotent-replayed') === 'true')), true);
     const answeredId = r.ok ? (r.value as { request_id?: string }).request_id : (r.error.body.request_id as string | undefined);
     if (!r.ok && r.error.unanswered) {
       // Nothing more is known than before: the `sent` line stands for it.
@@ -144,10 +158,22 @@ export function createClient(opts: ClientOptions = {}) {
         http_status: r.ok ? 200 : r.error.status,
       });
     }
-    return { ...r, idempotencyKey, requestId: answeredId ?? derivedId };
+    return { ...r, idempotencyKey, requestId: answeredId ?? derivedId, replayed };
   }
   const query = (q: Record<string, string | undefined>) =>
     new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+
+  /**
+   * One GET /status/:id that waits (up to `waitSeconds`, at most 30) for the status to be other than
+   * `knownStatus`, or to be terminal (docs/api.md). `waited`: the service applied the wait (Preference-Applied).
+   */
+  async function statusChange(requestId: string, knownStatus: string, waitSeconds: number): Promise<Result<{ record: StatusRecord; waited: boolean }, ApiError>> {
+    const wait = Math.min(MAX_STATUS_WAIT_SECONDS, Math.max(0, Math.ceil(waitSeconds)));
+    const path = `/status/${encodeURIComponent(requestId)}?${query({ wait: String(wait), known_status: knownStatus })}`;
+    let waited = false;
+    const r = await withRetries(() => once<StatusRecord>('GET', path, undefined, {}, (h) => (waited = h.has('preference-applied'))), true);
+    return r.ok ? ok({ record: r.value, waited }) : r;
+  }
 
   return {
     baseUrl,
@@ -189,22 +215,33 @@ export function createClient(opts: ClientOptions = {}) {
     clientId: clientIdOf(apiKey),
     /** The request id an execute with this Idempotency-Key has (or would have): known before any answer. */
     requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
-    /** Polls GET /status/:id (2–5 s apart, jittered, spec 8.1) until a terminal state or `timeoutMs`. */
+    statusChange,
+    /**
+     * Follows a request until a terminal state (or `until`), or `timeoutMs`: its record at once, then each change as
+     * the service sees it, by waiting GETs (long polls of at most 30 s, never past the deadline). A service that does
+     * not wait (one from before waits) is polled 2–5 s apart, jittered (spec 8.1).
+     */
     async waitForTerminal(requestId: string, w: WaitOptions = {}): Promise<Result<StatusRecord, ApiError>> {
       const min = w.minIntervalMs ?? 2_000;
       const max = Math.max(min, w.maxIntervalMs ?? 5_000);
       const deadline = Date.now() + (w.timeoutMs ?? 10 * 60_000);
+      let known: StatusRecord | undefined;
       for (;;) {
-        const r = await read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`);
+        const r = known === undefined
+          ? await read<StatusRecord>(`/status/${encodeURIComponent(requestId)}`)
+          : await statusChange(requestId, known.status, (deadline - Date.now()) / 1000);
         if (!r.ok) return r;
-        w.onStatus?.(r.value);
-        if (TERMINAL.has(r.value.status) || w.until?.(r.value)) return r;
+        const record = 'record' in r.value ? r.value.record : r.value;
+        w.onStatus?.(record);
+        if (TERMINAL.has(record.status) || w.until?.(record)) return ok(record);
         const left = deadline - Date.now();
         if (left <= 0) {
-          return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${r.value.status} after the wait`, r.value as unknown as Record<string, unknown>));
+          return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${record.status} after the wait`, record as unknown as Record<string, unknown>));
         }
         // Never past the deadline: a caller with a timeout of its own (an MCP host) gets its answer within it.
-        await sleep(Math.min(left, min + Math.random() * (max - min)));
+        const unchangedAtOnce = 'waited' in r.value && !r.value.waited && record.status === known?.status;
+        if (unchangedAtOnce) await sleep(Math.min(left, min + Math.random() * (max - min)));
+        known = record;
       }
     },
   };

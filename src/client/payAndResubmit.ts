@@ -16,6 +16,8 @@ export interface Paid {
   result: ExecutionResult;
   /** Undefined when the request needed no payment after all (already paid, or the key does not take payments). */
   payment?: MadePayment;
+  /** The answer was an Idempotency-Key replay (Idempotent-Replayed: true): the request existed already. */
+  replayed: boolean;
 }
 
 /** How long a payment that is not deep enough yet may be re-sent (spec 4.2 rule 2: confirmations). */
@@ -35,7 +37,7 @@ export async function payAndResubmit(
   onProgress: (line: string) => void = () => undefined,
 ): Promise<Result<Paid, ApiError | PayError>> {
   const first = await client.executeAt<ExecutionResult>(call.path, call.body, { idempotencyKey: call.idempotencyKey });
-  if (first.ok) return ok({ result: first.value });
+  if (first.ok) return ok({ result: first.value, replayed: first.replayed });
   if (first.error.status !== 402) return err(first.error);
 
   // Where the accepted tokens live on the chain: the service's own token list (GET /wallet/balance).
@@ -55,7 +57,7 @@ export async function payAndResubmit(
   const deadline = Date.now() + CONFIRMATION_WAIT_MS;
   for (;;) {
     const r = await client.executeAt<ExecutionResult>(call.path, call.body, { idempotencyKey: call.idempotencyKey, ...payment.attach });
-    if (r.ok) return ok({ result: r.value, payment });
+    if (r.ok) return ok({ result: r.value, payment, replayed: r.replayed });
     const retryable = r.error.status === 402 && r.error.body.retryable === true;
     if (!retryable || Date.now() > deadline) return err(r.error);
     onProgress(`not accepted yet (${String(r.error.body.reason)}): sending it again in ${r.error.retryAfterSeconds ?? 2} s`);

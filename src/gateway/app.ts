@@ -11,6 +11,7 @@ import { DEFAULT_PAYMENT_SETTINGS } from '../payments/settings.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
+import { createWaitSlots } from './waitSlots.ts';
 import { GatewayError, gatewayOperationalErrors } from './errors.ts';
 import { startExecutionInformer } from './executionInformer.ts';
 import { createInMemoryRateLimiter } from '../ratelimit/index.ts';
@@ -31,6 +32,7 @@ import { createCallbackGuard } from '../webhooks/egress.ts';
 const DEFAULTS = {
   namespace: DEFAULT_NAMESPACE,
   decisionTimeoutMs: 30_000,
+  statusWaitsPerKey: 20,
   bodyLimitBytes: 1024 * 1024,
   publicRateLimit: { requestsPerSecond: 20, burst: 40 },
 };
@@ -118,6 +120,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     startedAt: Date.now(),
     informer,
     waiter: createDecisionWaiter(informer),
+    statusWaits: deps.statusWaits ?? createWaitSlots(DEFAULTS.statusWaitsPerKey),
     callbackGuard: deps.callbackGuard ?? createCallbackGuard(),
   };
 

@@ -186,6 +186,19 @@ describe('gateway with the devnet, a real chain worker and the execution control
     });
   });
 
+  it('Idempotency-Key replay of a failed request: the same 400 body, with Idempotent-Replayed: true', async () => {
+    const body = { agent_id: 'bot-idem-fail', chain: 'base', target_contract: gate, calldata: PASS };
+    const headers = { 'idempotency-key': 'fails-once' };
+    const first = await post('/execute', body, headers);
+    expect(first.statusCode).toBe(400);
+    expect(first.json()).toMatchObject({ error: 'simulation_failed', request_id: expect.stringMatching(/^req-idem-/) });
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post('/execute', body, headers);
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual(first.json());
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
   it('Idempotency-Key: same body → the first request (once, even concurrently); different body → 422', async () => {
     const body = { agent_id: 'bot-idem', chain: 'base', target_contract: counter, calldata: INCREMENT };
     const headers = { 'idempotency-key': 'order-42' };

@@ -8,6 +8,7 @@ import type { AnyFamily } from '../protocols/index.ts';
 import type { ChainPaymentTerms, PaymentSettings } from '../payments/types.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { DecisionWaiter } from './decisionWaiter.ts';
+import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   publicRateLimit?: RateLimit | false;
   /** How long `POST /execute` waits for the controller's decision. Default 30 s. */
   decisionTimeoutMs?: number;
+  /** The open `GET /status/:id` waits per API key in this gateway process; more are 429 too_many_waits. Default 20 per key. */
+  statusWaits?: WaitSlots;
   logger?: FastifyServerOptions['logger'];
   /**
    * Log every request and response: 'info' (Fastify's JSON lines, for the cluster roles' log collectors) or
@@ -80,6 +83,8 @@ export interface GatewayContext {
   startedAt: number;
   informer: ExecutionInformer;
   waiter: DecisionWaiter;
+  /** The open status waits of each key (src/gateway/waitSlots.ts). */
+  statusWaits: WaitSlots;
   callbackGuard: CallbackGuard;
 }
 

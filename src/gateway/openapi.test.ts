@@ -4,7 +4,12 @@ import {
   ExecuteBodySchema,
   ExecuteHeadersSchema,
   FeedQuerySchema,
+  parseIfNoneMatch,
+  preferredWait,
   SimulateBodySchema,
+  STATUSES,
+  StatusHeadersSchema,
+  StatusQuerySchema,
   WalletQuerySchema,
 } from '../api/http/index.ts';
 import { openTestGateway, type TestGateway } from './testing/harness.ts';
@@ -200,5 +205,41 @@ describe('the published request schema says exactly what is accepted', () => {
       expect([text, parsed.success ? parsed.data.limit : null]).toEqual([text, value]);
     }
     expect(FeedQuerySchema.parse({}).limit).toBe(20);
+  });
+});
+
+describe('GET /status/:id: the wait parameters as published', () => {
+  type Parameter = { name: string; in: string; schema: JsonSchema };
+  const parameter = (name: string) => (doc.paths['/status/{id}']!['get'] as unknown as { parameters: Parameter[] }).parameters.find((p) => p.name === name)!;
+
+  it('wait: whole seconds; known_status: a status name; ETag and Preference-Applied documented', () => {
+    expect(parameter('wait').schema.pattern).toBe('^[0-9]{1,9}$');
+    expect(parameter('known_status').schema.enum).toEqual([...STATUSES]);
+    for (const [text, value] of [['0', 0], ['1', 1], ['30', 30], ['31', 30], ['999999999', 30], ['-1', null], ['1.5', null], ['', null], ['1e1', null], [' 1', null]] as const) {
+      const parsed = StatusQuerySchema.safeParse({ wait: text });
+      expect([text, parsed.success ? parsed.data.wait : null]).toEqual([text, value]);
+    }
+    const headers = (doc.paths['/status/{id}']!['get'] as unknown as { responses: Record<string, { headers: object }> }).responses['200']!.headers;
+    expect(Object.keys(headers)).toEqual(['ETag', 'Preference-Applied']);
+  });
+
+  it('Prefer and If-None-Match: the published patterns accept exactly what the validator does', () => {
+    const verdicts = (name: 'prefer' | 'if-none-match', values: string[]) => {
+      const schema = parameter(name).schema;
+      for (const v of values) {
+        expect([v, StatusHeadersSchema.safeParse({ [name]: v }).success]).toEqual([v, publishedAccepts(schema, v)]);
+      }
+    };
+    const prefer = ['wait=1', 'WAIT=30', 'wait = 5', 'wait="5"', 'respond-async, wait=10', 'wait=10;x=y', 'return=minimal', 'handling=lenient', 'nowait=x', 'waiting=x',
+      'wait=', 'wait', 'wait=x', 'wait=-1', 'wait=1.5', 'wait="5', 'respond-async, wait=soon', 'wait=1, wait=x', ''];
+    const inm = ['"a"', 'W/"a"', '"a", "b"', ' "a" , W/"b" ', '*', '""', 'a', '"a" "b"', '"a",', '**', 'W/a', '"a\\"b"', ''];
+    const random = Array.from({ length: 300 }, () => Array.from({ length: Math.floor(Math.random() * 12) }, () => ' ,;=W/"*wait0123456789ax'[Math.floor(Math.random() * 24)]).join(''));
+    verdicts('prefer', [...prefer, ...random]);
+    verdicts('if-none-match', [...inm, ...random]);
+    expect(preferredWait('respond-async, wait=10')).toBe(10);
+    expect(preferredWait('wait=45')).toBe(30);
+    expect(preferredWait('return=minimal')).toBeUndefined();
+    expect(preferredWait('wait=x')).toBe('invalid');
+    expect(parseIfNoneMatch(' "a" , W/"b" ')).toEqual(['"a"', '"b"']);
   });
 });

@@ -15,6 +15,36 @@ const LINKS = [
   },
 ] as const;
 
+/** Response headers, which route schemas cannot carry either: each documented on its operation's answers. */
+const RESPONSE_HEADERS = [
+  {
+    path: '/status/{id}',
+    method: 'get',
+    status: '200',
+    headers: {
+      ETag: {
+        description: 'The record\'s entity tag: it changes whenever the record does. Send it back as If-None-Match with a wait.',
+        schema: { type: 'string', examples: ['"kM3o0q2b3pQ0Yz5b2dJcX8mV1rW"'] },
+      },
+      'Preference-Applied': {
+        description: 'With a wait and a known state: `wait=N`, the wait applied (at most 30 s).',
+        schema: { type: 'string', examples: ['wait=30'] },
+      },
+    },
+  },
+] as const;
+
+function withResponseHeaders(doc: OpenApiDocument): OpenApiDocument {
+  if (!('openapi' in doc) || !doc.paths) return doc;
+  const paths = structuredClone(doc.paths) as Record<string, Record<string, { responses?: Record<string, { headers?: object }> }>>;
+  for (const { path, method, status, headers } of RESPONSE_HEADERS) {
+    const response = paths[path]?.[method]?.responses?.[status];
+    if (!response) throw new Error(`OpenAPI headers: no response ${status} of ${method.toUpperCase()} ${path}`);
+    response.headers = { ...response.headers, ...headers };
+  }
+  return { ...doc, paths } as OpenApiDocument;
+}
+
 function withLinks(doc: OpenApiDocument): OpenApiDocument {
   if (!('openapi' in doc) || !doc.paths) return doc;
   const paths = structuredClone(doc.paths) as Record<string, Record<string, { responses?: Record<string, { links?: object }> }>>;
@@ -42,6 +72,6 @@ export function registerGatewayOpenApi(
     },
     tags: opts.tags,
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-    finish: (doc) => withLinks(withoutUnreferencedSchemas(doc)),
+    finish: (doc) => withResponseHeaders(withLinks(withoutUnreferencedSchemas(doc))),
   });
 }

@@ -27,6 +27,8 @@ const HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   'idempotency-key': 'Idempotency-Key',
   'x-payment-proof': 'X-Payment-Proof',
   'payment-signature': 'PAYMENT-SIGNATURE',
+  prefer: 'Prefer',
+  'if-none-match': 'If-None-Match',
 };
 
 /** `/batch_calls/2/calldata` → `batch_calls[2].calldata`; the whole part (empty path) → `body`, `query`… */

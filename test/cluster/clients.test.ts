@@ -84,3 +84,50 @@ it('MCP over stdio: execute, then get_status waits until confirmed', { timeout: 
     await client.close();
   }
 });
+
+it('GET /status/:id with a wait answers on the confirmation (the gateway informer of the cluster layout)', { timeout: 120_000 }, async () => {
+  const { apiKey } = await cluster.newKey('sponsored');
+  const rpc = (method: string, params: unknown[] = []) => cluster.devnet.publicClient(CHAIN).request({ method: method as never, params: params as never });
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${cluster.url}${path}`, { headers: { 'x-api-key': apiKey, ...headers } });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { status: string; tx_hash: string | null } };
+  };
+  const executed = await fetch(`${cluster.url}/execute`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: 'cl-wait', chain: CHAIN, target_contract: cluster.devnet.chain(CHAIN).testContracts.counter, calldata: '0xd09de08a' }),
+  });
+  expect(executed.status).toBe(200);
+  const { request_id: id } = (await executed.json()) as { request_id: string };
+  // First operation of this wallet, then a second one held in the mempool: it waits at `broadcasting` until a block.
+  let seen = await get(`/status/${id}`);
+  while (seen.body.status !== 'confirmed') seen = await get(`/status/${id}?wait=30&known_status=${seen.body.status}`);
+
+  await rpc('evm_setAutomine', [false]);
+  try {
+    const second = await fetch(`${cluster.url}/execute`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: 'cl-wait', chain: CHAIN, target_contract: cluster.devnet.chain(CHAIN).testContracts.counter, calldata: '0xd09de08a' }),
+    });
+    const next = ((await second.json()) as { request_id: string }).request_id;
+    let state = await get(`/status/${next}`);
+    expect(state.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    while (state.body.status !== 'broadcasting') {
+      state = await get(`/status/${next}`, { prefer: 'wait=30', 'if-none-match': state.headers.get('etag')! });
+      expect(['queued', 'broadcasting']).toContain(state.body.status);
+    }
+    const onConfirmation = get(`/status/${next}?wait=30&known_status=broadcasting`);
+    // Not mined: a wait of 1 s ends with the same record (and the wait above is open by then, in all likelihood).
+    const unchanged = await get(`/status/${next}?wait=1&known_status=broadcasting`);
+    expect(unchanged.body).toEqual(state.body);
+    expect(unchanged.headers.get('preference-applied')).toBe('wait=1');
+    await rpc('evm_mine');
+    const answered = await onConfirmation;
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('preference-applied')).toBe('wait=30');
+    expect(answered.body).toMatchObject({ status: 'confirmed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  } finally {
+    await rpc('evm_setAutomine', [true]);
+  }
+});

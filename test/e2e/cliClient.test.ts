@@ -101,6 +101,29 @@ describe('agent-wallet: the agents’ commands', { timeout: TIMEOUT }, () => {
     expect(await counterNumber()).toBe(4242n);
   });
 
+  it('execute --wait --json: the execute answer first (replayed: true on a replay), then each status to confirmed', async () => {
+    const args = ['execute', '--agent-id', 'cli-wait', '--chain', CHAIN, '--to', counter, '--data', '0xd09de08a', '--idempotency-key', 'cli-wait-1', '--wait', '--json'];
+    const before = await counterNumber();
+    const run = await cli(args);
+    expect(run.code, run.stderr).toBe(0);
+    const [answer, ...states] = run.stdout.trim().split('\n').map((l) => json(l));
+    expect(answer).toMatchObject({ request_id: expect.stringMatching(/^req-idem-/), status: 'queued', smart_wallet_address: expect.any(String) });
+    expect(answer).not.toHaveProperty('replayed');
+    expect(states.length).toBeGreaterThan(0);
+    for (const s of states) expect(s).toMatchObject({ request_id: answer!.request_id });
+    // One record per state seen, in order, ending with the confirmation and its transaction.
+    expect(new Set(states.map((s) => s.status)).size).toBe(states.length);
+    expect(states.at(-1)).toMatchObject({ status: 'confirmed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await counterNumber()).toBe(before + 1n);
+
+    const again = await cli(args);
+    expect(again.code, again.stderr).toBe(0);
+    const [replay, ...now] = again.stdout.trim().split('\n').map((l) => json(l));
+    expect(replay).toEqual({ ...answer, tx_hash: replay!.tx_hash, message: replay!.message, replayed: true });
+    expect(now).toEqual([states.at(-1)]); // already confirmed: the record once
+    expect(await counterNumber()).toBe(before + 1n); // not sent again
+  });
+
   it('executes a batch read from stdin, and --json prints the result', async () => {
     const incrementBy = (n: bigint) => encodeFunctionData({ abi: counterAbi, functionName: 'incrementBy', args: [n] });
     const before = await counterNumber();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChainOut } from './common.ts';
+import { ChainOut, queryParam } from './common.ts';
 import { DNS1123_SUBDOMAIN, OBJECT_NAME_MAX_LENGTH } from '../v1alpha1/index.ts';
 
 /** Spec §3: the states of a request, as `status` says them. */
@@ -116,3 +116,100 @@ export const NotCancellableSchema = z
   })
   .meta({ id: 'NotCancellable' });
 export type NotCancellable = z.infer<typeof NotCancellableSchema>;
+
+/** The longest `GET /status/:id` wait, in seconds: below the 60 s a host or proxy commonly gives one call. */
+export const MAX_STATUS_WAIT_SECONDS = 30;
+/** The states after which a request does not move on its own: a wait answers them at once. */
+export const TERMINAL_STATUSES: readonly RequestStatus[] = ['confirmed', 'reverted', 'failed'];
+
+const WAIT_MESSAGE = `must be a whole number of seconds, 0 to ${MAX_STATUS_WAIT_SECONDS} (more is taken as ${MAX_STATUS_WAIT_SECONDS})`;
+
+/** Whole seconds as text (`wait=N`), clamped to the longest wait; anything else is `invalid_wait`. */
+export function parseWaitSeconds(text: string): number | undefined {
+  return /^[0-9]{1,9}$/.test(text) ? Math.min(Number(text), MAX_STATUS_WAIT_SECONDS) : undefined;
+}
+
+/** A `wait` preference whose value is not whole seconds, anywhere in a Prefer header (RFC 7240: `token [= value] *(; param)`). */
+const MALFORMED_WAIT = String.raw`(?:^|,)\s*[Ww][Aa][Ii][Tt]\s*(?:=\s*(?!(?:[0-9]{1,9}|"[0-9]{1,9}")\s*(?:[;,]|$))|[;,]|$)`;
+/** The Prefer headers accepted: any, unless a `wait` in it is malformed (published as the header's pattern). */
+export const PREFER_PATTERN = new RegExp(String.raw`^(?![\s\S]*${MALFORMED_WAIT})[\s\S]*$`);
+
+/**
+ * The `wait` preference of an RFC 7240 `Prefer` header (`Prefer: wait=10`, also among others: `respond-async,
+ * wait=10`): its seconds (clamped), undefined when there is none, or `invalid` when a `wait` is not whole seconds.
+ */
+export function preferredWait(prefer: string): number | 'invalid' | undefined {
+  if (!PREFER_PATTERN.test(prefer)) return 'invalid';
+  for (const preference of prefer.split(',')) {
+    const [token, ...rest] = preference.split(';')[0]!.split('=');
+    if (token!.trim().toLowerCase() !== 'wait') continue;
+    return parseWaitSeconds(rest.join('=').trim().replace(/^"(.*)"$/, '$1')) ?? 'invalid';
+  }
+  return undefined;
+}
+
+const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
+/** The If-None-Match headers accepted (published as the header's pattern): entity tags, or `*`. */
+export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^\s*(?:\*|${ENTITY_TAG}(?:\s*,\s*${ENTITY_TAG})*)\s*$`);
+
+/** The entity tags of an If-None-Match (`"a", W/"b"` or `*`), weak ones compared as strong; undefined if malformed. */
+export function parseIfNoneMatch(header: string): string[] | '*' | undefined {
+  if (!IF_NONE_MATCH_PATTERN.test(header)) return undefined;
+  if (header.trim() === '*') return '*';
+  return [...header.matchAll(/"[\x21\x23-\x7e]*"/g)].map((m) => m[0]);
+}
+
+const customIssue = (code: string, message: string) => ({ code: 'custom' as const, message, params: { code } });
+
+export const StatusQuerySchema = z.object({
+  wait: queryParam(
+    z
+      .string()
+      .transform((v, ctx) => parseWaitSeconds(v) ?? (ctx.addIssue({ ...customIssue('invalid_wait', WAIT_MESSAGE), input: v }), z.NEVER))
+      .optional()
+      .meta({
+        description:
+          `Long poll: wait up to this many seconds (0 to ${MAX_STATUS_WAIT_SECONDS}; more is taken as ${MAX_STATUS_WAIT_SECONDS}) for the ` +
+          'record to differ from the state named by known_status or If-None-Match. Same as `Prefer: wait=N` (this wins when both are sent).',
+        pattern: '^[0-9]{1,9}$',
+        examples: ['10'],
+      }),
+  ),
+  known_status: queryParam(
+    z
+      .string()
+      .refine((v): v is RequestStatus => (STATUSES as readonly string[]).includes(v), {
+        message: `must be one of ${STATUSES.join(', ')}`,
+        params: { code: 'invalid_known_status' },
+      })
+      .optional()
+      .meta({ description: 'With a wait: the status the caller last saw; the answer comes when the status is another one.', enum: [...STATUSES] }),
+  ),
+});
+
+export const StatusHeadersSchema = z.looseObject({
+  prefer: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v !== undefined && preferredWait(v) === 'invalid') ctx.addIssue({ ...customIssue('invalid_wait', `wait ${WAIT_MESSAGE}`), input: v });
+    })
+    .meta({
+      pattern: PREFER_PATTERN.source,
+      description: `RFC 7240: \`wait=N\` is the same as \`?wait=N\`; the answer then carries \`Preference-Applied: wait=N\`. Other preferences are ignored.`,
+    }),
+  'if-none-match': z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v !== undefined && parseIfNoneMatch(v) === undefined) {
+        ctx.addIssue({ ...customIssue('invalid_if_none_match', 'must be entity tags as ETag gives them ("…", comma-separated) or *'), input: v });
+      }
+    })
+    .meta({
+      pattern: IF_NONE_MATCH_PATTERN.source,
+      description:
+        'With a wait: the ETag of the record the caller last saw; the answer comes when the record is another one. Without a wait it ' +
+        'is ignored (the answer is always 200 with the record, never 304).',
+    }),
+});

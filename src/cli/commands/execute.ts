@@ -1,7 +1,7 @@
 import { bool, mergeOptions, str, type Command, type ParsedValues } from '../command.ts';
 import { BATCH_OPTION, callBodyOf, CALL_OPTIONS } from '../callsInput.ts';
 import { clientContext, methodOf, payerOf, PAYER_OPTIONS } from '../context.ts';
-import { fields, printError, printJson, statusColour } from '../output.ts';
+import { fields, printError, printJson, printJsonLine, statusColour } from '../output.ts';
 import { payAndResubmit } from '../../client/payAndResubmit.ts';
 import { randomUUID } from 'node:crypto';
 import { CliError } from '../../lib/args.ts';
@@ -22,10 +22,11 @@ export function timeoutMsOf(v: string | undefined): number {
   return s * 1000;
 }
 
-export function printResult(r: ExecutionResult): void {
+export function printResult(r: ExecutionResult, replayed = false): void {
   process.stdout.write(
     fields([
       ['request_id', r.request_id],
+      ['replayed', replayed ? 'yes: this Idempotency-Key answered the request it made before' : undefined],
       ['status', statusColour(r.status)],
       ['smart_wallet_address', r.smart_wallet_address],
       ['estimated_gas', r.estimated_gas],
@@ -87,11 +88,18 @@ export async function submitAndReport(client: AgentWalletClient, path: string, b
       (line) => process.stderr.write(`${line}\n`),
     );
     if (!paid.ok) return printError(paid.error, json);
-    r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id };
+    r = { ok: true, value: paid.value.result, idempotencyKey, requestId: paid.value.result.request_id, replayed: paid.value.replayed };
   }
   if (!r.ok) return printError(r.error, json);
-  if (json && !bool(values, 'wait')) printJson(r.value);
-  else if (!json) printResult(r.value);
-  if (!bool(values, 'wait')) return 0;
+  // An Idempotency-Key replay answers the request the first attempt made: say so, it was not sent again.
+  const answer = r.replayed ? { ...r.value, replayed: true } : r.value;
+  if (!bool(values, 'wait')) {
+    if (json) printJson(answer);
+    else printResult(r.value, r.replayed);
+    return 0;
+  }
+  // --wait --json: one JSON record per line, the execute answer first, then each status record.
+  if (json) printJsonLine(answer);
+  else printResult(r.value, r.replayed);
   return watchRequest(client, r.value.request_id, { json, timeoutMs });
 }

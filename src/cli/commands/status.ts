@@ -13,8 +13,8 @@ export const statusCommand: Command = {
   summary: 'the state of a request; --watch follows it to the end; --last is the newest execute sent from here',
   usage: 'status (REQUEST_ID | --last) [--watch] [--timeout SECONDS] [--json]',
   description:
-    'The status record of a request (spec 2.3), the source of truth for its state. --watch polls every 2 to 5 s (with\n' +
-    'jitter, as spec 8.1 advises) and shows its progress until confirmed (exit 0), reverted or failed (exit 1).\n' +
+    'The status record of a request (spec 2.3), the source of truth for its state. --watch shows each change as the\n' +
+    'service sees it (waiting GETs, docs/api.md) until confirmed (exit 0), reverted or failed (exit 1).\n' +
     '--last takes the newest execute from the local journal for this key and service, even one whose answer never\n' +
     'came (the CLI was killed): its request id is known from its Idempotency-Key, so it is looked up, not re-sent.',
   options: {

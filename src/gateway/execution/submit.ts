@@ -1,9 +1,11 @@
 import type { ExecutionResult } from '../../api/http/index.ts';
-import type { ApiClient, ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import type { ApiClient, ExecutionRequest, ExecutionRequestSpec } from '../../api/v1alpha1/index.ts';
+import type { ChainWorker } from '../../chain/types.ts';
+import type { Decision } from '../decisionWaiter.ts';
 import { ok } from '../../lib/result.ts';
 import { evmNetwork, PAYMENT_RESPONSE_HEADER, paymentResponseHeader } from '../../payments/x402/index.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
-import { fieldError } from '../../http/errors.ts';
+import { fieldError, HttpError } from '../../http/errors.ts';
 import { GatewayError } from '../errors.ts';
 import { failedRequestError } from '../failures.ts';
 import { presentAccepted } from '../presenters.ts';
@@ -72,25 +74,41 @@ export async function submitExecution(
 
   const id = request.metadata.name;
   const decision = await ctx.waiter.wait(id, ctx.decisionTimeoutMs, request, attachedGeneration);
+  try {
+    return await answerDecision(ctx, worker, spec, decision, id, { payment, attachedGeneration, replayed, resourceUrl: opts.resourceUrl });
+  } catch (e) {
+    // A replay answers as the first attempt did, refusals included, and says it is one.
+    throw replayed && e instanceof HttpError ? asReplay(e) : e;
+  }
+}
+
+function answerDecision(
+  ctx: GatewayContext,
+  worker: ChainWorker,
+  spec: ExecutionRequestSpec,
+  decision: Decision,
+  id: string,
+  o: { payment: AttachedPayment | undefined; attachedGeneration: number | undefined; replayed: boolean; resourceUrl: string | undefined },
+): Promise<Submitted> | Submitted {
   const walletOf = async (r: ExecutionRequest) =>
     r.status?.smartWalletAddress ?? (await worker.resolveWallet({ apiClient: spec.apiClient, agentId: spec.agentId })).address;
   switch (decision.kind) {
     case 'accepted':
-      return {
+      return walletOf(decision.request).then((wallet) => ({
         kind: 'queued',
-        result: presentAccepted(decision.request, await walletOf(decision.request)),
-        headers: payment?.kind === 'x402' ? x402Settled(decision.request) : {},
-        replayed,
-      };
+        result: presentAccepted(decision.request, wallet),
+        headers: o.payment?.kind === 'x402' ? x402Settled(decision.request) : {},
+        replayed: o.replayed,
+      }));
     case 'payment_required':
-      return {
+      return walletOf(decision.request).then((wallet) => ({
         kind: 'payment_required',
-        answer: paymentAnswer(ctx, decision.request, await walletOf(decision.request), {
-          attachedGeneration,
-          resourceUrl: opts.resourceUrl ?? 'urn:agent-wallet:execute',
+        answer: paymentAnswer(ctx, decision.request, wallet, {
+          attachedGeneration: o.attachedGeneration,
+          resourceUrl: o.resourceUrl ?? 'urn:agent-wallet:execute',
         }),
-        replayed,
-      };
+        replayed: o.replayed,
+      }));
     case 'failed':
       throw failedRequestError(decision.request);
     case 'deleted':
@@ -105,6 +123,15 @@ export async function submitExecution(
         { details: { request_id: id } },
       );
   }
+}
+
+/** The same error answer, marked as the replay of an Idempotency-Key's request (Idempotent-Replayed: true). */
+function asReplay(e: HttpError): HttpError {
+  return new GatewayError(e.statusCode, e.code, e.shortMessage, {
+    ...(e.details && { details: e.details }),
+    headers: { ...e.headers, 'idempotent-replayed': 'true' },
+    cause: e,
+  });
 }
 
 /** x402's PAYMENT-RESPONSE for a request an x402 payment paid: the settlement transaction. */

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type { StatusRecord } from '../../api/http/index.ts';
+import { MAX_STATUS_WAIT_SECONDS, type StatusRecord } from '../../api/http/index.ts';
 import { defineTool } from '../tool.ts';
 import { RequestIdInput } from './inputs.ts';
 
 /**
  * A bounded wait, well below a host's own tool timeout (60 s in the MCP SDK clients and in common hosts): the
- * answer comes before the host gives up on the call. The client polls no later than this deadline.
+ * answer comes before the host gives up on the call. The client's waiting GETs (the service answers each change
+ * as it happens) never run past this deadline.
  */
-const MAX_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = MAX_STATUS_WAIT_SECONDS;
 
 /** States only the caller can move on: waiting for them would only burn the host's timeout. */
 const CALLER_MUST_ACT: Readonly<Record<string, string>> = {
