@@ -22,6 +22,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensurePrivateDir } from '../../src/lib/privateFs.ts';
+import { registerRunningService } from '../../src/admin/running.ts';
 import { faucetSettingsFromManifest, startFaucet } from '../../src/faucet/index.ts';
 import { ensureDevKey } from '../../src/roles/devKey.ts';
 import { startEmbeddedService } from '../../src/roles/embedded.ts';
@@ -43,6 +44,8 @@ const tally = { ran: 0, outputsChecked: 0, checkedBy: 0, skipped: [] as string[]
 
 interface PageEnv {
   workDir: string;
+  /** Where the page's service says it runs (src/admin/running.ts), so `keys` without --data-dir finds it, as after `npm start`. */
+  runtimeDir: string;
   url: string;
   faucetUrl: string;
   apiKey: string;
@@ -72,12 +75,16 @@ async function startPageEnv(): Promise<PageEnv> {
   });
   const faucet = await startFaucet({ settings: faucetSettingsFromManifest(devnet.manifest), port: 0, host: '127.0.0.1', logLevel: 'silent' });
   const { apiKey } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
+  const runtimeDir = join(workDir, '.run');
+  const unregister = await registerRunningService({ dataDir, url: service.url }, { AGENT_WALLET_RUNTIME_DIR: runtimeDir });
   return {
     workDir,
+    runtimeDir,
     url: service.url,
     faucetUrl: faucet.url,
     apiKey,
     async stop() {
+      await unregister();
       await faucet.stop();
       await service.stop();
     },
@@ -111,6 +118,7 @@ function runBash(script: string, env: PageEnv): Promise<{ code: number | null; s
       AGENT_WALLET_BASE_URL: env.url,
       AGENT_WALLET_FAUCET_URL: env.faucetUrl,
       AGENT_WALLET_JOURNAL: join(env.workDir, 'journal.jsonl'),
+      AGENT_WALLET_RUNTIME_DIR: env.runtimeDir,
       NO_COLOR: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
