@@ -193,6 +193,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       url,
       namespace,
       kubeconfigPath,
+      /** The configuration file every role reads (the chart's ConfigMap). */
+      configPath,
       devnet,
       serviceSecret,
       store,
