@@ -200,10 +200,35 @@ export interface ChainWorker {
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
   /**
    * The accounts this worker sends transactions from (its bundles' executors and its sending accounts: the x402
-   * settler). A transaction one of them sent is the service's own, never a caller's payment: payment verification
-   * refuses it.
+   * settler, the faucet). A transaction one of them sent is the service's own, never a caller's payment: payment
+   * verification refuses it.
    */
   senders(): Promise<Address[]>;
+  // Named reads: what x402 verification and the faucet ask of a chain, each narrow, so neither needs an RPC URL
+  // of its own and neither gets a generic passthrough (worker/namedReads.ts).
+  /** The code at an address, '0x' when it has none (whether a token is a contract, a payer a deployed wallet). */
+  getCode(address: Address): Promise<Hex>;
+  /**
+   * ERC-1271: whether the contract at `account` accepts `signature` over `digest` (isValidSignature answers the
+   * magic value). False when it has no code, reverts or answers anything else.
+   */
+  isValidSignature(account: Address, digest: Hex, signature: Hex): Promise<boolean>;
+  /**
+   * balanceOf(owner) of one of the chain's configured tokens, at `block` (default: the head). Errors:
+   * invalid_request (a token the chain does not configure), rpc_unavailable.
+   */
+  tokenBalance(token: Address, owner: Address, block?: bigint): Promise<bigint>;
+  /**
+   * EIP-3009 authorizationState(authorizer, nonce) of one of the chain's EIP-3009 tokens: true when the token
+   * spent (or the payer canceled) that authorization. Errors: invalid_request (not such a token), rpc_unavailable.
+   */
+  authorizationState(id: AuthorizationRef): Promise<boolean>;
+  /**
+   * The transaction that spent an EIP-3009 authorization (its AuthorizationUsed event) in the last
+   * `lookbackBlocks` blocks, or undefined. Errors: invalid_request (not such a token, lookback above
+   * MAX_LOOKBACK_BLOCKS), rpc_unavailable.
+   */
+  findAuthorizationUse(id: AuthorizationRef, lookbackBlocks: bigint): Promise<Hex | undefined>;
   close(): Promise<void>;
 }
 
@@ -221,19 +246,45 @@ export interface Eip3009Authorization {
   nonce: Hex;
 }
 
+/** One EIP-3009 authorization of a token: the token spends each (authorizer, nonce) once. */
+export interface AuthorizationRef {
+  token: Address;
+  authorizer: Address;
+  /** bytes32. */
+  nonce: Hex;
+}
+
 /**
  * Why the service sends a transaction from one of its own accounts. Named purposes only: the worker builds the
  * calldata itself from these fields, so no caller can make a sending account send anything else.
  */
-export type SendPurpose = {
-  kind: 'x402Settlement';
-  /** One of the chain's EIP-3009 tokens accepted for payment; `authorization.to` must be the chain's treasury. */
-  token: Address;
-  authorization: Eip3009Authorization;
-  /** The payer's signature: 65 bytes (v, r, s) or longer (an ERC-1271 wallet's bytes). */
-  signature: Hex;
-};
+export type SendPurpose =
+  | {
+      kind: 'x402Settlement';
+      /** One of the chain's EIP-3009 tokens accepted for payment; `authorization.to` must be the chain's treasury. */
+      token: Address;
+      authorization: Eip3009Authorization;
+      /** The payer's signature: 65 bytes (v, r, s) or longer (an ERC-1271 wallet's bytes). */
+      signature: Hex;
+    }
+  | {
+      /**
+       * A drip of the faucet: the chain's native coin, or one of its configured tokens, moved to `to` (an ERC-20
+       * transfer). At most the chain's faucet cap for that asset (ChainConfig.faucetCap); never to the chain's
+       * treasury or one of the worker's own accounts.
+       */
+      kind: 'faucetTransfer';
+      /** The caller's id of this drip (1-64 of [A-Za-z0-9_-]): signing the same id again answers the same transaction. */
+      id: string;
+      /** 'native', or a token address of the chain's configuration. */
+      asset: 'native' | Address;
+      to: Address;
+      /** In the asset's smallest unit, a decimal string above 0. */
+      amount: string;
+    };
 export type SendPurposeKind = SendPurpose['kind'];
+export type X402SettlementPurpose = Extract<SendPurpose, { kind: 'x402Settlement' }>;
+export type FaucetTransferPurpose = Extract<SendPurpose, { kind: 'faucetTransfer' }>;
 
 /** A transaction signed for a purpose and not necessarily sent: what a caller claims before it asks for the send. */
 export interface SignedSend {
@@ -244,10 +295,11 @@ export interface SignedSend {
   /** The account's transaction nonce. */
   nonce: number;
   purpose: SendPurposeKind;
-  /** The token the transaction spends from and, for x402, the authorization it spends. */
-  token: Address;
-  from: Address;
-  authorizationNonce: Hex;
+  /** The token the transaction moves; absent for the native coin. */
+  token?: Address;
+  /** For an x402 settlement: the authorization it spends (its signer and nonce). */
+  from?: Address;
+  authorizationNonce?: Hex;
   /**
    * Unix ms: a transaction not sent by then is never sent; the worker frees or fills its nonce, and send
    * answers `expired`.
@@ -261,6 +313,7 @@ export type SendFailureCode =
   | 'simulation_reverted' // the transaction would revert (an authorization already spent, an expired one, low balance)
   | 'expired' // send after sendBy: the transaction was dropped, sign again
   | 'unknown_transaction' // not signed here (or this worker restarted since: nothing it signed was sent)
+  | 'insufficient_funds' // the sending account cannot pay the gas (or the value) of the transaction
   | 'send_failed' // the node refused the broadcast
   | 'rpc_unavailable';
 export interface SendFailure {
@@ -269,7 +322,7 @@ export interface SendFailure {
 }
 
 /**
- * The service's own sending accounts on one chain (the x402 settler), each with its nonces owned by the chain
+ * The service's own sending accounts on one chain (the x402 settler, the faucet), each with its nonces owned by the chain
  * worker. Two phases so a caller can claim what a transaction spends before anything is sent: `signSend`
  * reserves a nonce and signs, the caller records the hash, `send` broadcasts those very bytes. Read the
  * outcome with the worker's getTransactionReceipt.
@@ -282,6 +335,12 @@ export interface SendingAccounts {
    * a transaction for the same authorization is signed and not sent (nor expired), that one is answered again.
    */
   signSend(purpose: SendPurpose): Promise<Result<SignedSend, SendFailure>>;
+  /**
+   * Runs the transaction a purpose asks for as a call from its account, sending nothing and taking no nonce: x402
+   * verification's simulation of a settlement. Failures: purpose_refused, simulation_reverted (the message has
+   * the decoded reason), rpc_unavailable.
+   */
+  simulateSend(purpose: SendPurpose): Promise<Result<void, SendFailure>>;
   /** Broadcasts a transaction signSend answered. Idempotent: sending one already sent answers ok. */
   send(hash: Hex): Promise<Result<void, SendFailure>>;
   /**

@@ -19,7 +19,7 @@ ${devOptionsHelp('    ')}
   'faucet-server': `  faucet-server           the aUSD faucet alone: a page and a JSON API that send test aUSD to a smart wallet
                           --port N (AGENT_WALLET_FAUCET_PORT, default 8090)  --host H (default 127.0.0.1)
                           --data-dir D: the devnet of a running \`dev\` (its devnet/manifest.json); or
-                          --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML, key in AGENT_WALLET_FAUCET_KEY
+                          --config F (AGENT_WALLET_FAUCET_CONFIG): a deployment's YAML; each chain's worker sends
 `,
   gateway: `  gateway                 cluster role: the HTTP API (--port, default from the config: 8080)
 `,

@@ -3,6 +3,7 @@ import { ChainNameSchema, type ChainName } from './chains.ts';
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
+const WholeAmount = z.string().regex(/^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/, 'must be a decimal string, e.g. "100"');
 
 /** The tokens a chain may configure: the payment stablecoins (spec §2.7) and WETH, which lending protocols take as collateral. */
 export const TOKEN_SYMBOLS = ['USDC', 'USDT', 'aUSD', 'WETH'] as const;
@@ -46,8 +47,23 @@ export const ChainConfigSchema = z.object({
     .object({
       /** Sends x402 settlements (transferWithAuthorization); without it, x402 is not offered on this chain. */
       x402SettlerKey: PrivateKey.optional(),
+      /** Sends the faucet's drips (faucetTransfer, within faucetCap); without it, the faucet cannot serve this chain. */
+      faucetKey: PrivateKey.optional(),
     })
     .default({}),
+  /**
+   * The most one faucet transfer may move, per asset, in whole units as decimal strings ("100", "0.05"): the worker
+   * refuses more whatever the faucet asks, so a faucet gone wrong (or its caller) cannot empty the account in one
+   * drip. An asset not named here is never sent by the faucet.
+   */
+  faucetCap: z
+    .object({
+      /** The chain's native coin (18 decimals). */
+      native: WholeAmount.optional(),
+      /** Per token symbol of `tokens`. */
+      tokens: z.partialRecord(TokenSymbolSchema, WholeAmount).default({}),
+    })
+    .default({ tokens: {} }),
   /** Receives the bundles' gas refunds (EntryPoint `beneficiary`). */
   beneficiary: Address,
   treasury: Address,

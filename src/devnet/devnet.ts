@@ -197,6 +197,11 @@ export function loadManifest(path: string): DevnetManifest {
   return DevnetManifestSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
 }
 
+/** Where the faucet account sits among the funded accounts of a manifest older than accounts.faucet. */
+export const DEVNET_FAUCET_FUNDED_INDEX = 4;
+/** The most aUSD one devnet faucet transfer moves (the faucet drips 100 by default). */
+export const DEVNET_FAUCET_CAP_AUSD = '1000';
+
 /** Builds the chain workers' configs from a manifest; the first executor also collects the gas refunds. */
 export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[] {
   const executorKeys = manifest.accounts.executors.map((a) => a.privateKey);
@@ -216,6 +221,9 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       treasury: c.treasury,
       tokens: c.tokens,
       protocols: c.protocols ?? {},
+      // The faucet's drips go through the chain worker, from the devnet's faucet account (older manifests: funded[4]).
+      sendingAccounts: { faucetKey: (manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_FUNDED_INDEX])?.privateKey },
+      faucetCap: { tokens: { aUSD: DEVNET_FAUCET_CAP_AUSD } },
       // anvil mines each transaction at once: polling for receipts every 250 ms would only add latency.
       bundler: { syncSend: c.syncSend ?? false, receiptPollMs: 20 },
     }),

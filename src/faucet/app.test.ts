@@ -5,18 +5,20 @@ import { buildFaucetApp } from './app.ts';
 import { createFaucet } from './faucet.ts';
 import { createDripLimits } from './limits.ts';
 import { createTokenSender } from './sender.ts';
-import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../../test/support/faucetUnderTest.ts';
+import { aUSDBalance, closeDevnetFaucetWorkers, devnetFaucetSettings, devnetFaucetWorkers, freshAddress, GENEROUS_LIMITS } from '../../test/support/faucetUnderTest.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import type { FaucetSettings } from './config.ts';
 
 /** A faucet app on the shared devnet, answered in process (inject). */
 async function faucetApp(settings: FaucetSettings, trustProxy?: boolean | string): Promise<FastifyInstance> {
-  const sender = createTokenSender(settings);
+  const sender = await createTokenSender({ ...settings, workers: await devnetFaucetWorkers() });
   const faucet = createFaucet({ settings, sender, limits: createDripLimits(createInMemoryRateLimiter(), settings.limits) });
   const app = await buildFaucetApp({ faucet, trustProxy });
   app.addHook('onClose', () => sender.close());
   return app;
 }
+
+afterAll(() => closeDevnetFaucetWorkers());
 
 const EIP55 = '0x52908400098527886E0F7030069857D2E4169EE7';
 /** The same address with one letter's case flipped: a wrong checksum. */

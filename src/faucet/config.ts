@@ -1,20 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { parseUnits, type Address, type Hex } from 'viem';
+import { parseUnits, type Address } from 'viem';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ChainNameSchema, type ChainName } from '../config/chains.ts';
+import { DEVNET_FAUCET_FUNDED_INDEX } from '../devnet/devnet.ts';
 import type { DevnetManifest } from '../devnet/manifest.ts';
 import type { RateLimit } from '../ratelimit/index.ts';
 
 /**
  * The faucet's configuration, from either source:
- * - the devnet (`agent-wallet faucet-server --data-dir D`, and `npm start`): `<D>/devnet/manifest.json` gives the RPC
- *   URLs, the aUSD addresses and a funded account (faucetSettingsFromManifest);
- * - a deployment: a YAML file (FaucetConfigSchema) plus secrets from the environment (loadFaucetConfig):
+ * - the devnet (`agent-wallet faucet-server --data-dir D`, and `npm start`): `<D>/devnet/manifest.json` gives the
+ *   chains and their aUSD (faucetSettingsFromManifest);
+ * - a deployment: a YAML file (FaucetConfigSchema), each chain naming its chain worker's gRPC address. The faucet
+ *   holds no key and no RPC URL: each chain's worker sends the drips from its faucet account (the worker's
+ *   AGENT_WALLET_FAUCET_KEY) and owns that account's nonces. From the environment only:
  *
- *   AGENT_WALLET_FAUCET_KEY              0x… private key of the account that holds the aUSD and the gas
- *   AGENT_WALLET_FAUCET_RPC_URL_<CHAIN>  optional: that chain's RPC URL (e.g. _BASE) when it holds a provider's
- *                                        API key and must not sit in the file (then the file may omit rpcUrl)
  *   AGENT_WALLET_REDIS_PASSWORD          when the limits are kept in a Redis that has a password
  */
 
@@ -36,12 +36,12 @@ export const DEFAULT_LIMITS = {
 export const DEFAULT_AMOUNT = '100';
 
 const HexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address') as unknown as z.ZodType<Address>;
-const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<Hex>;
 
-export const FaucetChainConfigSchema = z.object({
+export const FaucetChainConfigSchema = z.strictObject({
   name: ChainNameSchema,
   chainId: z.number().int().positive(),
-  rpcUrl: z.string().url().optional(),
+  /** host:port of the chain's worker (its gRPC Service in a cluster): it sends the drips and answers the reads. */
+  chainWorker: z.string().min(1),
   /** The aUSD contract on this chain (spec §2.7: 6 decimals on the hosted testnets). */
   token: z.object({ address: HexAddress, decimals: z.number().int().min(0).max(36).default(6) }),
   /** A block explorer: the page links each drip's transaction as `<explorerUrl>/tx/<hash>`. */
@@ -81,7 +81,8 @@ export type FaucetConfig = z.infer<typeof FaucetConfigSchema>;
 export interface FaucetChain {
   name: ChainName;
   chainId: number;
-  rpcUrl: string;
+  /** A deployment's: the chain worker's gRPC address. The devnet's faucet is given its workers in process. */
+  chainWorker?: string;
   token: { address: Address; decimals: number };
   /** What one drip sends, in the token's smallest unit. */
   amountRaw: bigint;
@@ -92,8 +93,6 @@ export interface FaucetChain {
 export interface FaucetSettings {
   /** In the order the page lists them. */
   chains: FaucetChain[];
-  /** The sending account: it holds the aUSD it gives away, and native coin for gas. */
-  privateKey: Hex;
   /** Whole aUSD per drip, as configured ("100"). */
   amount: string;
   limits: { perAddress: DripLimitConfig; perClient: DripLimitConfig };
@@ -126,9 +125,9 @@ function amountRaw(amount: string, decimals: number, where: string): bigint {
 /**
  * The devnet account the faucet sends from: its own role (src/devnet/accounts.ts), holding every test token,
  * so the faucet's nonces never race a test's or another role's. Manifests written before that role existed:
- * funded[4], which no test transfers from.
+ * funded[4], which no test transfers from. The chain workers hold its key (chainConfigsFromManifest).
  */
-export const DEVNET_FAUCET_ACCOUNT = 4;
+export const DEVNET_FAUCET_ACCOUNT = DEVNET_FAUCET_FUNDED_INDEX;
 
 /**
  * The accounts of the devnet the embedded service (`agent-wallet dev`) uses: each chain's treasury, the executors,
@@ -140,13 +139,11 @@ function devnetServiceAccounts(manifest: DevnetManifest): Address[] {
   return [...manifest.chains.map((c) => c.treasury), ...senders];
 }
 
-/** The devnet's faucet: every chain of the manifest, its aUSD, a funded account; receipts polled quickly. */
+/** The devnet's faucet: every chain of the manifest and its aUSD; receipts polled quickly. */
 export function faucetSettingsFromManifest(
   manifest: DevnetManifest,
   overrides: Partial<Pick<FaucetSettings, 'amount' | 'limits' | 'receiptTimeoutMs'>> = {},
 ): FaucetSettings {
-  const account = manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_ACCOUNT];
-  if (!account) throw new FaucetConfigError(`the devnet manifest has no funded account ${DEVNET_FAUCET_ACCOUNT}`);
   const amount = overrides.amount ?? DEFAULT_AMOUNT;
   const chains = manifest.chains.map((c): FaucetChain => {
     const token = c.tokens.find((t) => t.symbol === 'aUSD');
@@ -154,14 +151,12 @@ export function faucetSettingsFromManifest(
     return {
       name: c.name,
       chainId: c.chainId,
-      rpcUrl: c.rpcUrl,
       token: { address: token.address, decimals: token.decimals },
       amountRaw: amountRaw(amount, token.decimals, c.name),
     };
   });
   return {
     chains,
-    privateKey: account.privateKey,
     amount,
     limits: overrides.limits ?? DEFAULT_LIMITS,
     // anvil mines each transaction at once: a receipt missing after 10 s means the node is in trouble.
@@ -171,27 +166,22 @@ export function faucetSettingsFromManifest(
   };
 }
 
-/** The settings of a deployment: the validated file plus the key (and any RPC URLs) from the environment. */
-export function faucetSettingsFromConfig(config: FaucetConfig, env: NodeJS.ProcessEnv = process.env): FaucetSettings {
+/** The settings of a deployment: the validated file (the key and the RPC URLs are the chain workers'). */
+export function faucetSettingsFromConfig(config: FaucetConfig): FaucetSettings {
   const names = config.chains.map((c) => c.name);
   if (new Set(names).size !== names.length) throw new FaucetConfigError('a chain is listed twice');
-  const key = PrivateKey.safeParse(env.AGENT_WALLET_FAUCET_KEY?.trim());
-  if (!key.success) throw new FaucetConfigError('AGENT_WALLET_FAUCET_KEY must hold the faucet account\'s 0x-prefixed 32-byte private key');
-  const chains = config.chains.map((c): FaucetChain => {
-    const rpcUrl = env[`AGENT_WALLET_FAUCET_RPC_URL_${c.name.toUpperCase()}`] || c.rpcUrl;
-    if (!rpcUrl) throw new FaucetConfigError(`chain ${c.name}: no RPC URL: set rpcUrl or AGENT_WALLET_FAUCET_RPC_URL_${c.name.toUpperCase()}`);
-    return {
+  const chains = config.chains.map(
+    (c): FaucetChain => ({
       name: c.name,
       chainId: c.chainId,
-      rpcUrl,
+      chainWorker: c.chainWorker,
       token: c.token,
       amountRaw: amountRaw(config.amount, c.token.decimals, c.name),
       explorerUrl: c.explorerUrl?.replace(/\/+$/, ''),
-    };
-  });
+    }),
+  );
   return {
     chains,
-    privateKey: key.data,
     amount: config.amount,
     limits: config.limits,
     receiptTimeoutMs: config.receiptTimeoutSeconds * 1000,

@@ -47,7 +47,8 @@ export function createFaucet(deps: { settings: FaucetSettings; sender: TokenSend
   const { settings, sender, limits } = deps;
   const chains = new Map(settings.chains.map((c) => [c.name, c]));
   const served = settings.chains.map((c) => c.name).join(', ');
-  const notAllowed = new Set([...settings.serviceAccounts, sender.address].map((a) => a.toLowerCase()));
+  const serviceAccounts = new Set(settings.serviceAccounts.map((a) => a.toLowerCase()));
+  const notAllowed = (a: string) => serviceAccounts.has(a.toLowerCase()) || sender.addresses().some((x) => x.toLowerCase() === a.toLowerCase());
   const info: FaucetInfo = {
     token: 'aUSD',
     amount: settings.amount,
@@ -74,7 +75,7 @@ export function createFaucet(deps: { settings: FaucetSettings; sender: TokenSend
       const chain = chains.get(name);
       if (!chain) throw fieldError('unsupported_chain', 'chain', `must be one of the chains this faucet serves: ${served}`);
       // Before the limits: a refused address uses up no one's drips.
-      if (notAllowed.has(address.toLowerCase())) {
+      if (notAllowed(address)) {
         throw fieldError(
           'address_not_allowed',
           'address',

@@ -1,19 +1,7 @@
-import {
-  BaseError,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  InsufficientFundsError,
-  TransactionReceiptNotFoundError,
-  type Address,
-  type Hex,
-  type TransactionReceipt,
-} from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { decodeRevert, describeError, extractRevertData, isExecutionRevert } from '../chain/revert.ts';
+import { randomUUID } from 'node:crypto';
+import type { Address, Hex } from 'viem';
+import type { ChainWorker, SendFailure, SendingAccounts, TransactionReceiptInfo } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
-import { testStablecoinAbi } from '../devnet/contracts.ts';
 import { silentLogger, type Logger } from '../lib/logger.ts';
 import type { FaucetChain } from './config.ts';
 import { FaucetError } from './errors.ts';
@@ -26,12 +14,20 @@ export interface DripReceipt {
   balanceRaw: bigint | null;
 }
 
+/**
+ * What the faucet asks of a chain's worker (in process, or over gRPC beside a cluster): its faucet account sends
+ * the transfer (the worker owns that account's nonces), and two named reads. No RPC URL, no key in the faucet.
+ */
+export type FaucetChainWorker = Pick<ChainWorker, 'tokenBalance' | 'getTransactionReceipt'> & SendingAccounts;
+
 export interface TokenSender {
-  /** The account the tokens come from. */
+  /** The account the tokens come from (the first chain's, when chains have accounts of their own). */
   readonly address: Address;
+  /** Every chain's faucet account known so far. */
+  addresses(): Address[];
   /**
-   * Transfers the chain's drip amount to `to` and waits for the receipt. Sends on one chain run one at a time,
-   * so each takes the nonce after the previous one. Rejects with a FaucetError.
+   * Transfers the chain's drip amount to `to` through the chain worker and waits for the receipt. Drips on one
+   * chain run one at a time. Rejects with a FaucetError.
    */
   send(chain: ChainName, to: Address): Promise<DripReceipt>;
   /** Refuses new sends and waits for the ones under way. */
@@ -40,12 +36,11 @@ export interface TokenSender {
 
 export interface TokenSenderOptions {
   chains: readonly FaucetChain[];
-  privateKey: Hex;
+  /** The worker of each chain served. */
+  workers: ReadonlyMap<ChainName, FaucetChainWorker>;
   /** How long a send waits for its receipt. */
   receiptTimeoutMs: number;
   receiptPollMs: number;
-  /** Per JSON-RPC call (default 10 s). */
-  rpcTimeoutMs?: number;
   /** Sends allowed to wait their turn on one chain, the one in progress included (default 16). */
   maxQueued?: number;
   logger?: Logger;
@@ -70,48 +65,89 @@ function serialQueue() {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
 /**
- * Sends aUSD from a funded account: an ERC-20 `transfer`, not the devnet token's open `mint`. On a public
- * testnet the faucet cannot mint a token it does not control, and a balance is a budget: a leaked key loses
- * what the account holds, not an unlimited supply. The devnet runs the same code path as a testnet.
+ * Sends aUSD through each chain's worker: an ERC-20 `transfer` from the faucet account the worker holds (a
+ * faucetTransfer purpose, capped by the worker), not the devnet token's open `mint`. On a public testnet the faucet
+ * cannot mint a token it does not control, and a balance is a budget: a leaked key loses what the account holds,
+ * not an unlimited supply. The devnet runs the same code path as a testnet.
+ *
+ * Each chain's faucet account is asked of its worker at the start; a worker that does not answer then is asked
+ * again at its chain's next drip (its drips answer chain_unavailable meanwhile). At least one must answer.
  */
-export function createTokenSender(opts: TokenSenderOptions): TokenSender {
-  const account = privateKeyToAccount(opts.privateKey);
+export async function createTokenSender(opts: TokenSenderOptions): Promise<TokenSender> {
   const log = opts.logger ?? silentLogger;
   const maxQueued = opts.maxQueued ?? 16;
   let closed = false;
 
-  const lanes = new Map(
-    opts.chains.map((c) => {
-      const chain = defineChain({
-        id: c.chainId,
-        name: c.name,
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [c.rpcUrl] } },
-      });
-      const transport = http(c.rpcUrl, { timeout: opts.rpcTimeoutMs ?? 10_000, retryCount: 1 });
-      const client = createPublicClient({ chain, transport });
-      const wallet = createWalletClient({ chain, transport, account });
-      return [c.name, { config: c, client, wallet, queue: serialQueue() }] as const;
-    }),
-  );
-  type Lane = NonNullable<ReturnType<typeof lanes.get>>;
+  interface Lane {
+    config: FaucetChain;
+    worker: FaucetChainWorker;
+    queue: ReturnType<typeof serialQueue>;
+    /** The worker's faucet account, once it answered. */
+    account: Address | undefined;
+  }
+  const lanes = new Map<ChainName, Lane>();
+  for (const c of opts.chains) {
+    const worker = opts.workers.get(c.name);
+    if (!worker) throw new Error(`the faucet has no chain worker for ${c.name}`);
+    lanes.set(c.name, { config: c, worker, queue: serialQueue(), account: undefined });
+  }
 
-  const balanceOf = (lane: Lane, owner: Address, blockNumber?: bigint) =>
-    lane.client.readContract({ address: lane.config.token.address, abi: testStablecoinAbi, functionName: 'balanceOf', args: [owner], blockNumber });
+  const unavailable = (lane: Lane, e: unknown) => new FaucetError('chain_unavailable', `${lane.config.name} did not answer: ${messageOf(e)}`, { cause: e });
 
-  const unavailable = (lane: Lane, e: unknown) =>
-    new FaucetError('chain_unavailable', `${lane.config.name} did not answer: ${describeError(e)}`, { cause: e });
+  /** The lane's faucet account, asked of its worker until it answers. */
+  async function accountOf(lane: Lane): Promise<Address> {
+    if (lane.account) return lane.account;
+    let account: Address | undefined;
+    try {
+      account = await lane.worker.sendingAccount('faucetTransfer');
+    } catch (e) {
+      throw unavailable(lane, e);
+    }
+    if (!account) throw new FaucetError('chain_unavailable', `the ${lane.config.name} chain worker has no faucet account (its AGENT_WALLET_FAUCET_KEY)`);
+    lane.account = account;
+    return account;
+  }
+
+  const asked = await Promise.allSettled([...lanes.values()].map((l) => accountOf(l)));
+  const first = asked.find((r): r is PromiseFulfilledResult<Address> => r.status === 'fulfilled');
+  if (!first) {
+    const reasons = asked.map((r) => (r.status === 'rejected' ? messageOf(r.reason) : '')).filter((m) => m !== '');
+    throw new FaucetError('chain_unavailable', `no chain worker gave the faucet its account: ${reasons.join('; ')}`);
+  }
+  for (const [i, r] of asked.entries()) {
+    if (r.status === 'rejected') log.warn({ chain: [...lanes.keys()][i], err: messageOf(r.reason) }, 'faucet: a chain worker did not answer; asked again at its next drip');
+  }
+
+  /** A refusal of the worker as the faucet's client sees it: nothing was sent. */
+  function refused(lane: Lane, account: Address, f: SendFailure): FaucetError {
+    const { name } = lane.config;
+    switch (f.code) {
+      case 'insufficient_funds':
+        log.error({ chain: name, faucet: account }, 'faucet: out of native coin for gas');
+        return new FaucetError('faucet_empty', `the faucet has no gas left on ${name}; the operators have been told`);
+      case 'rpc_unavailable':
+        return new FaucetError('chain_unavailable', `${name} did not answer: ${f.message}`);
+      case 'simulation_reverted':
+        return new FaucetError('transfer_failed', `the transfer reverted: ${f.message}`);
+      default:
+        // purpose_refused (above the worker's cap, a recipient it protects), no_account, send_failed, expired.
+        log.error({ chain: name, code: f.code, err: f.message }, 'faucet: the chain worker refused a drip');
+        return new FaucetError('transfer_failed', `the chain worker refused the transfer (${f.code}): ${f.message}`);
+    }
+  }
 
   /** Polls for the receipt until the deadline: the transaction is out, so a failed poll is "not yet". */
-  async function receiptOf(lane: Lane, hash: Hex): Promise<TransactionReceipt> {
+  async function receiptOf(lane: Lane, hash: Hex): Promise<TransactionReceiptInfo> {
     const deadline = performance.now() + opts.receiptTimeoutMs;
     for (;;) {
       try {
-        return await lane.client.getTransactionReceipt({ hash });
+        const receipt = await lane.worker.getTransactionReceipt(hash);
+        if (receipt) return receipt;
       } catch (e) {
-        if (!(e instanceof TransactionReceiptNotFoundError)) log.warn({ chain: lane.config.name, hash, err: describeError(e) }, 'faucet: receipt poll failed');
+        log.warn({ chain: lane.config.name, hash, err: messageOf(e) }, 'faucet: receipt poll failed');
       }
       if (performance.now() + opts.receiptPollMs > deadline) {
         throw new FaucetError(
@@ -126,38 +162,35 @@ export function createTokenSender(opts: TokenSenderOptions): TokenSender {
 
   async function transfer(lane: Lane, to: Address): Promise<DripReceipt> {
     const { name, token, amountRaw } = lane.config;
+    const account = await accountOf(lane);
     let available: bigint;
     try {
-      available = await balanceOf(lane, account.address);
+      available = await lane.worker.tokenBalance(token.address, account);
     } catch (e) {
       throw unavailable(lane, e);
     }
     if (available < amountRaw) {
-      log.error({ chain: name, faucet: account.address, balance: String(available) }, 'faucet: out of aUSD');
+      log.error({ chain: name, faucet: account, balance: String(available) }, 'faucet: out of aUSD');
       throw new FaucetError('faucet_empty', `the faucet has run out of aUSD on ${name}; the operators have been told`);
     }
-    let txHash: Hex;
-    try {
-      // viem takes the `pending` nonce: a send whose receipt timed out still holds its nonce until it is mined.
-      txHash = await lane.wallet.writeContract({ address: token.address, abi: testStablecoinAbi, functionName: 'transfer', args: [to, amountRaw] });
-    } catch (e) {
-      if (e instanceof BaseError && e.walk((c) => c instanceof InsufficientFundsError)) {
-        log.error({ chain: name, faucet: account.address }, 'faucet: out of native coin for gas');
-        throw new FaucetError('faucet_empty', `the faucet has no gas left on ${name}; the operators have been told`, { cause: e });
-      }
-      if (isExecutionRevert(e)) {
-        const data = extractRevertData(e);
-        throw new FaucetError('transfer_failed', `the transfer reverted: ${data ? decodeRevert(data).reason : describeError(e)}`, { cause: e });
-      }
-      throw unavailable(lane, e);
+    // The drip's own id: a sign retried over gRPC after a lost answer gets this very transaction back.
+    const signed = await lane.worker.signSend({ kind: 'faucetTransfer', id: randomUUID(), asset: token.address, to, amount: String(amountRaw) });
+    if (!signed.ok) throw refused(lane, account, signed.error);
+    const txHash = signed.value.hash;
+    const sent = await lane.worker.send(txHash);
+    if (!sent.ok) {
+      // Refused by the node: its nonce is given back now, not at the end of its send window. A send whose answer
+      // was lost may have gone out: left to its window (the worker fills the nonce or finds it sent).
+      if (sent.error.code !== 'rpc_unavailable') await lane.worker.abandon(txHash).catch(() => undefined);
+      throw refused(lane, account, sent.error);
     }
     const receipt = await receiptOf(lane, txHash);
     if (receipt.status !== 'success') {
       throw new FaucetError('transfer_failed', 'the transfer was mined and reverted', { details: { tx_hash: txHash } });
     }
     // Read at the drip's own block: the balance this drip made, whatever came after it.
-    const balanceRaw = await balanceOf(lane, to, receipt.blockNumber).catch((e: unknown) => {
-      log.warn({ chain: name, txHash, err: describeError(e) }, 'faucet: could not read the balance after a drip');
+    const balanceRaw = await lane.worker.tokenBalance(token.address, to, receipt.blockNumber).catch((e: unknown) => {
+      log.warn({ chain: name, txHash, err: messageOf(e) }, 'faucet: could not read the balance after a drip');
       return null;
     });
     log.info({ chain: name, to, txHash, block: String(receipt.blockNumber) }, 'faucet: drip sent');
@@ -165,7 +198,8 @@ export function createTokenSender(opts: TokenSenderOptions): TokenSender {
   }
 
   return {
-    address: account.address,
+    address: first.value,
+    addresses: () => [...new Set([...lanes.values()].flatMap((l) => (l.account ? [l.account] : [])))],
     async send(chain, to) {
       if (closed) throw new FaucetError('closed', 'the faucet is shutting down; retry shortly');
       const lane = lanes.get(chain);

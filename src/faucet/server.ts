@@ -6,10 +6,13 @@ import { buildFaucetApp } from './app.ts';
 import type { FaucetSettings } from './config.ts';
 import { createFaucet, type Faucet } from './faucet.ts';
 import { createDripLimits } from './limits.ts';
-import { createTokenSender } from './sender.ts';
+import { createTokenSender, type FaucetChainWorker } from './sender.ts';
+import type { ChainName } from '../config/chains.ts';
 
 export interface StartFaucetOptions {
   settings: FaucetSettings;
+  /** Each served chain's worker: in process (the devnet), or a gRPC client of a cluster's chain worker. */
+  workers: ReadonlyMap<ChainName, FaucetChainWorker>;
   /** TCP port; 0 picks a free one (default 8090). */
   port?: number;
   host?: string;
@@ -37,13 +40,16 @@ function packageVersion(): string {
   return pkg.version ?? '0.0.0';
 }
 
-/** The faucet as a process runs it: sender, limits, HTTP server; `agent-wallet faucet-server` and `npm start` call this. */
+/**
+ * The faucet as a process runs it: sender (through the chain workers), limits, HTTP server; `agent-wallet
+ * faucet-server` and `npm start` call this. The workers stay the caller's to close.
+ */
 export async function startFaucet(opts: StartFaucetOptions): Promise<RunningFaucet> {
   const log = opts.logger ?? pino({ level: opts.logLevel ?? 'silent' });
   const { settings } = opts;
-  const sender = createTokenSender({
+  const sender = await createTokenSender({
     chains: settings.chains,
-    privateKey: settings.privateKey,
+    workers: opts.workers,
     receiptTimeoutMs: settings.receiptTimeoutMs,
     receiptPollMs: settings.receiptPollMs,
     logger: log,

@@ -27,17 +27,3 @@ export const PaymentSettingsSchema = z
  * chain worker: the EOA that submits transferWithAuthorization and pays its gas, its nonces owned by the worker.
  */
 export const X402_SETTLER_KEY_ENV = 'AGENT_WALLET_X402_SETTLER_KEY';
-
-/**
- * The chains x402 settles on, from the cluster configuration: every chain, each with the RPC URL verification reads
- * through (the settlement itself goes through the chain worker). A chain whose URL only its worker holds
- * (AGENT_WALLET_RPC_URL) cannot verify: refused at start.
- */
-export function x402Chains(config: { chains: readonly { name: string; chainId: number; rpcUrl?: string | undefined }[] }): { name: string; chainId: number; rpcUrl: string }[] {
-  return config.chains.map((c) => {
-    if (c.rpcUrl === undefined) {
-      throw new Error(`x402 is enabled, but chain ${c.name} has no rpcUrl in the configuration: x402 verification reads through it`);
-    }
-    return { name: c.name, chainId: c.chainId, rpcUrl: c.rpcUrl };
-  });
-}

@@ -1,4 +1,3 @@
-import type { SendingAccounts } from '../chain/types.ts';
 import type { ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -8,7 +7,7 @@ import { claimSettlement } from './settlementClaim.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from './settings.ts';
 import { paymentTermsOf } from './terms.ts';
 import type { ChainPaymentTerms, PaymentPolicies, PaymentSettings } from './types.ts';
-import { createX402Facilitator } from './x402/index.ts';
+import { createX402Facilitator, type X402ChainWorker } from './x402/index.ts';
 
 export interface PaymentsSetup {
   /** For the execution controller: the three modes. */
@@ -22,13 +21,13 @@ export interface PaymentsSetup {
 export interface PaymentsSetupOptions {
   store: ResourceStore;
   namespace: string;
-  chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'rpcUrl' | 'entryPoint' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
+  chains: readonly Pick<ChainConfig, 'name' | 'chainId' | 'entryPoint' | 'treasury' | 'tokens' | 'nativeUsdPrice' | 'paymentConfirmations'>[];
   settings?: Partial<PaymentSettings> | undefined;
   /**
-   * The chain workers that settle x402 payments (each owns the settler account of its chain); without them x402
-   * is not offered.
+   * The chain workers x402 verifies and settles through (each owns the settler account of its chain); without them
+   * x402 is not offered.
    */
-  x402Accounts?: ReadonlyMap<ChainName, SendingAccounts> | undefined;
+  x402Workers?: ReadonlyMap<ChainName, X402ChainWorker> | undefined;
   logger: Logger;
 }
 
@@ -36,12 +35,12 @@ export interface PaymentsSetupOptions {
 export function setUpPayments(opts: PaymentsSetupOptions): PaymentsSetup {
   const settings: PaymentSettings = { ...DEFAULT_PAYMENT_SETTINGS, ...opts.settings };
   const terms = paymentTermsOf(opts.chains);
-  const accounts = opts.x402Accounts;
-  const x402 = accounts
+  const workers = opts.x402Workers;
+  const x402 = workers
     ? createX402Facilitator({
         chains: opts.chains.flatMap((c) => {
-          const a = accounts.get(c.name);
-          return a ? [{ chainId: c.chainId, rpcUrl: c.rpcUrl, accounts: a }] : [];
+          const worker = workers.get(c.name);
+          return worker ? [{ chainId: c.chainId, worker }] : [];
         }),
         beforeSend: claimSettlement(opts.store, opts.namespace),
       })

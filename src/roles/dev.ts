@@ -49,8 +49,6 @@ export async function runDev(argv: string[]): Promise<number> {
       // The devnet's own settler account sends x402 settlements (it holds native coin on every chain).
       payments: {
         x402SettlerKey: devnet.manifest.accounts.settler?.privateKey,
-        // The faucet's drips are the service's own transactions: never a payment.
-        ...(devnet.manifest.accounts.faucet && { serviceAccounts: [devnet.manifest.accounts.faucet.address] }),
       },
       onStoreFatal: (err) => {
         process.stderr.write(`agent-wallet: the store stopped for good (${err.message}); exiting so it restarts from the disk\n`);
@@ -66,6 +64,8 @@ export async function runDev(argv: string[]): Promise<number> {
   try {
     faucet = await startFaucet({
       settings: faucetSettingsFromManifest(devnet.manifest),
+      // The service's own chain workers send the drips: they hold the faucet account (chainConfigsFromManifest).
+      workers: service.workers,
       port: faucetPortNumber,
       host,
       logLevel: values.quiet === true ? 'warn' : 'info',

@@ -135,7 +135,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         ...(opts.payments?.graceSeconds !== undefined && { graceSeconds: opts.payments.graceSeconds }),
         ...(opts.payments?.serviceAccounts !== undefined && { serviceAccounts: opts.payments.serviceAccounts }),
       },
-      x402Accounts: settlerKey ? workers : undefined,
+      x402Workers: settlerKey ? workers : undefined,
       logger: log.child({ role: 'payments' }),
     });
     const { ca, resolver, ...webhookInput } = opts.webhooks ?? {};

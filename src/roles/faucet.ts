@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
-import { loadManifest } from '../devnet/devnet.ts';
+import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
+import type { ChainName } from '../config/chains.ts';
+import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
+import { chainConfigsFromManifest, loadManifest } from '../devnet/devnet.ts';
 import {
   DEFAULT_FAUCET_PORT,
   FaucetConfigError,
@@ -24,11 +27,14 @@ export function faucetPort(flag: string | undefined, fallback: number = DEFAULT_
 interface FaucetSetup {
   options: StartFaucetOptions;
   log: PinoLogger;
-  /** Closes what the setup opened (the Redis connection). */
+  /** Closes what the setup opened (the chain workers or their clients, the Redis connection). */
   close(): Promise<void>;
 }
 
-/** A deployment: the YAML file, the key from the environment, the limits in Redis when the file names one. */
+/**
+ * A deployment: the YAML file, each chain's worker reached over gRPC (it holds the faucet key and sends the drips),
+ * the limits in Redis when the file names one.
+ */
 async function fromConfigFile(path: string, values: { port?: string | undefined; host?: string | undefined }): Promise<FaucetSetup> {
   let config;
   let settings;
@@ -40,8 +46,13 @@ async function fromConfigFile(path: string, values: { port?: string | undefined;
     throw e;
   }
   const log = pino({ level: config.logLevel, base: { role: 'faucet' } });
+  const { connectChainWorker } = await import('../chain/grpc/client.ts');
+  const workers = new Map(settings.chains.map((c) => [c.name, connectChainWorker(c.name, c.chainWorker!, { log })] as const));
+  const closeWorkers = async () => {
+    for (const w of workers.values()) await w.close();
+  };
   let limiter: RateLimiter | undefined;
-  let close = async () => {};
+  let close = closeWorkers;
   if (config.redis) {
     const { connectRedis, closeRedis, redisPasswordFromEnv, whenRedisReady } = await import('../redis/connect.ts');
     const { createRedisRateLimiter } = await import('../ratelimit/redis.ts');
@@ -51,14 +62,21 @@ async function fromConfigFile(path: string, values: { port?: string | undefined;
     // away, the limiter's fallback still limits per process.
     await whenRedisReady(redis).catch((err: unknown) => log.warn({ err }, 'faucet: Redis is not reachable yet; limiting per process until it is'));
     limiter = createRedisRateLimiter(redis, { keyPrefix: 'aw:faucet:rl:', logger: log });
-    close = () => closeRedis(redis);
+    close = async () => {
+      await closeWorkers();
+      await closeRedis(redis);
+    };
   }
-  const options = { settings, port: faucetPort(values.port, config.port), host: values.host ?? config.host, trustProxy: config.trustProxy, limiter, logger: log };
+  const options = { settings, workers, port: faucetPort(values.port, config.port), host: values.host ?? config.host, trustProxy: config.trustProxy, limiter, logger: log };
   return { options, log, close };
 }
 
-/** The devnet: its manifest in the data dir (written by `agent-wallet dev`, which must be running for drips to go through). */
-function fromDevnet(dataDir: string, values: { port?: string | undefined; host?: string | undefined; quiet?: boolean | undefined }): FaucetSetup {
+/**
+ * The devnet: its manifest in the data dir (written by `agent-wallet dev`, which must be running for drips to go
+ * through). This process runs the devnet's chain workers itself, for their faucet account only: the drips of
+ * `npm start`'s own faucet come from the same account, so drip from one of the two at a time.
+ */
+async function fromDevnet(dataDir: string, values: { port?: string | undefined; host?: string | undefined; quiet?: boolean | undefined }): Promise<FaucetSetup> {
   const manifestPath = join(dataDir, 'devnet', 'manifest.json');
   if (!existsSync(manifestPath)) {
     throw new CliError(
@@ -66,13 +84,28 @@ function fromDevnet(dataDir: string, values: { port?: string | undefined; host?:
     );
   }
   let settings;
+  let manifest;
   try {
-    settings = faucetSettingsFromManifest(loadManifest(manifestPath));
+    manifest = loadManifest(manifestPath);
+    settings = faucetSettingsFromManifest(manifest);
   } catch (e) {
     throw new CliError(`cannot use the devnet manifest ${manifestPath}: ${(e as Error).message}`);
   }
   const log = pino({ level: values.quiet === true ? 'warn' : 'info', base: { role: 'faucet' } });
-  return { options: { settings, port: faucetPort(values.port), host: values.host ?? '127.0.0.1', logger: log }, log, close: async () => {} };
+  const serviceSecret = await loadOrCreateServiceSecret(join(dataDir, 'service-secret'));
+  const workers = new Map<ChainName, LocalChainWorker>();
+  const close = async () => {
+    for (const w of workers.values()) await w.close();
+  };
+  try {
+    for (const config of chainConfigsFromManifest(manifest)) {
+      workers.set(config.name, await createChainWorker(config, { serviceSecret, log: log.child({ chain: config.name }) }));
+    }
+  } catch (e) {
+    await close();
+    throw new CliError(`cannot reach the devnet of ${manifestPath} (is agent-wallet dev running?): ${(e as Error).message}`);
+  }
+  return { options: { settings, workers, port: faucetPort(values.port), host: values.host ?? '127.0.0.1', logger: log }, log, close };
 }
 
 /**
@@ -88,7 +121,7 @@ export async function runFaucet(argv: string[]): Promise<number> {
     quiet: { type: 'boolean', default: false },
   });
   const configPath = values.config ?? process.env.AGENT_WALLET_FAUCET_CONFIG;
-  const setup = configPath !== undefined ? await fromConfigFile(configPath, values) : fromDevnet(resolveDataDir(values['data-dir']), values);
+  const setup = configPath !== undefined ? await fromConfigFile(configPath, values) : await fromDevnet(resolveDataDir(values['data-dir']), values);
   let faucet;
   try {
     faucet = await startFaucet(setup.options);

@@ -4,7 +4,9 @@
  * transaction in the mempool (base held with automine off). The next leader finishes the request: the payer's
  * authorization is spent once, the settler's nonces have no gap, and the request is confirmed.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { erc20Abi, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
@@ -28,6 +30,12 @@ afterAll(async () => {
 });
 
 it('the leading controller killed during an x402 settlement: one settlement, no nonce gap, the request confirmed', { timeout: 240_000 }, async () => {
+  // The controller has no RPC URL: the configuration names none, only the chain workers' environment does. x402 is
+  // verified, settled and looked up through the workers.
+  const config = parseYaml(readFileSync(cluster.configPath, 'utf8')) as { x402: { enabled: boolean }; chains: Record<string, unknown>[] };
+  expect(config.x402.enabled).toBe(true);
+  for (const c of config.chains) expect(c).not.toHaveProperty('rpcUrl');
+
   const client = cluster.devnet.publicClient(CHAIN);
   const settler = cluster.devnet.manifest.accounts.settler!.address as Address;
   const usdc = cluster.devnet.chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;

@@ -70,10 +70,10 @@ async function startPageEnv(): Promise<PageEnv> {
     port: 0,
     adminSocket: true,
     decisionTimeoutMs: 20_000,
-    // As `npm start` has it: the devnet's settler settles x402, the faucet's drips never pay.
-    payments: { x402SettlerKey: accounts.settler?.privateKey, serviceAccounts: accounts.faucet ? [accounts.faucet.address] : [] },
+    // As `npm start` has it: the devnet's settler settles x402; the chain workers hold the faucet account.
+    payments: { x402SettlerKey: accounts.settler?.privateKey },
   });
-  const faucet = await startFaucet({ settings: faucetSettingsFromManifest(devnet.manifest), port: 0, host: '127.0.0.1', logLevel: 'silent' });
+  const faucet = await startFaucet({ settings: faucetSettingsFromManifest(devnet.manifest), workers: service.workers, port: 0, host: '127.0.0.1', logLevel: 'silent' });
   const { apiKey } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
   const runtimeDir = join(workDir, '.run');
   const unregister = await registerRunningService({ dataDir, url: service.url }, { AGENT_WALLET_RUNTIME_DIR: runtimeDir });

@@ -288,7 +288,8 @@ describe('agent-wallet: the agents’ commands', { timeout: TIMEOUT }, () => {
   it('faucet sends aUSD to the agent’s wallet', async () => {
     let faucet: RunningFaucet | undefined;
     try {
-      faucet = await startFaucet({ settings: devnetFaucetSettings(), port: 0 });
+      // The service's own chain workers send the drips, as under `npm start`.
+      faucet = await startFaucet({ settings: devnetFaucetSettings(), workers: svc.workers, port: 0 });
       const run = await cli(['faucet', '--agent-id', 'cli-faucet', '--chain', CHAIN, '--faucet-url', faucet.url, '--json']);
       expect(run.code, run.stderr).toBe(0);
       const wallet = json((await cli(['wallet', '--agent-id', 'cli-faucet', '--chain', CHAIN, '--json'])).stdout);

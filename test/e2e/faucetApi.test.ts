@@ -4,10 +4,14 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { decodeEventLog, type Address, type Hex } from 'viem';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { DEVNET_FAUCET_ACCOUNT, startFaucet, type FaucetSettings, type RunningFaucet } from '../../src/faucet/index.ts';
-import { aUSDBalance, devnetFaucetSettings, freshAddress, GENEROUS_LIMITS } from '../support/faucetUnderTest.ts';
+import { connectChainWorker, type RemoteChainWorker } from '../../src/chain/grpc/client.ts';
+import { serveChainWorker } from '../../src/chain/grpc/index.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import type { FaucetChainWorker } from '../../src/faucet/index.ts';
+import { aUSDBalance, closeDevnetFaucetWorkers, devnetFaucetSettings, devnetFaucetWorkers, freshAddress, GENEROUS_LIMITS } from '../support/faucetUnderTest.ts';
 import { tempDir, testDevnet } from '../support/env.ts';
 import { freePort } from '../support/net.ts';
 import { startRedis } from '../support/redis.ts';
@@ -21,13 +25,16 @@ const totalSupply = (chain: 'ethereum' | 'base' | 'arbitrum') =>
   devnet.publicClient(chain).readContract({ address: aUSD(chain), abi: testStablecoinAbi, functionName: 'totalSupply' });
 
 const running: RunningFaucet[] = [];
+const clients: RemoteChainWorker[] = [];
 afterEach(async () => {
   for (const f of running.splice(0)) await f.stop();
+  for (const c of clients.splice(0)) await c.close();
 });
+afterAll(() => closeDevnetFaucetWorkers());
 
-/** A faucet listening on a free port, reached over HTTP like any client. */
-async function faucet(settings: FaucetSettings = devnetFaucetSettings()) {
-  const f = await startFaucet({ settings, port: 0 });
+/** A faucet listening on a free port, reached over HTTP like any client; the devnet's workers (in process) send. */
+async function faucet(settings: FaucetSettings = devnetFaucetSettings(), workers?: ReadonlyMap<ChainName, FaucetChainWorker>) {
+  const f = await startFaucet({ settings, workers: workers ?? (await devnetFaucetWorkers()), port: 0 });
   running.push(f);
   const drip = async (body: unknown) => {
     const res = await fetch(`${f.url}/api/drip`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -86,8 +93,11 @@ describe('faucet on the devnet', () => {
     const to = freshAddress();
     const refused = await drip({ address: to, chain: 'base' });
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('600');
-    expect(refused.body).toMatchObject({ error: 'rate_limited', limit: 'client', retry_after_seconds: 600 });
+    expect(refused.body).toMatchObject({ error: 'rate_limited', limit: 'client' });
+    // A whole drip's worth of waiting, less what the bucket refilled while the three drips ran.
+    expect(refused.headers.get('retry-after')).toBe(String(refused.body.retry_after_seconds));
+    expect(refused.body.retry_after_seconds).toBeGreaterThan(590);
+    expect(refused.body.retry_after_seconds).toBeLessThanOrEqual(600);
     expect(refused.body.message).toMatch(/^your client address has asked for too many drips/);
     expect(await aUSDBalance('base', to)).toBe(0n);
   });
@@ -104,10 +114,13 @@ describe('faucet on the devnet', () => {
     for (const to of recipients) expect(await aUSDBalance('ethereum', to)).toBe(100_000_000n);
   });
 
-  it('503 chain_unavailable when the chain does not answer, with Retry-After', async () => {
-    const settings = devnetFaucetSettings();
+  it('503 chain_unavailable when the chain worker does not answer, with Retry-After', async () => {
     const closedPort = await freePort();
-    const { drip } = await faucet({ ...settings, chains: settings.chains.map((c) => (c.name === 'base' ? { ...c, rpcUrl: `http://127.0.0.1:${closedPort}` } : c)) });
+    const away = connectChainWorker('base', `127.0.0.1:${closedPort}`, { retry: { attempts: 1 } });
+    clients.push(away);
+    const workers = new Map<ChainName, FaucetChainWorker>(await devnetFaucetWorkers());
+    workers.set('base', away);
+    const { drip } = await faucet(devnetFaucetSettings(), workers);
     const res = await drip({ address: freshAddress(), chain: 'base' });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
@@ -205,8 +218,11 @@ describe('agent-wallet faucet-server (the role)', () => {
     }
   });
 
-  it('a deployment: the YAML file, the key from the environment, limits in Redis that outlive a restart', async () => {
+  it('a deployment: the YAML file, each chain by its chain worker over gRPC (the worker holds the key), limits in Redis that outlive a restart', async () => {
     const redis = await startRedis();
+    const local = await devnetFaucetWorkers();
+    const servers = await Promise.all((['base', 'arbitrum'] as const).map((name) => serveChainWorker(local.get(name)!, { port: 0 })));
+    const [baseWorker, arbitrumWorker] = servers.map((w) => `127.0.0.1:${w.port}`);
     try {
       const config = join(tempDir('aw-faucet-deploy-'), 'faucet.yaml');
       const chains = ['base', 'arbitrum'] as const;
@@ -221,15 +237,14 @@ describe('agent-wallet faucet-server (the role)', () => {
           `redis: { url: "${redis.url}" }`,
           'logLevel: warn',
           'chains:',
-          ...chains.map((name) => `  - { name: ${name}, chainId: ${devnet.chain(name).chainId}, token: { address: "${aUSD(name)}" } }`),
+          ...chains.map(
+            (name, i) =>
+              `  - { name: ${name}, chainId: ${devnet.chain(name).chainId}, chainWorker: "${[baseWorker, arbitrumWorker][i]}", token: { address: "${aUSD(name)}" } }`,
+          ),
         ].join('\n'),
       );
-      const env = {
-        ...process.env,
-        AGENT_WALLET_FAUCET_KEY: faucetKeys.privateKey,
-        AGENT_WALLET_FAUCET_RPC_URL_BASE: devnet.chain('base').rpcUrl,
-        AGENT_WALLET_FAUCET_RPC_URL_ARBITRUM: devnet.chain('arbitrum').rpcUrl,
-      };
+      // No key and no RPC URL in the faucet's environment: the chain workers have them.
+      const { AGENT_WALLET_FAUCET_KEY: _k, ...env } = process.env;
       const to = freshAddress();
       const first = await spawnFaucet(['--config', config], env);
       try {
@@ -251,21 +266,21 @@ describe('agent-wallet faucet-server (the role)', () => {
       }
       expect(await aUSDBalance('base', to)).toBe(2_500_000n);
     } finally {
+      for (const server of servers) await server.close(0);
       await redis.stop();
     }
   });
 
-  it('refuses a data dir without a devnet, and a deployment config without its key: exit 2 and the reason', async () => {
+  it('refuses a data dir without a devnet, and a deployment config without its chain workers: exit 2 and the reason', async () => {
     const noDevnet = await fails(['--data-dir', tempDir('aw-faucet-none-')]);
     expect(noDevnet.code).toBe(2);
     expect(noDevnet.stderr).toMatch(/no devnet manifest at .*devnet\/manifest\.json: start the devnet first/);
 
     const config = join(tempDir('aw-faucet-cfg-'), 'faucet.yaml');
     writeFileSync(config, `chains: [{ name: base, chainId: 84532, rpcUrl: "http://127.0.0.1:1", token: { address: "${aUSD('base') as Address}" } }]\n`);
-    const { AGENT_WALLET_FAUCET_KEY: _, ...env } = process.env;
-    const noKey = await fails(['--config', config], env);
-    expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/AGENT_WALLET_FAUCET_KEY must hold/);
+    const noWorker = await fails(['--config', config]);
+    expect(noWorker.code).toBe(2);
+    expect(noWorker.stderr).toMatch(/invalid faucet config .*chainWorker/s);
   });
 
   it('`agent-wallet faucet` with the service’s options says the service is faucet-server (faucet is the client command)', async () => {

@@ -110,7 +110,9 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     payments: PaymentSettingsSchema.parse({ serviceAccounts: devnet.manifest.accounts.faucet ? [devnet.manifest.accounts.faucet.address] : [] }),
     x402: { enabled: opts.x402 === true },
     logLevel: 'info',
-    chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!)),
+    // With x402, the RPC URLs are the chain workers' alone (AGENT_WALLET_RPC_URL below), as with a provider's key in
+    // a Secret: the controller verifies and settles through the workers, and never needs one.
+    chains: chains.map((c) => publicChain(c, `127.0.0.1:${workerPorts.get(c.name)}`, workerPorts.get(c.name)!, { withRpcUrl: opts.x402 !== true })),
   };
   const configPath = join(dir, 'config.yaml');
   writeFileSync(configPath, stringify(config));
@@ -153,7 +155,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
       AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
       // The devnet's settler sends x402 settlements, as the chart's Secret gives it to the chain workers.
-      ...(settler && { [X402_SETTLER_KEY_ENV]: settler }),
+      ...(settler && { [X402_SETTLER_KEY_ENV]: settler, AGENT_WALLET_RPC_URL: c.rpcUrl }),
     });
   const startController = (i: number) =>
     spawnRole(`controller-${i}`, ['controller'], { KUBECONFIG: rbac.kubeconfigs.controller, ...opts.controllerEnv });
@@ -191,6 +193,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       url,
       namespace,
       kubeconfigPath,
+      /** The configuration file every role reads (the chart's ConfigMap). */
+      configPath,
       devnet,
       serviceSecret,
       store,
@@ -248,9 +252,9 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
 }
 export type TestCluster = Awaited<ReturnType<typeof startTestCluster>>;
 
-function publicChain(c: ChainConfig, address: string, port: number): ClusterConfig['chains'][number] {
-  const { paymasterSignerKey: _p, executorKeys: _e, sendingAccounts: _s, ...pub } = c;
-  return { ...pub, worker: { address, port } };
+function publicChain(c: ChainConfig, address: string, port: number, opts: { withRpcUrl: boolean }): ClusterConfig['chains'][number] {
+  const { paymasterSignerKey: _p, executorKeys: _e, sendingAccounts: _s, rpcUrl, ...pub } = c;
+  return { ...pub, ...(opts.withRpcUrl && { rpcUrl }), worker: { address, port } };
 }
 
 /** SIGTERM (graceful stop), SIGKILL to the group after `graceMs`. */

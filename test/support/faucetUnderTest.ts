@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress, type Address } from 'viem';
-import { testDevnet } from './env.ts';
+import { newServiceSecret, testDevnet } from './env.ts';
+import { createChainWorker, type LocalChainWorker } from '../../src/chain/index.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { faucetSettingsFromManifest, type DripLimitConfig, type FaucetSettings } from '../../src/faucet/config.ts';
@@ -23,4 +24,26 @@ export async function aUSDBalance(chain: ChainName, owner: Address): Promise<big
   const devnet = testDevnet();
   const token = devnet.chain(chain).tokens.find((t) => t.symbol === 'aUSD')!.address;
   return devnet.publicClient(chain).readContract({ address: token, abi: testStablecoinAbi, functionName: 'balanceOf', args: [owner] });
+}
+
+let workers: Promise<Map<ChainName, LocalChainWorker>> | undefined;
+
+/**
+ * In-process chain workers of the shared devnet, one per chain, made once per test file: they hold the devnet's
+ * faucet account (chainConfigsFromManifest) and send the drips, as the embedded service's workers do.
+ */
+export function devnetFaucetWorkers(): Promise<Map<ChainName, LocalChainWorker>> {
+  workers ??= (async () => {
+    const secret = newServiceSecret();
+    const made = await Promise.all(testDevnet().chainConfigs().map(async (c) => [c.name, await createChainWorker(c, { serviceSecret: secret })] as const));
+    return new Map(made);
+  })();
+  return workers;
+}
+
+/** Closes the workers devnetFaucetWorkers made (afterAll of a file that used them). */
+export async function closeDevnetFaucetWorkers(): Promise<void> {
+  const made = workers;
+  workers = undefined;
+  if (made) for (const w of (await made).values()) await w.close();
 }

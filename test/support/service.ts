@@ -40,8 +40,8 @@ export async function startTestService(
     decisionTimeoutMs: opts.decisionTimeoutMs ?? 20_000,
     ...(opts.webhooks && { webhooks: opts.webhooks }),
     ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
-    // As `npm start` has it: the faucet account is one of the service's own (its drips never pay).
-    payments: { serviceAccounts: devnet.manifest.accounts.faucet ? [devnet.manifest.accounts.faucet.address] : [], ...opts.payments },
+    // The faucet account is one of the workers' own (chainConfigsFromManifest): its drips never pay.
+    ...(opts.payments && { payments: opts.payments }),
     ...(opts.connections && { connections: opts.connections }),
   });
   return {

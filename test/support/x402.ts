@@ -9,7 +9,7 @@ import type { ChainConfig } from '../../src/config/chainConfig.ts';
 import { devnetChain, devnetWalletClient } from '../../src/devnet/clients.ts';
 import { eip3009TokenAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import type { ChainClient } from '../../src/chain/client.ts';
-import type { SendPurpose } from '../../src/chain/types.ts';
+import type { X402SettlementPurpose } from '../../src/chain/types.ts';
 
 /** Gives an account 1 ETH of the devnet's native coin (anvil_setBalance): a settler or payer of its own. */
 export async function fundNative(client: Pick<ChainClient, 'request'>, account: Address): Promise<void> {
@@ -21,7 +21,7 @@ export async function x402Payment(
   config: ChainConfig,
   client: Pick<ChainClient, 'request' | 'readContract'>,
   opts: { to?: Address; token?: Address } = {},
-): Promise<SendPurpose> {
+): Promise<X402SettlementPurpose> {
   const usdc = config.tokens.find((t) => t.symbol === 'USDC')!;
   const [, domainName, domainVersion] = await client.readContract({ address: usdc.address, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
   const key = generatePrivateKey();

@@ -38,6 +38,7 @@ import type {
   SendPurpose,
   SendPurposeKind,
   SignedSend,
+  AuthorizationRef,
 } from '../types.ts';
 import {
   decodeHash,
@@ -60,6 +61,10 @@ import {
   decodeSignSendResult,
   encodePurposeKind,
   encodeSignSend,
+  decodeHex,
+  decodeUint,
+  decodeOptionalHash,
+  encodeAuthorizationRef,
 } from './codec.ts';
 import { fromGrpcStatus, isRetryableTransportFailure, isServiceError } from './errors.ts';
 import * as pb from './generated/chainworker/v1/chainworker.ts';
@@ -77,6 +82,12 @@ export type ChainWorkerMethod =
   | 'read'
   | 'getTransactionReceipt'
   | 'getSenders'
+  | 'getCode'
+  | 'isValidSignature'
+  | 'getTokenBalance'
+  | 'getAuthorizationState'
+  | 'findAuthorizationUse'
+  | 'simulateSend'
   | 'getSendingAccount'
   | 'signSend'
   | 'sendSigned'
@@ -108,6 +119,13 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   // The receipt and the head in one batch, then the block's timestamp.
   getTransactionReceipt: 10_000,
   getSenders: 5_000,
+  // One or two RPC requests each; the log search spans at most 100 000 blocks.
+  getCode: 10_000,
+  isValidSignature: 10_000,
+  getTokenBalance: 10_000,
+  getAuthorizationState: 10_000,
+  findAuthorizationUse: 20_000,
+  simulateSend: 10_000,
   getSendingAccount: 5_000,
   // Waits for the account's nonce lock, estimates and signs: a few RPC round trips, behind the settlements before it.
   signSend: 30_000,
@@ -130,6 +148,12 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getTransactionReceipt: true, // reads
   getSenders: true, // reads the worker's configuration
   getSendingAccount: true, // reads the worker's configuration
+  getCode: true, // reads
+  isValidSignature: true, // reads
+  getTokenBalance: true, // reads
+  getAuthorizationState: true, // reads
+  findAuthorizationUse: true, // reads
+  simulateSend: true, // an eth_call: reads
   // Idempotent by what it spends: a retry after a lost answer gets the very transaction signed, while unsent. After
   // a worker restart nothing it signed was sent (the bytes never left it), so a new one takes the same nonce.
   signSend: true,
@@ -347,6 +371,38 @@ class GrpcChainWorker implements RemoteChainWorker {
       });
     }
     return this.#senders.addresses;
+  }
+
+  async getCode(address: Address): Promise<Hex> {
+    const res = await this.#call<pb.GetCodeResponse>('getCode', (md, o, cb) => this.#client.getCode({ address }, md, o, cb));
+    return decodeHex(res.code, 'code');
+  }
+
+  async isValidSignature(account: Address, digest: Hex, signature: Hex): Promise<boolean> {
+    const req = { account, digest, signature };
+    return (await this.#call<pb.IsValidSignatureResponse>('isValidSignature', (md, o, cb) => this.#client.isValidSignature(req, md, o, cb))).valid;
+  }
+
+  async tokenBalance(token: Address, owner: Address, block?: bigint): Promise<bigint> {
+    const req = { token, owner, ...(block !== undefined && { block: String(block) }) };
+    const res = await this.#call<pb.GetTokenBalanceResponse>('getTokenBalance', (md, o, cb) => this.#client.getTokenBalance(req, md, o, cb));
+    return decodeUint(res.raw, 'raw');
+  }
+
+  async authorizationState(id: AuthorizationRef): Promise<boolean> {
+    const req = { authorization: encodeAuthorizationRef(id) };
+    return (await this.#call<pb.GetAuthorizationStateResponse>('getAuthorizationState', (md, o, cb) => this.#client.getAuthorizationState(req, md, o, cb))).used;
+  }
+
+  async findAuthorizationUse(id: AuthorizationRef, lookbackBlocks: bigint): Promise<Hex | undefined> {
+    const req = { authorization: encodeAuthorizationRef(id), lookbackBlocks: String(lookbackBlocks) };
+    const res = await this.#call<pb.FindAuthorizationUseResponse>('findAuthorizationUse', (md, o, cb) => this.#client.findAuthorizationUse(req, md, o, cb));
+    return decodeOptionalHash(res.txHash, 'txHash');
+  }
+
+  async simulateSend(purpose: SendPurpose): Promise<Result<void, SendFailure>> {
+    const req = encodeSignSend(purpose);
+    return unavailableAsFailure(async () => decodeSendResult(await this.#call('simulateSend', (md, o, cb) => this.#client.simulateSend(req, md, o, cb))));
   }
 
   async sendingAccount(purpose: SendPurposeKind): Promise<Address | undefined> {

@@ -14,6 +14,8 @@ import type {
   SendPurpose,
   SendPurposeKind,
   SignedSend,
+  AuthorizationRef,
+  Eip3009Authorization,
   SimulationFailure,
   SimulationFailureCode,
   SimulationResult,
@@ -391,7 +393,10 @@ export const decodeSenders = (m: pb.GetSendersResponse): Address[] => parse(z.ar
 
 // ───────────────────────────── sending accounts ─────────────────────────────
 
-const PURPOSE_KINDS: Readonly<Record<SendPurposeKind, pb.SendPurposeKind>> = { x402Settlement: pb.SendPurposeKind.SEND_PURPOSE_KIND_X402_SETTLEMENT };
+const PURPOSE_KINDS: Readonly<Record<SendPurposeKind, pb.SendPurposeKind>> = {
+  x402Settlement: pb.SendPurposeKind.SEND_PURPOSE_KIND_X402_SETTLEMENT,
+  faucetTransfer: pb.SendPurposeKind.SEND_PURPOSE_KIND_FAUCET_TRANSFER,
+};
 
 export const encodePurposeKind = (k: SendPurposeKind): pb.SendPurposeKind => PURPOSE_KINDS[k];
 export function decodePurposeKind(k: pb.SendPurposeKind): SendPurposeKind {
@@ -417,14 +422,37 @@ const X402SettlementSchema = z.object({
   signature: HexSchema,
 });
 
-export function encodeSignSend(p: SendPurpose): pb.SignSendRequest {
-  return { purpose: { $case: 'x402Settlement', value: { token: p.token, authorization: { ...p.authorization }, signature: p.signature } } };
+// The worker checks every rule of a purpose itself (accountSender.ts): the wire only has to carry well-formed fields.
+const FaucetTransferSchema = z.object({
+  id: z.string().min(1).max(64),
+  asset: z.union([z.literal('native'), AddressSchema]),
+  to: AddressSchema,
+  amount: UintSchema,
+});
+
+type PurposeMessage = pb.SignSendRequest['purpose'];
+
+function encodePurpose(p: SendPurpose): PurposeMessage {
+  if (p.kind === 'faucetTransfer') return { $case: 'faucetTransfer', value: { id: p.id, asset: p.asset, to: p.to, amount: p.amount } };
+  return { $case: 'x402Settlement', value: { token: p.token, authorization: { ...p.authorization }, signature: p.signature } };
 }
-export function decodeSignSend(m: pb.SignSendRequest): SendPurpose {
-  if (m.purpose?.$case !== 'x402Settlement') throw new WireFormatError('invalid_message', 'malformed purpose: none given');
-  const v = parse(X402SettlementSchema, m.purpose.value, 'x402Settlement');
-  return { kind: 'x402Settlement', token: v.token as Address, authorization: v.authorization as SendPurpose['authorization'], signature: v.signature as Hex };
+function decodePurpose(m: PurposeMessage): SendPurpose {
+  switch (m?.$case) {
+    case 'x402Settlement': {
+      const v = parse(X402SettlementSchema, m.value, 'x402Settlement');
+      return { kind: 'x402Settlement', token: v.token as Address, authorization: v.authorization as Eip3009Authorization, signature: v.signature as Hex };
+    }
+    case 'faucetTransfer': {
+      const v = parse(FaucetTransferSchema, m.value, 'faucetTransfer');
+      return { kind: 'faucetTransfer', id: v.id, asset: v.asset as 'native' | Address, to: v.to as Address, amount: v.amount };
+    }
+    case undefined:
+      throw new WireFormatError('invalid_message', 'malformed purpose: none given');
+  }
 }
+
+export const encodeSignSend = (p: SendPurpose): pb.SignSendRequest => ({ purpose: encodePurpose(p) });
+export const decodeSignSend = (m: pb.SignSendRequest | pb.SimulateSendRequest): SendPurpose => decodePurpose(m.purpose);
 
 const SEND_FAILURE_CODES = [
   'purpose_refused',
@@ -432,6 +460,7 @@ const SEND_FAILURE_CODES = [
   'simulation_reverted',
   'expired',
   'unknown_transaction',
+  'insufficient_funds',
   'send_failed',
   'rpc_unavailable',
 ] as const satisfies readonly SendFailureCode[];
@@ -442,9 +471,9 @@ const SignedSendSchema = z.object({
   account: AddressSchema,
   nonce: z.number().int().min(0),
   purpose: z.nativeEnum(pb.SendPurposeKind),
-  token: AddressSchema,
-  from: AddressSchema,
-  authorizationNonce: HashSchema,
+  token: AddressSchema.optional(),
+  from: AddressSchema.optional(),
+  authorizationNonce: HashSchema.optional(),
   sendBy: z.number().int().min(0),
 });
 
@@ -458,16 +487,18 @@ export function decodeSignSendResult(m: pb.SignSendResponse): Result<SignedSend,
       return err(parse(SendFailureSchema, m.result.value, 'failure'));
     case 'signed': {
       const v = parse(SignedSendSchema, m.result.value, 'signed');
-      return ok({
-        hash: v.hash as Hex,
-        account: v.account as Address,
-        nonce: v.nonce,
-        purpose: decodePurposeKind(v.purpose),
-        token: v.token as Address,
-        from: v.from as Address,
-        authorizationNonce: v.authorizationNonce as Hex,
-        sendBy: v.sendBy,
-      });
+      return ok(
+        compact({
+          hash: v.hash as Hex,
+          account: v.account as Address,
+          nonce: v.nonce,
+          purpose: decodePurposeKind(v.purpose),
+          token: v.token as Address | undefined,
+          from: v.from as Address | undefined,
+          authorizationNonce: v.authorizationNonce as Hex | undefined,
+          sendBy: v.sendBy,
+        }),
+      );
     }
     case undefined:
       throw new WireFormatError('invalid_message', 'malformed sign result: neither signed nor failure');
@@ -480,3 +511,16 @@ export const decodeHashRequest = (m: { hash: string }): Hex => parse(HashSchema,
 export const encodeSendResult = (r: Result<void, SendFailure>): pb.SendSignedResponse => (r.ok ? {} : { failure: { ...r.error } });
 export const decodeSendResult = (m: pb.SendSignedResponse): Result<void, SendFailure> =>
   m.failure === undefined ? ok(undefined) : err(parse(SendFailureSchema, m.failure, 'failure'));
+
+// ───────────────────────────── named reads ─────────────────────────────
+
+const AuthorizationRefSchema = z.object({ token: AddressSchema, authorizer: AddressSchema, nonce: HashSchema });
+
+export const encodeAuthorizationRef = (a: AuthorizationRef): pb.AuthorizationRef => ({ token: a.token, authorizer: a.authorizer, nonce: a.nonce });
+export const decodeAuthorizationRef = (m: pb.AuthorizationRef | undefined): AuthorizationRef => parse(AuthorizationRefSchema, m, 'authorization') as AuthorizationRef;
+
+export const decodeAddress = (s: string, what: string): Address => parse(AddressSchema, s, what) as Address;
+export const decodeHex = (s: string, what: string): Hex => parse(HexSchema, s, what) as Hex;
+export const decodeBytes32 = (s: string, what: string): Hex => parse(HashSchema, s, what) as Hex;
+export const decodeUint = (s: string, what: string): bigint => BigInt(parse(UintSchema, s, what));
+export const decodeOptionalHash = (s: string | undefined, what: string): Hex | undefined => (s === undefined ? undefined : decodeBytes32(s, what));

@@ -19,6 +19,7 @@ import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
 import { MAX_READ_CALLS } from '../worker/reads.ts';
 import { fundNative, x402Payment } from '../../../test/support/x402.ts';
 import { testStablecoinAbi } from '../../devnet/contracts.ts';
+import { devnetChain, devnetWalletClient } from '../../devnet/clients.ts';
 import { connectChainWorker, type ConnectChainWorkerOptions, type RemoteChainWorker } from './client.ts';
 import { ChainWorkerServiceService, type ChainWorkerServiceServer } from './generated/chainworker/v1/chainworker.ts';
 import { CHAIN_WORKER_SERVICE_NAME, serveChainWorker, type ChainWorkerServer } from './server.ts';
@@ -138,10 +139,11 @@ describe('chain worker over gRPC (devnet)', () => {
     expect(await remote.getTransactionReceipt(`0x${'ee'.repeat(32)}`)).toBeUndefined();
   });
 
-  it('names its senders: the executors of its bundles', async () => {
+  it('names its senders: the executors of its bundles and its sending accounts (the devnet’s faucet)', async () => {
     const executors = env.config.executorKeys.map((k) => privateKeyToAccount(k).address);
-    expect(await remote.senders()).toEqual(executors);
-    expect(await worker.senders()).toEqual(executors);
+    const faucet = privateKeyToAccount(env.config.sendingAccounts.faucetKey!).address;
+    expect(await remote.senders()).toEqual([...executors, faucet]);
+    expect(await worker.senders()).toEqual([...executors, faucet]);
   });
 
   it('simulates: figures as bigints, and a revert with its reason, failing call and data', async () => {
@@ -433,13 +435,21 @@ describe('sending accounts over gRPC (devnet)', () => {
   const env = chainUnderTest();
   const generatedKey = generatePrivateKey();
   const settler = privateKeyToAccount(generatedKey);
+  const faucetKey = generatePrivateKey();
+  const faucet = privateKeyToAccount(faucetKey);
+  const aUSD = env.config.tokens.find((t) => t.symbol === 'aUSD')!;
   let worker: LocalChainWorker;
   let server: ChainWorkerServer;
   let remote: RemoteChainWorker;
 
   beforeAll(async () => {
     await fundNative(env.client, settler.address);
-    worker = await createChainWorker({ ...env.config, sendingAccounts: { x402SettlerKey: generatedKey } }, { serviceSecret: freshSecret() });
+    await fundNative(env.client, faucet.address);
+    await devnetWalletClient(devnetChain(env.config), faucetKey).writeContractSync({ address: aUSD.address, abi: testStablecoinAbi, functionName: 'mint', args: [faucet.address, 1_000_000_000n] });
+    worker = await createChainWorker(
+      { ...env.config, sendingAccounts: { x402SettlerKey: generatedKey, faucetKey }, faucetCap: { tokens: { aUSD: '100' } } },
+      { serviceSecret: freshSecret() },
+    );
     server = await serveChainWorker(worker, { port: 0 });
     remote = connectChainWorker('arbitrum', `127.0.0.1:${server.port}`, FAST);
   });
@@ -459,6 +469,49 @@ describe('sending accounts over gRPC (devnet)', () => {
     expect(await remote.signSend(purpose)).toEqual(signed);
     expect(await remote.send(signed.value.hash)).toEqual({ ok: true, value: undefined });
     expect((await env.client.waitForTransactionReceipt({ hash: signed.value.hash })).status).toBe('success');
+  });
+
+  it('the named reads answer as the in-process worker does: code, ERC-1271, balances, an authorization spent and the transaction that spent it', async () => {
+    const purpose = await x402Payment(env.config, env.client);
+    const { token, authorization } = purpose;
+    const id = { token, authorizer: authorization.from, nonce: authorization.nonce };
+    expect(await remote.getCode(token)).toBe(await worker.getCode(token));
+    expect(await remote.getCode(token)).not.toBe('0x');
+    expect(await remote.getCode(authorization.from)).toBe('0x');
+    expect(await remote.isValidSignature(authorization.from, authorization.nonce, purpose.signature)).toBe(false); // an EOA: no code
+    expect(await remote.tokenBalance(token, authorization.from)).toBe(10_000_000n);
+    expect(await remote.simulateSend(purpose)).toEqual({ ok: true, value: undefined });
+    expect(await remote.authorizationState(id)).toBe(false);
+    expect(await remote.findAuthorizationUse(id, 100n)).toBeUndefined();
+    const signed = await remote.signSend(purpose);
+    if (!signed.ok) throw new Error(signed.error.message);
+    await remote.send(signed.value.hash);
+    const mined = await env.client.waitForTransactionReceipt({ hash: signed.value.hash });
+    expect(await remote.authorizationState(id)).toBe(true);
+    expect(await remote.findAuthorizationUse(id, 100n)).toBe(signed.value.hash);
+    expect(await remote.tokenBalance(token, authorization.from, mined.blockNumber - 1n)).toBe(10_000_000n);
+    expect(await remote.tokenBalance(token, authorization.from)).toBe(10_000_000n - BigInt(authorization.value));
+    // Only the chain's configured tokens: the code of invalid_request crosses the wire.
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    await expect(remote.tokenBalance(stranger, authorization.from)).rejects.toSatisfy((e) => isChainError(e, 'invalid_request'));
+    await expect(remote.authorizationState({ ...id, token: stranger })).rejects.toSatisfy((e) => isChainError(e, 'invalid_request'));
+    await expect(remote.findAuthorizationUse(id, 1_000_000n)).rejects.toSatisfy((e) => isChainError(e, 'invalid_request'));
+  });
+
+  it('a faucet transfer over gRPC: signed once per id, sent, the tokens moved; above the cap it is refused', async () => {
+    expect(await remote.sendingAccount('faucetTransfer')).toBe(faucet.address);
+    expect(await remote.senders()).toContain(faucet.address);
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    const drip = { kind: 'faucetTransfer', id: uniqueId('drip'), asset: aUSD.address, to, amount: '100000000' } as const;
+    const signed = await remote.signSend(drip);
+    if (!signed.ok) throw new Error(signed.error.message);
+    expect(signed.value).toMatchObject({ account: faucet.address, purpose: 'faucetTransfer', token: aUSD.address });
+    expect(await remote.signSend(drip)).toEqual(signed);
+    expect(await remote.send(signed.value.hash)).toEqual({ ok: true, value: undefined });
+    expect((await env.client.waitForTransactionReceipt({ hash: signed.value.hash })).status).toBe('success');
+    expect(await remote.tokenBalance(aUSD.address, to)).toBe(100_000_000n);
+    expect(await remote.signSend({ ...drip, id: uniqueId('drip'), amount: '100000001' })).toMatchObject({ ok: false, error: { code: 'purpose_refused' } });
+    expect(await remote.signSend({ ...drip, id: uniqueId('drip'), asset: 'native', amount: '1' })).toMatchObject({ ok: false, error: { code: 'purpose_refused' } });
   });
 
   it('refusals travel as values with their codes', async () => {

@@ -5,6 +5,11 @@ import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker, SendingAccounts } from '../types.ts';
 import {
+  decodeAddress,
+  decodeAuthorizationRef,
+  decodeBytes32,
+  decodeHex,
+  decodeUint,
   decodeCalls,
   decodeHashRequest,
   decodePurposeKind,
@@ -129,6 +134,26 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
     getTransactionReceipt: unary('GetTransactionReceipt', async (req) => encodeReceipt(await worker.getTransactionReceipt(decodeReceiptRequest(req)))),
 
     getSenders: unary('GetSenders', async () => encodeSenders(await worker.senders())),
+
+    getCode: unary('GetCode', async (req) => ({ code: await worker.getCode(decodeAddress(req.address, 'address')) })),
+
+    isValidSignature: unary('IsValidSignature', async (req) => ({
+      valid: await worker.isValidSignature(decodeAddress(req.account, 'account'), decodeBytes32(req.digest, 'digest'), decodeHex(req.signature, 'signature')),
+    })),
+
+    getTokenBalance: unary('GetTokenBalance', async (req) => {
+      const block = req.block === undefined ? undefined : decodeUint(req.block, 'block');
+      return { raw: String(await worker.tokenBalance(decodeAddress(req.token, 'token'), decodeAddress(req.owner, 'owner'), block)) };
+    }),
+
+    getAuthorizationState: unary('GetAuthorizationState', async (req) => ({ used: await worker.authorizationState(decodeAuthorizationRef(req.authorization)) })),
+
+    findAuthorizationUse: unary('FindAuthorizationUse', async (req) => {
+      const hash = await worker.findAuthorizationUse(decodeAuthorizationRef(req.authorization), decodeUint(req.lookbackBlocks, 'lookbackBlocks'));
+      return hash ? { txHash: hash } : {};
+    }),
+
+    simulateSend: unary('SimulateSend', async (req) => encodeSendResult(await worker.simulateSend(decodeSignSend(req)))),
 
     getSendingAccount: unary('GetSendingAccount', async (req) => encodeSendingAccount(await worker.sendingAccount(decodePurposeKind(req.purpose)))),
 

@@ -1,11 +1,15 @@
 import {
   encodeFunctionData,
+  erc20Abi,
   getAddress,
+  isAddress,
   isAddressEqual,
   isHex,
   keccak256,
   parseAbi,
   parseSignature,
+  parseUnits,
+  zeroAddress,
   size,
   type Address,
   type Hex,
@@ -17,7 +21,7 @@ import { err, ok, type Result } from '../../lib/result.ts';
 import type { LockManager } from '../../locks/types.ts';
 import type { ChainClient } from '../client.ts';
 import type { FeeSnapshot } from '../fees.ts';
-import { describeError } from '../revert.ts';
+import { decodeRevert, describeError, extractRevertData, isExecutionRevert } from '../revert.ts';
 import type { SendFailure, SendFailureCode, SendingAccounts, SendPurpose, SendPurposeKind, SignedSend } from '../types.ts';
 
 const eip3009Abi = parseAbi([
@@ -26,15 +30,31 @@ const eip3009Abi = parseAbi([
 ]);
 
 export interface AccountSenderDeps {
-  config: Pick<ChainConfig, 'name' | 'chainId' | 'treasury' | 'tokens'>;
+  config: Pick<ChainConfig, 'name' | 'chainId' | 'treasury' | 'tokens' | 'faucetCap'>;
   client: ChainClient;
   locks: LockManager;
   fees: () => Promise<FeeSnapshot>;
   /** The sending account of each purpose; a purpose without one is refused with `no_account`. */
   accounts: Partial<Record<SendPurposeKind, PrivateKeyAccount>>;
+  /**
+   * The service's other accounts on this chain (executors, paymaster signer, beneficiary): never a faucet
+   * transfer's recipient, like the treasury and the sending accounts themselves.
+   */
+  serviceAccounts?: readonly Address[];
   /** How long a signed transaction may wait for its send (default 60 s). */
   sendWindowMs?: number;
   log?: Logger;
+}
+
+/** What a purpose asks for, as the worker builds it, and what it spends (bySpend's key). */
+interface Built {
+  to: Address;
+  data: Hex;
+  value: bigint;
+  spend: string;
+  token?: Address;
+  from?: Address;
+  authorizationNonce?: Hex;
 }
 
 /** One signed transaction as the sender holds it: the bytes are never given out, only sent from here. */
@@ -57,7 +77,7 @@ interface AccountState {
 const failure = (code: SendFailureCode, message: string): Result<never, SendFailure> => err({ code, message });
 
 /**
- * Owns the nonces of the service's sending accounts on one chain (the x402 settler), so no other module sends
+ * Owns the nonces of the service's sending accounts on one chain (the x402 settler, the faucet), so no other module sends
  * from them: every transaction is signed and broadcast here, serialized per account by the worker's LockManager
  * (Redis in a cluster, in-process in the embedded layout).
  *
@@ -87,8 +107,20 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
 
   const withAccount = <T>(s: AccountState, fn: () => Promise<T>) => locks.withLock(lockKey(s.account.address), LOCK_TTL_MS, fn);
 
+  const uint = /^(0|[1-9][0-9]{0,77})$/;
+  /** The faucet's cap per asset in the smallest unit: 'native' or a token address (lowercase) → the most one drip moves. */
+  const faucetCaps = new Map<string, bigint>();
+  if (config.faucetCap.native !== undefined) faucetCaps.set('native', parseUnits(config.faucetCap.native, 18));
+  for (const t of config.tokens) {
+    const cap = config.faucetCap.tokens[t.symbol];
+    if (cap !== undefined) faucetCaps.set(t.address.toLowerCase(), parseUnits(cap, t.decimals));
+  }
+  /** Never a faucet transfer's recipient: a drip to the treasury could pass for a payment, the rest are the operator's to fund. */
+  const notRecipients = [config.treasury, zeroAddress, ...(deps.serviceAccounts ?? []), ...Object.values(deps.accounts).flatMap((a) => (a ? [a.address] : []))];
+
   /** The calldata and identity of a purpose, or why it is refused: the rules of each purpose live here. */
-  function build(p: SendPurpose): Result<{ to: Address; data: Hex; spend: string; token: Address; from: Address; authorizationNonce: Hex }, SendFailure> {
+  function build(p: SendPurpose): Result<Built, SendFailure> {
+    if (p.kind === 'faucetTransfer') return buildFaucetTransfer(p);
     if (p.kind !== 'x402Settlement') return failure('purpose_refused', `unknown purpose ${(p as { kind: string }).kind}`);
     const a = p.authorization;
     const token = config.tokens.find((t) => isAddressEqual(t.address, p.token));
@@ -96,7 +128,6 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
       return failure('purpose_refused', `${p.token} is not an EIP-3009 token accepted for payment on ${config.name}`);
     }
     if (!isAddressEqual(a.to, config.treasury)) return failure('purpose_refused', `an x402 settlement pays the treasury ${config.treasury}, not ${a.to}`);
-    const uint = /^(0|[1-9][0-9]{0,77})$/;
     if (![a.value, a.validAfter, a.validBefore].every((v) => uint.test(v)) || BigInt(a.value) === 0n) {
       return failure('purpose_refused', 'value, validAfter and validBefore must be decimal integers, the value above 0');
     }
@@ -112,7 +143,37 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
     }
     const from = getAddress(a.from);
     const authorizationNonce = a.nonce.toLowerCase() as Hex;
-    return ok({ to: token.address, data, spend: `x402:${token.address.toLowerCase()}:${from.toLowerCase()}:${authorizationNonce}`, token: token.address, from, authorizationNonce });
+    return ok({
+      to: token.address,
+      data,
+      value: 0n,
+      spend: `x402:${token.address.toLowerCase()}:${from.toLowerCase()}:${authorizationNonce}`,
+      token: token.address,
+      from,
+      authorizationNonce,
+    });
+  }
+
+  /** A drip: the native coin or a configured token, within the chain's faucet cap, to anyone but the service itself. */
+  function buildFaucetTransfer(p: Extract<SendPurpose, { kind: 'faucetTransfer' }>): Result<Built, SendFailure> {
+    if (typeof p.id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(p.id)) return failure('purpose_refused', 'a faucet transfer needs an id of 1-64 of [A-Za-z0-9_-]');
+    if (typeof p.to !== 'string' || !isAddress(p.to, { strict: false })) return failure('purpose_refused', 'a faucet transfer needs a recipient address');
+    if (notRecipients.some((x) => isAddressEqual(x, p.to))) {
+      return failure('purpose_refused', `${p.to} is the service's own account on ${config.name}: the faucet never sends to it`);
+    }
+    if (typeof p.amount !== 'string' || !uint.test(p.amount) || BigInt(p.amount) === 0n) return failure('purpose_refused', 'the amount must be a decimal integer above 0');
+    const amount = BigInt(p.amount);
+    const token = p.asset === 'native' ? undefined : config.tokens.find((t) => isAddress(p.asset, { strict: false }) && isAddressEqual(t.address, p.asset as Address));
+    if (p.asset !== 'native' && !token) return failure('purpose_refused', `${p.asset} is not a token configured on ${config.name}`);
+    const cap = faucetCaps.get(token ? token.address.toLowerCase() : 'native');
+    const what = token ? token.symbol : 'native coin';
+    if (cap === undefined) return failure('purpose_refused', `the faucet sends no ${what} on ${config.name} (no faucetCap for it)`);
+    if (amount > cap) return failure('purpose_refused', `${amount} is above the faucet's cap of ${cap} ${what} per transfer on ${config.name}`);
+    const to = getAddress(p.to);
+    const spend = `faucet:${p.id}`;
+    if (!token) return ok({ to, data: '0x', value: amount, spend });
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
+    return ok({ to: token.address, data, value: 0n, spend, token: token.address });
   }
 
   /** Forgets what was sent or dropped a window ago: a retry of its sign comes within the window, or not at all. */
@@ -193,20 +254,27 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
           if (known && known.state === 'signed') return ok(known.signed);
           let gas: bigint;
           try {
-            gas = await client.estimateGas({ account: s.account.address, to: b.to, data: b.data });
+            gas = await client.estimateGas({ account: s.account.address, to: b.to, data: b.data, value: b.value });
           } catch (e) {
             return failure('simulation_reverted', `the ${purpose.kind} would revert: ${describeError(e)}`);
           }
-          const [nonce, fees] = await Promise.all([nextNonce(s), deps.fees()]);
+          // Room for a state change between the estimate and the inclusion (a first write of a storage slot).
+          gas = (gas * 6n) / 5n;
+          const [nonce, fees, balance] = await Promise.all([nextNonce(s), deps.fees(), client.getBalance({ address: s.account.address })]);
+          // Refused here rather than by the node at the send: the caller has claimed nothing yet.
+          const needed = gas * fees.maxFeePerGas + b.value;
+          if (balance < needed) {
+            log.error({ account: s.account.address, purpose: purpose.kind, balance: String(balance), needed: String(needed) }, 'a sending account is out of native coin');
+            return failure('insufficient_funds', `${s.account.address} holds ${balance} wei on ${config.name}, less than the ${needed} the ${purpose.kind} needs`);
+          }
           const serialized = await s.account.signTransaction({
             chainId: config.chainId,
             type: 'eip1559',
             nonce,
             to: b.to,
             data: b.data,
-            value: 0n,
-            // Room for a state change between the estimate and the inclusion (a first write of a storage slot).
-            gas: (gas * 6n) / 5n,
+            value: b.value,
+            gas,
             maxFeePerGas: fees.maxFeePerGas,
             maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
           });
@@ -216,9 +284,9 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
             account: s.account.address,
             nonce,
             purpose: purpose.kind,
-            token: b.token,
-            from: b.from,
-            authorizationNonce: b.authorizationNonce,
+            ...(b.token && { token: b.token }),
+            ...(b.from && { from: b.from }),
+            ...(b.authorizationNonce && { authorizationNonce: b.authorizationNonce }),
             sendBy: Date.now() + windowMs,
           };
           const held: Held = { signed, serialized, state: 'signed', broadcastTried: false };
@@ -228,6 +296,23 @@ export function createAccountSender(deps: AccountSenderDeps): SendingAccounts & 
           return ok(signed);
         });
       } catch (e) {
+        return failure('rpc_unavailable', `${config.name}: ${describeError(e)}`);
+      }
+    },
+
+    async simulateSend(purpose) {
+      const built = build(purpose);
+      if (!built.ok) return built;
+      const b = built.value;
+      const from = states.get(purpose.kind)?.account.address;
+      try {
+        await client.call({ ...(from && { account: from }), to: b.to, data: b.data, value: b.value });
+        return ok(undefined);
+      } catch (e) {
+        if (isExecutionRevert(e)) {
+          const data = extractRevertData(e);
+          return failure('simulation_reverted', `the ${purpose.kind} would revert: ${data ? decodeRevert(data).reason : describeError(e)}`);
+        }
         return failure('rpc_unavailable', `${config.name}: ${describeError(e)}`);
       }
     },

@@ -20,6 +20,7 @@ import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
 import { PreparedOperations } from './preparedCache.ts';
 import { createOperationOutcomes } from './outcomes.ts';
+import { createNamedReads } from './namedReads.ts';
 import { createChainReads } from './reads.ts';
 
 export interface ChainWorkerDeps {
@@ -96,17 +97,22 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       bundler.resyncNonces();
     },
   });
-  const settlerKey = config.sendingAccounts.x402SettlerKey;
-  const senders = [...config.executorKeys, ...(settlerKey ? [settlerKey] : [])].map((k) => privateKeyToAccount(k).address);
+  const { x402SettlerKey: settlerKey, faucetKey } = config.sendingAccounts;
+  const executors = config.executorKeys.map((k) => privateKeyToAccount(k).address);
+  const settler = settlerKey ? privateKeyToAccount(settlerKey) : undefined;
+  const faucet = faucetKey ? privateKeyToAccount(faucetKey) : undefined;
+  const senders = [...executors, ...[settler, faucet].flatMap((a) => (a ? [a.address] : []))];
   const accounts = createAccountSender({
     config,
     client,
     locks,
     fees,
-    accounts: { x402Settlement: settlerKey && privateKeyToAccount(settlerKey) },
+    accounts: { x402Settlement: settler, faucetTransfer: faucet },
+    serviceAccounts: [...executors, privateKeyToAccount(config.paymasterSignerKey).address, config.beneficiary],
     sendWindowMs: deps.sendWindowMs,
     log,
   });
+  const named = createNamedReads(client, config);
   let restored = deps.requireRestore !== true;
 
   // Fail fast on a wrong RPC URL or chain id rather than on the first request.
@@ -225,6 +231,36 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
     async senders() {
       return senders;
+    },
+
+    async getCode(address) {
+      assertOpen();
+      return named.getCode(address);
+    },
+
+    async isValidSignature(account, digest, signature) {
+      assertOpen();
+      return named.isValidSignature(account, digest, signature);
+    },
+
+    async tokenBalance(token, owner, block) {
+      assertOpen();
+      return named.tokenBalance(token, owner, block);
+    },
+
+    async authorizationState(id) {
+      assertOpen();
+      return named.authorizationState(id);
+    },
+
+    async findAuthorizationUse(id, lookbackBlocks) {
+      assertOpen();
+      return named.findAuthorizationUse(id, lookbackBlocks);
+    },
+
+    async simulateSend(purpose) {
+      assertOpen();
+      return accounts.simulateSend(purpose);
     },
 
     async sendingAccount(purpose) {

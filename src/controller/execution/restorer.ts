@@ -57,6 +57,11 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
       }
     },
     submitOperation: (op) => worker.submitOperation(op),
+    getCode: (address) => worker.getCode(address),
+    isValidSignature: (account, digest, signature) => worker.isValidSignature(account, digest, signature),
+    tokenBalance: (token, owner, block) => worker.tokenBalance(token, owner, block),
+    authorizationState: (id) => worker.authorizationState(id),
+    findAuthorizationUse: (id, lookbackBlocks) => worker.findAuthorizationUse(id, lookbackBlocks),
     getOperationOutcome: (op) => worker.getOperationOutcome(op),
     restoreInFlight: (ops) => worker.restoreInFlight(ops),
     onOutcome: (listener) => worker.onOutcome(listener),

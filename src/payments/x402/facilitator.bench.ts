@@ -23,7 +23,7 @@ const usdc = config.tokens.find((t) => t.symbol === 'USDC')!;
 const [, name, version] = await client.readContract({ address: usdc.address, abi: eip3009TokenAbi, functionName: 'eip712Domain' });
 
 const worker = await createChainWorker({ ...config, sendingAccounts: { x402SettlerKey: accounts.funded[3]!.privateKey } }, { serviceSecret: freshSecret() });
-const facilitator = createX402Facilitator({ chains: [{ chainId: config.chainId, rpcUrl: config.rpcUrl, accounts: worker }], pollingIntervalMs: 20 });
+const facilitator = createX402Facilitator({ chains: [{ chainId: config.chainId, worker: worker }], pollingIntervalMs: 20 });
 const offer = paymentRequirements({
   chainId: config.chainId,
   payTo: config.treasury,

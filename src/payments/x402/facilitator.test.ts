@@ -130,7 +130,7 @@ beforeAll(async () => {
   const config = devnet.chainConfigs().find((c) => c.name === CHAIN)!;
   worker = await createChainWorker({ ...config, sendingAccounts: { x402SettlerKey: SETTLER.privateKey } }, { serviceSecret: freshSecret() });
   facilitator = createX402Facilitator({
-    chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+    chains: [{ chainId: chain.chainId, worker: worker }],
     pollingIntervalMs: 20,
     beforeSend: async (tx) => {
       const onChain = (await client.getTransaction({ hash: tx.hash }).catch(() => undefined)) !== undefined;
@@ -372,7 +372,7 @@ describe('x402 exact (EIP-3009) paid by the real x402 client', () => {
     let gone!: () => void;
     const claimedByOld = new Promise<void>((resolve) => (gone = resolve));
     const old = createX402Facilitator({
-      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      chains: [{ chainId: chain.chainId, worker: worker }],
       beforeSend: async (tx) => {
         claimed.push(tx.hash);
         gone();
@@ -384,7 +384,7 @@ describe('x402 exact (EIP-3009) paid by the real x402 client', () => {
     expect(await client.getTransaction({ hash: claimed[0]! }).catch(() => undefined)).toBeUndefined();
 
     const next = createX402Facilitator({
-      chains: [{ chainId: chain.chainId, rpcUrl: chain.rpcUrl, accounts: worker }],
+      chains: [{ chainId: chain.chainId, worker: worker }],
       pollingIntervalMs: 20,
       beforeSend: async (tx) => void claimed.push(tx.hash),
     });

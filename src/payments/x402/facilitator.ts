@@ -2,27 +2,34 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { concat, createPublicClient, defineChain, erc20Abi, getAddress, http, numberToHex, type Address, type Hash, type Hex, type PublicClient } from 'viem';
-import type { SendingAccounts, SendPurpose } from '../../chain/types.ts';
+import { concat, getAddress, numberToHex, type Address, type Hash, type Hex, type Log } from 'viem';
+import type { ChainWorker, SendingAccounts, X402SettlementPurpose } from '../../chain/types.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
 import { authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
 import type { X402Payment } from './payment.ts';
 import { refusal, X402_REASON, type X402Refusal } from './reasons.ts';
 import { evmNetwork } from './requirements.ts';
 
+/**
+ * What x402 asks of a chain, all of it through that chain's worker (in process, or over gRPC in a cluster): named
+ * reads for verification, the receipt of a settlement, and the settler's sending account. No RPC URL.
+ */
+export type X402ChainWorker = Pick<
+  ChainWorker,
+  'getCode' | 'isValidSignature' | 'tokenBalance' | 'authorizationState' | 'findAuthorizationUse' | 'getTransactionReceipt'
+> &
+  SendingAccounts;
+
 export interface X402FacilitatorOptions {
   /**
-   * The chains payments may arrive on, each offered as `eip155:<chainId>`: the RPC URL verification reads with,
-   * and the chain worker that owns the settler account and sends settlements (accountSender.ts).
+   * The chains payments may arrive on, each offered as `eip155:<chainId>`, with the chain worker verification reads
+   * through and that owns the settler account and sends settlements (accountSender.ts).
    */
-  chains: readonly { chainId: number; rpcUrl: string; accounts: SendingAccounts }[];
-  /** Receipt polling (viem's 4 s default would make every settle last seconds on a devnet). Default 250 ms. */
+  chains: readonly { chainId: number; worker: X402ChainWorker }[];
+  /** Receipt polling of a sent settlement. Default 250 ms. */
   pollingIntervalMs?: number;
   /** How long settle waits for the receipt before it answers `settlement_pending`. Default 60 s. */
   confirmationTimeoutMs?: number;
-  /** Per RPC request. Default 15 s. */
-  rpcTimeoutMs?: number;
   /**
    * Called with each settlement transaction once it is signed and before it is sent: a rejection stops it unsent.
    * The service claims the transaction here (settlementClaim.ts), so no proof can present it as a payment, however
@@ -79,30 +86,20 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
 
 /**
  * Builds the facilitator: @x402/core's x402Facilitator with @x402/evm's ExactEvmScheme registered for each
- * chain. x402 verifies with a read client of the chain; its settlement goes to the chain worker, which owns the
- * settler's nonces and sends for named purposes only. Counterfactual (ERC-6492) payers are refused: no
+ * chain. Everything x402 asks of the chain goes to that chain's worker: its reads to the worker's named reads, its
+ * settlement to the account sender, which owns the settler's nonces and sends for named purposes only. Counterfactual (ERC-6492) payers are refused: no
  * smart-wallet factory is allowed to be deployed by a settle.
  */
 export function createX402Facilitator(options: X402FacilitatorOptions): X402Facilitator {
   const facilitator = new x402Facilitator();
-  const readers = new Map<Network, PublicClient>();
+  const workers = new Map<Network, X402ChainWorker>();
+  const pollMs = options.pollingIntervalMs ?? 250;
 
-  for (const { chainId, rpcUrl, accounts } of options.chains) {
-    const chain = defineChain({
-      id: chainId,
-      name: `eip155:${chainId}`,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
-    const client = createPublicClient({
-      chain,
-      transport: http(rpcUrl, { timeout: options.rpcTimeoutMs ?? 15_000 }),
-      pollingInterval: options.pollingIntervalMs ?? 250,
-    });
+  for (const { chainId, worker } of options.chains) {
     // x402 lists the signer's addresses only for /supported: asked of the worker now (a worker not up yet answers
     // with the first settlement instead), never needed to verify or settle.
     let settler: Address | undefined;
-    accounts.sendingAccount('x402Settlement').then(
+    worker.sendingAccount('x402Settlement').then(
       (a) => (settler ??= a),
       () => undefined,
     );
@@ -112,28 +109,67 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
      */
     const writeContract = async (args: { address: Address; functionName: string; args: readonly unknown[] }): Promise<Hash> => {
       const purpose = settlementPurpose(args);
-      const signed = await accounts.signSend(purpose);
+      const signed = await worker.signSend(purpose);
       if (!signed.ok) throw new Error(`x402 settlement not signed (${signed.error.code}): ${signed.error.message}`);
       const tx = signed.value;
       settler = tx.account;
       try {
-        await options.beforeSend?.({ chainId, hash: tx.hash, asset: tx.token, from: tx.from, nonce: tx.authorizationNonce });
+        await options.beforeSend?.({ chainId, hash: tx.hash, asset: purpose.token, from: purpose.authorization.from, nonce: purpose.authorization.nonce });
       } catch (e) {
-        await accounts.abandon(tx.hash);
+        await worker.abandon(tx.hash);
         throw e;
       }
-      const sent = await accounts.send(tx.hash);
+      const sent = await worker.send(tx.hash);
       if (!sent.ok) throw new Error(`x402 settlement ${tx.hash} not sent (${sent.error.code}): ${sent.error.message}`);
       return tx.hash;
+    };
+    /** Each read x402's exact scheme makes, answered by the worker's named read for it; any other is refused. */
+    const readContract = async (args: { address: Address; functionName: string; args?: readonly unknown[] }): Promise<unknown> => {
+      const a = args.args ?? [];
+      switch (args.functionName) {
+        case 'transferWithAuthorization': {
+          // The simulation of a settlement: the worker runs the very transaction it would sign, as a call.
+          const simulated = await worker.simulateSend(settlementPurpose({ ...args, args: a }));
+          if (!simulated.ok) throw new Error(simulated.error.message);
+          return undefined;
+        }
+        case 'isValidSignature':
+          // ERC-1271's answer as x402 reads it: the magic value, or anything else.
+          return (await worker.isValidSignature(args.address, a[0] as Hex, a[1] as Hex)) ? '0x1626ba7e' : '0xffffffff';
+        case 'balanceOf':
+          return worker.tokenBalance(args.address, a[0] as Address);
+        case 'authorizationState':
+          return worker.authorizationState({ token: args.address, authorizer: a[0] as Address, nonce: a[1] as Hex });
+        default:
+          // Multicall3 batches among them: x402 then falls back to its generic reason, explained below.
+          throw new Error(`x402: ${args.functionName} is not one of the chain worker's named reads`);
+      }
+    };
+    /** Polls the worker for the settlement's receipt until the timeout x402 gives (confirmationTimeoutMs). */
+    const waitForTransactionReceipt = async ({ hash, timeout }: { hash: Hash; timeout?: number }) => {
+      const deadline = Date.now() + (timeout ?? options.confirmationTimeoutMs ?? 60_000);
+      for (;;) {
+        const receipt = await worker.getTransactionReceipt(hash).catch(() => undefined);
+        if (receipt) {
+          const logs = receipt.logs.map((l) => ({ ...l, transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }));
+          return { status: receipt.status, logs: logs as unknown as Log[] };
+        }
+        if (Date.now() + pollMs > deadline) throw new Error(`no receipt of ${hash} within ${timeout} ms`);
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
     };
     const refused = async (): Promise<never> => {
       throw new Error('x402: the settler sends transferWithAuthorization only');
     };
     const signer = toFacilitatorEvmSigner(
       {
-        ...(client as unknown as Omit<Parameters<typeof toFacilitatorEvmSigner>[0], 'address'>),
+        readContract,
         writeContract,
         sendTransaction: refused,
+        waitForTransactionReceipt,
+        getCode: async ({ address }: { address: Address }) => worker.getCode(address),
+        // Not called by the exact scheme (it verifies with getCode and isValidSignature above).
+        verifyTypedData: refused,
         get address() {
           return settler ?? '0x0000000000000000000000000000000000000000';
         },
@@ -141,7 +177,7 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
       { confirmationTimeoutMs: options.confirmationTimeoutMs ?? 60_000 },
     );
     facilitator.register(evmNetwork(chainId), new ExactEvmScheme(signer));
-    readers.set(evmNetwork(chainId), client as unknown as PublicClient);
+    workers.set(evmNetwork(chainId), worker);
   }
 
   /**
@@ -150,12 +186,12 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
    * act on are read directly here.
    */
   async function explainSimulationFailure(payment: X402Payment, requirement: PaymentRequirements): Promise<X402Refusal | undefined> {
-    const client = readers.get(requirement.network)!;
+    const worker = workers.get(requirement.network)!;
     const id = authorizationIdentity(payment, requirement);
     try {
       const [used, balance] = await Promise.all([
-        readAuthorizationState(client, id),
-        client.readContract({ address: id.asset, abi: erc20Abi, functionName: 'balanceOf', args: [id.from] }),
+        worker.authorizationState({ token: id.asset, authorizer: id.from, nonce: id.nonce }),
+        worker.tokenBalance(id.asset, id.from),
       ]);
       if (used) return refusal(X402_REASON.nonceAlreadyUsed, `authorization ${id.nonce} of ${id.from} was already used or canceled`);
       if (balance < BigInt(payment.authorization.value)) {
@@ -168,14 +204,13 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
   }
 
   const unknownNetwork = (requirement: PaymentRequirements): X402Refusal | undefined =>
-    readers.has(requirement.network) ? undefined : refusal(X402_REASON.invalidNetwork, `no chain ${requirement.network} is configured for x402`);
+    workers.has(requirement.network) ? undefined : refusal(X402_REASON.invalidNetwork, `no chain ${requirement.network} is configured for x402`);
 
   return {
     async findSettlement(id, lookbackBlocks) {
-      const client = readers.get(evmNetwork(id.chainId));
-      if (!client) return undefined;
-      const head = await client.getBlockNumber();
-      return findAuthorizationTransaction(client, id, head > lookbackBlocks ? head - lookbackBlocks : 0n);
+      const worker = workers.get(evmNetwork(id.chainId));
+      if (!worker) return undefined;
+      return worker.findAuthorizationUse({ token: id.asset, authorizer: id.from, nonce: id.nonce }, lookbackBlocks);
     },
 
     async verify(payment, requirement) {
@@ -228,7 +263,7 @@ export function createX402Facilitator(options: X402FacilitatorOptions): X402Faci
  * The settlement purpose of x402's transferWithAuthorization call: (from, to, value, validAfter, validBefore,
  * nonce) and either (v, r, s) or the signature bytes. The worker checks it against the chain's rules.
  */
-function settlementPurpose(call: { address: Address; functionName: string; args: readonly unknown[] }): SendPurpose {
+function settlementPurpose(call: { address: Address; functionName: string; args: readonly unknown[] }): X402SettlementPurpose {
   if (call.functionName !== 'transferWithAuthorization') throw new Error(`x402: the settler does not send ${call.functionName}`);
   const [from, to, value, validAfter, validBefore, nonce, ...rest] = call.args as [Address, Address, bigint, bigint, bigint, Hex, ...unknown[]];
   let signature: Hex;

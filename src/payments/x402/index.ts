@@ -6,11 +6,12 @@
  *   decodePaymentSignature → matchOffer(paymentRequirements(quote)) → facilitator.verify
  *   → claim authorizationClaimName(identity) → facilitator.settle → paymentResponseHeader
  */
-export { authorizationsUsedIn, findAuthorizationTransaction, readAuthorizationState } from './authorizationState.ts';
+export { authorizationsUsedIn } from './authorizationState.ts';
 export { authorizationClaimName, authorizationIdentity, type AuthorizationIdentity } from './claim.ts';
 export {
   createX402Facilitator,
   type SignedSettlement,
+  type X402ChainWorker,
   type X402Facilitator,
   type X402FacilitatorOptions,
   type X402Settlement,

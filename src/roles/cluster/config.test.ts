@@ -66,6 +66,16 @@ describe('workerChainConfig', () => {
     expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_X402_SETTLER_KEY: '0x12' })).toThrow(ConfigError);
   });
 
+  it('takes the faucet account key from its own variable, and the faucet cap from the file', () => {
+    const c = { ...chain, faucetCap: { native: '0.01', tokens: { aUSD: '100' } }, worker: { ...chain.worker, port: 50051 } } as never;
+    const faucet = `0x${'55'.repeat(32)}`;
+    const full = workerChainConfig(c, { ...keys, AGENT_WALLET_FAUCET_KEY: faucet });
+    expect(full.sendingAccounts).toEqual({ faucetKey: faucet });
+    expect(full.faucetCap).toEqual({ native: '0.01', tokens: { aUSD: '100' } });
+    expect(full.executorKeys).not.toContain(faucet);
+    expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_FAUCET_KEY: 'nope' })).toThrow(/AGENT_WALLET_FAUCET_KEY/);
+  });
+
   it('takes the RPC URL from AGENT_WALLET_RPC_URL over the file, and needs one of them', () => {
     const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
     expect(workerChainConfig(c, { ...keys, AGENT_WALLET_RPC_URL: 'https://rpc.example.com/v2/key' }).rpcUrl).toBe('https://rpc.example.com/v2/key');

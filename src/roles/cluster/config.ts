@@ -22,8 +22,13 @@ import type { ChainName } from '../../config/chains.ts';
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
  *   AGENT_WALLET_X402_SETTLER_KEY      chain worker, optional: the EOA that sends x402 settlements on its chain (the
  *                                      worker owns its nonces); set it with `x402.enabled: true` in the file
+ *   AGENT_WALLET_FAUCET_KEY            chain worker, optional: the EOA the faucet's drips come from on its chain (the
+ *                                      worker owns its nonces and caps each drip by the chain's faucetCap)
  *   POD_NAME / POD_NAMESPACE           downward API: leader-election identity, default namespace
  */
+
+/** The chain worker's variable holding the faucet account's key (the faucet itself holds none). */
+export const FAUCET_KEY_ENV = 'AGENT_WALLET_FAUCET_KEY';
 
 /** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
 export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true }).extend({
@@ -89,8 +94,8 @@ export const ClusterConfigSchema = z.object({
   /** Pricing of the manual and auto modes: src/payments/settings.ts. */
   payments: PaymentSettingsSchema.default({ ...DEFAULT_PAYMENT_SETTINGS, serviceAccounts: [] }),
   /**
-   * x402: the gateway's 402s offer it and the controller settles through the chain workers, which hold the settler
-   * key (AGENT_WALLET_X402_SETTLER_KEY in their environment). Verification still reads each chain's rpcUrl.
+   * x402: the gateway's 402s offer it and the controller verifies and settles through the chain workers, which hold
+   * the settler key (AGENT_WALLET_X402_SETTLER_KEY in their environment). No role but the worker needs an rpcUrl.
    */
   x402: z.object({ enabled: z.boolean().default(false) }).default({ enabled: false }),
   /** Every role serves /metrics, /livez and /readyz here. */
@@ -137,18 +142,20 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
     .filter((k) => k !== '');
   const rpcUrl = env.AGENT_WALLET_RPC_URL || pub.rpcUrl;
   if (!rpcUrl) throw new ConfigError(`chain worker ${chain.name}: no RPC URL: set rpcUrl in the config or AGENT_WALLET_RPC_URL`);
-  // The settler sends for x402 only, apart from the executors that send bundles: its own Secret, its own nonces.
+  // The settler sends for x402 only, the faucet account drips only, apart from the executors that send bundles:
+  // each its own Secret, its own nonces.
   const x402SettlerKey = env[X402_SETTLER_KEY_ENV]?.trim() || undefined;
+  const faucetKey = env[FAUCET_KEY_ENV]?.trim() || undefined;
   const parsed = ChainConfigSchema.safeParse({
     ...pub,
     rpcUrl,
     paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,
     executorKeys,
-    sendingAccounts: { x402SettlerKey },
+    sendingAccounts: { x402SettlerKey, faucetKey },
   });
   if (!parsed.success) {
     throw new ConfigError(
-      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS and ${X402_SETTLER_KEY_ENV} must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
+      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS, ${X402_SETTLER_KEY_ENV} and ${FAUCET_KEY_ENV} must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
     );
   }
   return parsed.data;

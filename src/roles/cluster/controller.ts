@@ -5,7 +5,6 @@ import { serviceControllers } from '../../controller/serviceControllers.ts';
 import { Metrics } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { createPaymentPolicies } from '../../payments/policies.ts';
-import { x402Chains } from '../../payments/settings.ts';
 import { claimSettlement } from '../../payments/settlementClaim.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { createX402Facilitator } from '../../payments/x402/index.ts';
@@ -14,7 +13,6 @@ import { createKubeStore } from '../../store/kube/index.ts';
 import { createLeaseElector } from '../../store/kube/lease.ts';
 import { kubeWebhookSecrets } from '../../webhooks/secrets/kube.ts';
 import { connectChainWorkers } from './connect.ts';
-import type { ChainName } from '../../config/chains.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
@@ -41,10 +39,11 @@ export async function runController(argv: string[]): Promise<number> {
   const archive = createRedisArchive(redis);
   const workers = connectChainWorkers(config, log, metrics);
   // x402 settlements are asked for by the leader only (the reconcilers run there) and sent by each chain's worker,
-  // which owns the settler's nonces: a new leader finds them where the old one left them.
+  // which owns the settler's nonces: a new leader finds them where the old one left them. Verification reads
+  // through the workers too: the controller needs no RPC URL.
   const x402 = config.x402.enabled
     ? createX402Facilitator({
-        chains: x402Chains(config).map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, accounts: workers.get(c.name as ChainName)! })),
+        chains: config.chains.map((c) => ({ chainId: c.chainId, worker: workers.get(c.name)! })),
         beforeSend: claimSettlement(store, namespace),
       })
     : undefined;

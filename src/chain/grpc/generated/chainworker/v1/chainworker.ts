@@ -59,6 +59,8 @@ export enum SendPurposeKind {
   SEND_PURPOSE_KIND_UNSPECIFIED = 0,
   /** SEND_PURPOSE_KIND_X402_SETTLEMENT - transferWithAuthorization of an EIP-3009 token accepted for payment, to the chain's treasury. */
   SEND_PURPOSE_KIND_X402_SETTLEMENT = 1,
+  /** SEND_PURPOSE_KIND_FAUCET_TRANSFER - The native coin or a configured token to an address, within the chain's faucet cap. */
+  SEND_PURPOSE_KIND_FAUCET_TRANSFER = 2,
   UNRECOGNIZED = -1,
 }
 
@@ -447,8 +449,22 @@ export interface X402Settlement {
   signature: string;
 }
 
+export interface FaucetTransfer {
+  /** The caller's id of this drip, 1-64 of [A-Za-z0-9_-]: a second SignSend with it answers the same transaction. */
+  id: string;
+  /** "native", or a token address of the chain's configuration. */
+  asset: string;
+  /** The recipient; never the treasury or one of the worker's own accounts. */
+  to: string;
+  /** In the asset's smallest unit, decimal string, above 0 and at most the chain's faucet cap. */
+  amount: string;
+}
+
 export interface SignSendRequest {
-  purpose?: { $case: "x402Settlement"; value: X402Settlement } | undefined;
+  purpose?:
+    | { $case: "x402Settlement"; value: X402Settlement }
+    | { $case: "faucetTransfer"; value: FaucetTransfer }
+    | undefined;
 }
 
 export interface SignedSend {
@@ -459,17 +475,25 @@ export interface SignedSend {
   /** The account's transaction nonce. */
   nonce: number;
   purpose: SendPurposeKind;
-  /** What it spends: the token and the authorization (from, nonce). */
-  token: string;
-  from: string;
-  authorizationNonce: string;
+  /**
+   * The token it moves (absent for the native coin) and, for an x402 settlement, the authorization it spends
+   * (from, nonce).
+   */
+  token?: string | undefined;
+  from?: string | undefined;
+  authorizationNonce?:
+    | string
+    | undefined;
   /** Unix ms after which it is never sent. */
   sendBy: number;
 }
 
 /** Why a sending account did not sign or send (src/chain/types.ts SendFailureCode). */
 export interface SendFailure {
-  /** purpose_refused, no_account, simulation_reverted, expired, unknown_transaction, send_failed, rpc_unavailable. */
+  /**
+   * purpose_refused, no_account, simulation_reverted, expired, unknown_transaction, insufficient_funds,
+   * send_failed, rpc_unavailable.
+   */
   code: string;
   message: string;
 }
@@ -495,6 +519,83 @@ export interface AbandonSignedRequest {
 export interface AbandonSignedResponse {
   /** Absent when abandoned (or already sent or dropped). */
   failure?: SendFailure | undefined;
+}
+
+export interface SimulateSendRequest {
+  purpose?:
+    | { $case: "x402Settlement"; value: X402Settlement }
+    | { $case: "faucetTransfer"; value: FaucetTransfer }
+    | undefined;
+}
+
+export interface SimulateSendResponse {
+  /** Absent when the transaction would succeed. */
+  failure?: SendFailure | undefined;
+}
+
+export interface GetCodeRequest {
+  address: string;
+}
+
+export interface GetCodeResponse {
+  /** 0x-prefixed hex, "0x" when the address has no code. */
+  code: string;
+}
+
+export interface IsValidSignatureRequest {
+  /** The contract wallet asked. */
+  account: string;
+  /** bytes32, 0x + 64 hex. */
+  digest: string;
+  /** 0x-prefixed hex. */
+  signature: string;
+}
+
+export interface IsValidSignatureResponse {
+  valid: boolean;
+}
+
+export interface GetTokenBalanceRequest {
+  /** One of the chain's configured tokens. */
+  token: string;
+  owner: string;
+  /** Decimal string; absent for the head. */
+  block?: string | undefined;
+}
+
+export interface GetTokenBalanceResponse {
+  /** In the token's smallest unit, decimal string. */
+  raw: string;
+}
+
+/** One EIP-3009 authorization of one of the chain's EIP-3009 tokens. */
+export interface AuthorizationRef {
+  token: string;
+  authorizer: string;
+  /** bytes32, 0x + 64 hex. */
+  nonce: string;
+}
+
+export interface GetAuthorizationStateRequest {
+  authorization?: AuthorizationRef | undefined;
+}
+
+export interface GetAuthorizationStateResponse {
+  /** True when the token spent (or the payer canceled) the authorization. */
+  used: boolean;
+}
+
+export interface FindAuthorizationUseRequest {
+  authorization?:
+    | AuthorizationRef
+    | undefined;
+  /** How many blocks back from the head to look, decimal string (at most 100000). */
+  lookbackBlocks: string;
+}
+
+export interface FindAuthorizationUseResponse {
+  /** The transaction that spent it, 0x + 64 hex; absent when none did within the lookback. */
+  txHash?: string | undefined;
 }
 
 function createBaseWalletRef(): WalletRef {
@@ -3635,6 +3736,85 @@ export const X402Settlement: MessageFns<X402Settlement> = {
   },
 };
 
+function createBaseFaucetTransfer(): FaucetTransfer {
+  return { id: "", asset: "", to: "", amount: "" };
+}
+
+export const FaucetTransfer: MessageFns<FaucetTransfer> = {
+  encode(message: FaucetTransfer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.asset !== "") {
+      writer.uint32(18).string(message.asset);
+    }
+    if (message.to !== "") {
+      writer.uint32(26).string(message.to);
+    }
+    if (message.amount !== "") {
+      writer.uint32(34).string(message.amount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FaucetTransfer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFaucetTransfer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.asset = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.amount = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBaseSignSendRequest(): SignSendRequest {
   return { purpose: undefined };
 }
@@ -3644,6 +3824,9 @@ export const SignSendRequest: MessageFns<SignSendRequest> = {
     switch (message.purpose?.$case) {
       case "x402Settlement":
         X402Settlement.encode(message.purpose.value, writer.uint32(10).fork()).join();
+        break;
+      case "faucetTransfer":
+        FaucetTransfer.encode(message.purpose.value, writer.uint32(18).fork()).join();
         break;
     }
     return writer;
@@ -3670,6 +3853,14 @@ export const SignSendRequest: MessageFns<SignSendRequest> = {
             message.purpose = { $case: "x402Settlement", value: X402Settlement.decode(reader, reader.uint32()) };
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.purpose = { $case: "faucetTransfer", value: FaucetTransfer.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3684,7 +3875,16 @@ export const SignSendRequest: MessageFns<SignSendRequest> = {
 };
 
 function createBaseSignedSend(): SignedSend {
-  return { hash: "", account: "", nonce: 0, purpose: 0, token: "", from: "", authorizationNonce: "", sendBy: 0 };
+  return {
+    hash: "",
+    account: "",
+    nonce: 0,
+    purpose: 0,
+    token: undefined,
+    from: undefined,
+    authorizationNonce: undefined,
+    sendBy: 0,
+  };
 }
 
 export const SignedSend: MessageFns<SignedSend> = {
@@ -3701,13 +3901,13 @@ export const SignedSend: MessageFns<SignedSend> = {
     if (message.purpose !== 0) {
       writer.uint32(32).int32(message.purpose);
     }
-    if (message.token !== "") {
+    if (message.token !== undefined) {
       writer.uint32(42).string(message.token);
     }
-    if (message.from !== "") {
+    if (message.from !== undefined) {
       writer.uint32(50).string(message.from);
     }
-    if (message.authorizationNonce !== "") {
+    if (message.authorizationNonce !== undefined) {
       writer.uint32(58).string(message.authorizationNonce);
     }
     if (message.sendBy !== 0) {
@@ -4106,6 +4306,694 @@ export const AbandonSignedResponse: MessageFns<AbandonSignedResponse> = {
   },
 };
 
+function createBaseSimulateSendRequest(): SimulateSendRequest {
+  return { purpose: undefined };
+}
+
+export const SimulateSendRequest: MessageFns<SimulateSendRequest> = {
+  encode(message: SimulateSendRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.purpose?.$case) {
+      case "x402Settlement":
+        X402Settlement.encode(message.purpose.value, writer.uint32(10).fork()).join();
+        break;
+      case "faucetTransfer":
+        FaucetTransfer.encode(message.purpose.value, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimulateSendRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimulateSendRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.purpose = { $case: "x402Settlement", value: X402Settlement.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.purpose = { $case: "faucetTransfer", value: FaucetTransfer.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseSimulateSendResponse(): SimulateSendResponse {
+  return { failure: undefined };
+}
+
+export const SimulateSendResponse: MessageFns<SimulateSendResponse> = {
+  encode(message: SimulateSendResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.failure !== undefined) {
+      SendFailure.encode(message.failure, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimulateSendResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimulateSendResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.failure = SendFailure.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetCodeRequest(): GetCodeRequest {
+  return { address: "" };
+}
+
+export const GetCodeRequest: MessageFns<GetCodeRequest> = {
+  encode(message: GetCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetCodeResponse(): GetCodeResponse {
+  return { code: "" };
+}
+
+export const GetCodeResponse: MessageFns<GetCodeResponse> = {
+  encode(message: GetCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseIsValidSignatureRequest(): IsValidSignatureRequest {
+  return { account: "", digest: "", signature: "" };
+}
+
+export const IsValidSignatureRequest: MessageFns<IsValidSignatureRequest> = {
+  encode(message: IsValidSignatureRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== "") {
+      writer.uint32(10).string(message.account);
+    }
+    if (message.digest !== "") {
+      writer.uint32(18).string(message.digest);
+    }
+    if (message.signature !== "") {
+      writer.uint32(26).string(message.signature);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IsValidSignatureRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIsValidSignatureRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.signature = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseIsValidSignatureResponse(): IsValidSignatureResponse {
+  return { valid: false };
+}
+
+export const IsValidSignatureResponse: MessageFns<IsValidSignatureResponse> = {
+  encode(message: IsValidSignatureResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IsValidSignatureResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIsValidSignatureResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTokenBalanceRequest(): GetTokenBalanceRequest {
+  return { token: "", owner: "", block: undefined };
+}
+
+export const GetTokenBalanceRequest: MessageFns<GetTokenBalanceRequest> = {
+  encode(message: GetTokenBalanceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.block !== undefined) {
+      writer.uint32(26).string(message.block);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTokenBalanceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTokenBalanceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.block = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetTokenBalanceResponse(): GetTokenBalanceResponse {
+  return { raw: "" };
+}
+
+export const GetTokenBalanceResponse: MessageFns<GetTokenBalanceResponse> = {
+  encode(message: GetTokenBalanceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.raw !== "") {
+      writer.uint32(10).string(message.raw);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTokenBalanceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTokenBalanceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.raw = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseAuthorizationRef(): AuthorizationRef {
+  return { token: "", authorizer: "", nonce: "" };
+}
+
+export const AuthorizationRef: MessageFns<AuthorizationRef> = {
+  encode(message: AuthorizationRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.authorizer !== "") {
+      writer.uint32(18).string(message.authorizer);
+    }
+    if (message.nonce !== "") {
+      writer.uint32(26).string(message.nonce);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuthorizationRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuthorizationRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.authorizer = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nonce = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetAuthorizationStateRequest(): GetAuthorizationStateRequest {
+  return { authorization: undefined };
+}
+
+export const GetAuthorizationStateRequest: MessageFns<GetAuthorizationStateRequest> = {
+  encode(message: GetAuthorizationStateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.authorization !== undefined) {
+      AuthorizationRef.encode(message.authorization, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAuthorizationStateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAuthorizationStateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.authorization = AuthorizationRef.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetAuthorizationStateResponse(): GetAuthorizationStateResponse {
+  return { used: false };
+}
+
+export const GetAuthorizationStateResponse: MessageFns<GetAuthorizationStateResponse> = {
+  encode(message: GetAuthorizationStateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.used !== false) {
+      writer.uint32(8).bool(message.used);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAuthorizationStateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAuthorizationStateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.used = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseFindAuthorizationUseRequest(): FindAuthorizationUseRequest {
+  return { authorization: undefined, lookbackBlocks: "" };
+}
+
+export const FindAuthorizationUseRequest: MessageFns<FindAuthorizationUseRequest> = {
+  encode(message: FindAuthorizationUseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.authorization !== undefined) {
+      AuthorizationRef.encode(message.authorization, writer.uint32(10).fork()).join();
+    }
+    if (message.lookbackBlocks !== "") {
+      writer.uint32(18).string(message.lookbackBlocks);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindAuthorizationUseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindAuthorizationUseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.authorization = AuthorizationRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lookbackBlocks = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseFindAuthorizationUseResponse(): FindAuthorizationUseResponse {
+  return { txHash: undefined };
+}
+
+export const FindAuthorizationUseResponse: MessageFns<FindAuthorizationUseResponse> = {
+  encode(message: FindAuthorizationUseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.txHash !== undefined) {
+      writer.uint32(10).string(message.txHash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindAuthorizationUseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindAuthorizationUseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.txHash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * One chain's worker: wallet resolution, simulation, signing of sponsored ERC-4337 v0.7 UserOperations and
  * their bundling. Idempotent RPCs may be retried by a client after UNAVAILABLE or DEADLINE_EXCEEDED;
@@ -4274,8 +5162,8 @@ export const ChainWorkerServiceService = {
     responseDeserialize: (value: Buffer): GetTransactionReceiptResponse => GetTransactionReceiptResponse.decode(value),
   },
   /**
-   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
-   * transaction one of them sent, since it is the service's own. Idempotent.
+   * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
+   * verification refuses a transaction one of them sent, since it is the service's own. Idempotent.
    */
   getSenders: {
     path: "/agentwallet.chainworker.v1.ChainWorkerService/GetSenders" as const,
@@ -4286,7 +5174,71 @@ export const ChainWorkerServiceService = {
     responseSerialize: (value: GetSendersResponse): Buffer => Buffer.from(GetSendersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSendersResponse => GetSendersResponse.decode(value),
   },
-  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  /** The code at an address ("0x" when none): whether a token is a contract, a payer a deployed wallet. */
+  getCode: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCodeRequest): Buffer => Buffer.from(GetCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCodeRequest => GetCodeRequest.decode(value),
+    responseSerialize: (value: GetCodeResponse): Buffer => Buffer.from(GetCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCodeResponse => GetCodeResponse.decode(value),
+  },
+  /**
+   * ERC-1271: whether the contract wallet at `account` accepts a signature over a digest (false when it has no
+   * code, reverts or answers anything but the magic value).
+   */
+  isValidSignature: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/IsValidSignature" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: IsValidSignatureRequest): Buffer =>
+      Buffer.from(IsValidSignatureRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): IsValidSignatureRequest => IsValidSignatureRequest.decode(value),
+    responseSerialize: (value: IsValidSignatureResponse): Buffer =>
+      Buffer.from(IsValidSignatureResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): IsValidSignatureResponse => IsValidSignatureResponse.decode(value),
+  },
+  /** balanceOf(owner) of one of the chain's configured tokens, at a block or the head. */
+  getTokenBalance: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetTokenBalance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTokenBalanceRequest): Buffer =>
+      Buffer.from(GetTokenBalanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTokenBalanceRequest => GetTokenBalanceRequest.decode(value),
+    responseSerialize: (value: GetTokenBalanceResponse): Buffer =>
+      Buffer.from(GetTokenBalanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTokenBalanceResponse => GetTokenBalanceResponse.decode(value),
+  },
+  /** authorizationState(authorizer, nonce) of one of the chain's EIP-3009 tokens: whether it was spent or canceled. */
+  getAuthorizationState: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetAuthorizationState" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAuthorizationStateRequest): Buffer =>
+      Buffer.from(GetAuthorizationStateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAuthorizationStateRequest => GetAuthorizationStateRequest.decode(value),
+    responseSerialize: (value: GetAuthorizationStateResponse): Buffer =>
+      Buffer.from(GetAuthorizationStateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAuthorizationStateResponse => GetAuthorizationStateResponse.decode(value),
+  },
+  /**
+   * The transaction that spent an EIP-3009 authorization (its AuthorizationUsed event) in the last
+   * lookback_blocks blocks (at most 100 000), or none.
+   */
+  findAuthorizationUse: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/FindAuthorizationUse" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindAuthorizationUseRequest): Buffer =>
+      Buffer.from(FindAuthorizationUseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindAuthorizationUseRequest => FindAuthorizationUseRequest.decode(value),
+    responseSerialize: (value: FindAuthorizationUseResponse): Buffer =>
+      Buffer.from(FindAuthorizationUseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindAuthorizationUseResponse => FindAuthorizationUseResponse.decode(value),
+  },
+  /** The account the worker sends a purpose's transactions from (the x402 settler, the faucet), or none. Idempotent. */
   getSendingAccount: {
     path: "/agentwallet.chainworker.v1.ChainWorkerService/GetSendingAccount" as const,
     requestStream: false as const,
@@ -4300,11 +5252,11 @@ export const ChainWorkerServiceService = {
   },
   /**
    * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
-   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * token to the treasury; a faucet transfer: native coin or a configured token within the faucet's cap), from the service account that purpose sends from, under that account's nonce lock.
    * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
-   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
-   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
-   * second call answers the same one.
+   * (purpose_refused, no_account, simulation_reverted, insufficient_funds, rpc_unavailable) is a `failure`, not an
+   * error. Idempotent by what it spends: while the transaction for the same authorization (or the same faucet
+   * transfer id) is signed and not sent, a second call answers the same one.
    */
   signSend: {
     path: "/agentwallet.chainworker.v1.ChainWorkerService/SignSend" as const,
@@ -4314,6 +5266,20 @@ export const ChainWorkerServiceService = {
     requestDeserialize: (value: Buffer): SignSendRequest => SignSendRequest.decode(value),
     responseSerialize: (value: SignSendResponse): Buffer => Buffer.from(SignSendResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SignSendResponse => SignSendResponse.decode(value),
+  },
+  /**
+   * Runs the transaction a purpose asks for as a call from its account: nothing is signed or sent, no nonce
+   * taken (x402 verification's simulation of a settlement). Failures as SignSend's. Idempotent.
+   */
+  simulateSend: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/SimulateSend" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SimulateSendRequest): Buffer => Buffer.from(SimulateSendRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SimulateSendRequest => SimulateSendRequest.decode(value),
+    responseSerialize: (value: SimulateSendResponse): Buffer =>
+      Buffer.from(SimulateSendResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SimulateSendResponse => SimulateSendResponse.decode(value),
   },
   /**
    * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
@@ -4403,21 +5369,42 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    */
   getTransactionReceipt: handleUnaryCall<GetTransactionReceiptRequest, GetTransactionReceiptResponse>;
   /**
-   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
-   * transaction one of them sent, since it is the service's own. Idempotent.
+   * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
+   * verification refuses a transaction one of them sent, since it is the service's own. Idempotent.
    */
   getSenders: handleUnaryCall<GetSendersRequest, GetSendersResponse>;
-  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  /** The code at an address ("0x" when none): whether a token is a contract, a payer a deployed wallet. */
+  getCode: handleUnaryCall<GetCodeRequest, GetCodeResponse>;
+  /**
+   * ERC-1271: whether the contract wallet at `account` accepts a signature over a digest (false when it has no
+   * code, reverts or answers anything but the magic value).
+   */
+  isValidSignature: handleUnaryCall<IsValidSignatureRequest, IsValidSignatureResponse>;
+  /** balanceOf(owner) of one of the chain's configured tokens, at a block or the head. */
+  getTokenBalance: handleUnaryCall<GetTokenBalanceRequest, GetTokenBalanceResponse>;
+  /** authorizationState(authorizer, nonce) of one of the chain's EIP-3009 tokens: whether it was spent or canceled. */
+  getAuthorizationState: handleUnaryCall<GetAuthorizationStateRequest, GetAuthorizationStateResponse>;
+  /**
+   * The transaction that spent an EIP-3009 authorization (its AuthorizationUsed event) in the last
+   * lookback_blocks blocks (at most 100 000), or none.
+   */
+  findAuthorizationUse: handleUnaryCall<FindAuthorizationUseRequest, FindAuthorizationUseResponse>;
+  /** The account the worker sends a purpose's transactions from (the x402 settler, the faucet), or none. Idempotent. */
   getSendingAccount: handleUnaryCall<GetSendingAccountRequest, GetSendingAccountResponse>;
   /**
    * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
-   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * token to the treasury; a faucet transfer: native coin or a configured token within the faucet's cap), from the service account that purpose sends from, under that account's nonce lock.
    * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
-   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
-   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
-   * second call answers the same one.
+   * (purpose_refused, no_account, simulation_reverted, insufficient_funds, rpc_unavailable) is a `failure`, not an
+   * error. Idempotent by what it spends: while the transaction for the same authorization (or the same faucet
+   * transfer id) is signed and not sent, a second call answers the same one.
    */
   signSend: handleUnaryCall<SignSendRequest, SignSendResponse>;
+  /**
+   * Runs the transaction a purpose asks for as a call from its account: nothing is signed or sent, no nonce
+   * taken (x402 verification's simulation of a settlement). Failures as SignSend's. Idempotent.
+   */
+  simulateSend: handleUnaryCall<SimulateSendRequest, SimulateSendResponse>;
   /**
    * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
    * expired (not sent in its window: the worker freed or filled its nonce), unknown_transaction, send_failed.
@@ -4634,8 +5621,8 @@ export interface ChainWorkerServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The accounts the worker sends transactions from (its bundles' executors): payment verification refuses a
-   * transaction one of them sent, since it is the service's own. Idempotent.
+   * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
+   * verification refuses a transaction one of them sent, since it is the service's own. Idempotent.
    */
   getSenders(
     request: GetSendersRequest,
@@ -4652,7 +5639,93 @@ export interface ChainWorkerServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSendersResponse) => void,
   ): ClientUnaryCall;
-  /** The account the worker sends a purpose's transactions from (the x402 settler), or none. Idempotent. */
+  /** The code at an address ("0x" when none): whether a token is a contract, a payer a deployed wallet. */
+  getCode(
+    request: GetCodeRequest,
+    callback: (error: ServiceError | null, response: GetCodeResponse) => void,
+  ): ClientUnaryCall;
+  getCode(
+    request: GetCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCodeResponse) => void,
+  ): ClientUnaryCall;
+  getCode(
+    request: GetCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCodeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ERC-1271: whether the contract wallet at `account` accepts a signature over a digest (false when it has no
+   * code, reverts or answers anything but the magic value).
+   */
+  isValidSignature(
+    request: IsValidSignatureRequest,
+    callback: (error: ServiceError | null, response: IsValidSignatureResponse) => void,
+  ): ClientUnaryCall;
+  isValidSignature(
+    request: IsValidSignatureRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: IsValidSignatureResponse) => void,
+  ): ClientUnaryCall;
+  isValidSignature(
+    request: IsValidSignatureRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: IsValidSignatureResponse) => void,
+  ): ClientUnaryCall;
+  /** balanceOf(owner) of one of the chain's configured tokens, at a block or the head. */
+  getTokenBalance(
+    request: GetTokenBalanceRequest,
+    callback: (error: ServiceError | null, response: GetTokenBalanceResponse) => void,
+  ): ClientUnaryCall;
+  getTokenBalance(
+    request: GetTokenBalanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTokenBalanceResponse) => void,
+  ): ClientUnaryCall;
+  getTokenBalance(
+    request: GetTokenBalanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTokenBalanceResponse) => void,
+  ): ClientUnaryCall;
+  /** authorizationState(authorizer, nonce) of one of the chain's EIP-3009 tokens: whether it was spent or canceled. */
+  getAuthorizationState(
+    request: GetAuthorizationStateRequest,
+    callback: (error: ServiceError | null, response: GetAuthorizationStateResponse) => void,
+  ): ClientUnaryCall;
+  getAuthorizationState(
+    request: GetAuthorizationStateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAuthorizationStateResponse) => void,
+  ): ClientUnaryCall;
+  getAuthorizationState(
+    request: GetAuthorizationStateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAuthorizationStateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The transaction that spent an EIP-3009 authorization (its AuthorizationUsed event) in the last
+   * lookback_blocks blocks (at most 100 000), or none.
+   */
+  findAuthorizationUse(
+    request: FindAuthorizationUseRequest,
+    callback: (error: ServiceError | null, response: FindAuthorizationUseResponse) => void,
+  ): ClientUnaryCall;
+  findAuthorizationUse(
+    request: FindAuthorizationUseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindAuthorizationUseResponse) => void,
+  ): ClientUnaryCall;
+  findAuthorizationUse(
+    request: FindAuthorizationUseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindAuthorizationUseResponse) => void,
+  ): ClientUnaryCall;
+  /** The account the worker sends a purpose's transactions from (the x402 settler, the faucet), or none. Idempotent. */
   getSendingAccount(
     request: GetSendingAccountRequest,
     callback: (error: ServiceError | null, response: GetSendingAccountResponse) => void,
@@ -4670,11 +5743,11 @@ export interface ChainWorkerServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Signs the transaction a named purpose asks for (an x402 settlement: transferWithAuthorization of an accepted
-   * token to the treasury), from the service account that purpose sends from, under that account's nonce lock.
+   * token to the treasury; a faucet transfer: native coin or a configured token within the faucet's cap), from the service account that purpose sends from, under that account's nonce lock.
    * Nothing is sent: the caller claims what it spends, then calls SendSigned. Never arbitrary calldata. A refusal
-   * (purpose_refused, no_account, simulation_reverted, rpc_unavailable) is a `failure`, not an error.
-   * Idempotent by what it spends: while the transaction for the same authorization is signed and not sent, a
-   * second call answers the same one.
+   * (purpose_refused, no_account, simulation_reverted, insufficient_funds, rpc_unavailable) is a `failure`, not an
+   * error. Idempotent by what it spends: while the transaction for the same authorization (or the same faucet
+   * transfer id) is signed and not sent, a second call answers the same one.
    */
   signSend(
     request: SignSendRequest,
@@ -4690,6 +5763,25 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SignSendResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Runs the transaction a purpose asks for as a call from its account: nothing is signed or sent, no nonce
+   * taken (x402 verification's simulation of a settlement). Failures as SignSend's. Idempotent.
+   */
+  simulateSend(
+    request: SimulateSendRequest,
+    callback: (error: ServiceError | null, response: SimulateSendResponse) => void,
+  ): ClientUnaryCall;
+  simulateSend(
+    request: SimulateSendRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SimulateSendResponse) => void,
+  ): ClientUnaryCall;
+  simulateSend(
+    request: SimulateSendRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SimulateSendResponse) => void,
   ): ClientUnaryCall;
   /**
    * Broadcasts a transaction SignSend answered, byte for byte. Idempotent: one already sent answers ok. Failures:
