@@ -226,13 +226,15 @@ describe('GET /status/:id: the wait parameters as published', () => {
   it('Prefer and If-None-Match: the published patterns accept exactly what the validator does', () => {
     const verdicts = (name: 'prefer' | 'if-none-match', values: string[]) => {
       const schema = parameter(name).schema;
+      // No \s outside "any character": engines differ on it (Python's takes \x1c-\x1f, found by schemathesis).
+      expect(String(schema.pattern).replaceAll('[\\s\\S]', '')).not.toContain('\\s');
       for (const v of values) {
         expect([v, StatusHeadersSchema.safeParse({ [name]: v }).success]).toEqual([v, publishedAccepts(schema, v)]);
       }
     };
     const prefer = ['wait=1', 'WAIT=30', 'wait = 5', 'wait="5"', 'respond-async, wait=10', 'wait=10;x=y', 'return=minimal', 'handling=lenient', 'nowait=x', 'waiting=x',
-      'wait=', 'wait', 'wait=x', 'wait=-1', 'wait=1.5', 'wait="5', 'respond-async, wait=soon', 'wait=1, wait=x', ''];
-    const inm = ['"a"', 'W/"a"', '"a", "b"', ' "a" , W/"b" ', '*', '""', 'a', '"a" "b"', '"a",', '**', 'W/a', '"a\\"b"', ''];
+      'wait=', 'wait', 'wait=x', 'wait=-1', 'wait=1.5', 'wait="5', 'respond-async, wait=soon', 'wait=1, wait=x', '', '\twait=5', '\u00a0wait=x', '\x1cwait=x', 'wait=5\u00a0'];
+    const inm = ['"a"', 'W/"a"', '"a", "b"', ' "a" , W/"b" ', '*', '""', 'a', '"a" "b"', '"a",', '**', 'W/a', '"a\\"b"', '', '\x1c*', '\u00a0"a"', '\t"a"'];
     const random = Array.from({ length: 300 }, () => Array.from({ length: Math.floor(Math.random() * 12) }, () => ' ,;=W/"*wait0123456789ax'[Math.floor(Math.random() * 24)]).join(''));
     verdicts('prefer', [...prefer, ...random]);
     verdicts('if-none-match', [...inm, ...random]);

@@ -120,6 +120,17 @@ agentwallet.dev/chain: {{ .chain }}
 {{- end }}
 {{- end }}
 
+{{/* The faucet account's key, for the chain workers: each sends a faucet's drips on its chain, within its faucetCap. */}}
+{{- define "agent-wallet.faucetEnv" -}}
+{{- if .Values.payments.faucet.existingSecret }}
+- name: AGENT_WALLET_FAUCET_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.payments.faucet.existingSecret }}
+      key: {{ .Values.payments.faucet.key }}
+{{- end }}
+{{- end }}
+
 {{/* The config file, and a writable /tmp (tsx caches compiled sources there) under a read-only root. */}}
 {{- define "agent-wallet.volumes" -}}
 - name: config

@@ -130,7 +130,10 @@ export function parseWaitSeconds(text: string): number | undefined {
 }
 
 /** A `wait` preference whose value is not whole seconds, anywhere in a Prefer header (RFC 7240: `token [= value] *(; param)`). */
-const MALFORMED_WAIT = String.raw`(?:^|,)\s*[Ww][Aa][Ii][Tt]\s*(?:=\s*(?!(?:[0-9]{1,9}|"[0-9]{1,9}")\s*(?:[;,]|$))|[;,]|$)`;
+const MALFORMED_WAIT = String.raw`(?:^|,)[ \t]*[Ww][Aa][Ii][Tt][ \t]*(?:=[ \t]*(?!(?:[0-9]{1,9}|"[0-9]{1,9}")[ \t]*(?:[;,]|$))|[;,]|$)`;
+/** HTTP's optional whitespace (space, tab) off both ends: what the published patterns allow there, no more. */
+const blanksOff = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
+
 /** The Prefer headers accepted: any, unless a `wait` in it is malformed (published as the header's pattern). */
 export const PREFER_PATTERN = new RegExp(String.raw`^(?![\s\S]*${MALFORMED_WAIT})[\s\S]*$`);
 
@@ -142,15 +145,19 @@ export function preferredWait(prefer: string): number | 'invalid' | undefined {
   if (!PREFER_PATTERN.test(prefer)) return 'invalid';
   for (const preference of prefer.split(',')) {
     const [token, ...rest] = preference.split(';')[0]!.split('=');
-    if (token!.trim().toLowerCase() !== 'wait') continue;
-    return parseWaitSeconds(rest.join('=').trim().replace(/^"(.*)"$/, '$1')) ?? 'invalid';
+    if (blanksOff(token!).toLowerCase() !== 'wait') continue;
+    return parseWaitSeconds(blanksOff(rest.join('=')).replace(/^"(.*)"$/, '$1')) ?? 'invalid';
   }
   return undefined;
 }
 
 const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
-/** The If-None-Match headers accepted (published as the header's pattern): entity tags, or `*`. */
-export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^\s*(?:\*|${ENTITY_TAG}(?:\s*,\s*${ENTITY_TAG})*)\s*$`);
+/**
+ * The If-None-Match headers accepted (published as the header's pattern): entity tags, or `*`. Blanks are HTTP's
+ * (space, tab), never `\s`: engines differ on what `\s` takes (Python's takes \x1c-\x1f), and the published
+ * pattern must give every client's validator the verdict this one gives.
+ */
+export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^[ \t]*(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)[ \t]*$`);
 
 /** The entity tags of an If-None-Match (`"a", W/"b"` or `*`), weak ones compared as strong; undefined if malformed. */
 export function parseIfNoneMatch(header: string): string[] | '*' | undefined {

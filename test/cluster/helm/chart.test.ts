@@ -120,6 +120,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
     if (values === 'full') {
       expect(config.chains.find((c) => c.name === 'arbitrum')!.rpcUrl).toBeUndefined(); // from the Secret
       const eth = config.chains.find((c) => c.name === 'ethereum')!;
+      expect(eth.faucetCap).toEqual({ native: '0.05', tokens: { USDC: '100' } });
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
         ['USDC', '0x4444444444444444444444444444444444444444', true],
         ['USDT', '0x5555555555555555555555555555555555555555', false],
@@ -185,7 +186,8 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       expect(spec.automountServiceAccountToken).toBe(false);
       expect(spec.containers[0].readinessProbe.grpc.port).toBe(50051);
       const env = spec.containers[0].env as { name: string; value?: string; valueFrom?: unknown }[];
-      for (const secret of ['AGENT_WALLET_SERVICE_SECRET', 'AGENT_WALLET_PAYMASTER_SIGNER_KEY', 'AGENT_WALLET_EXECUTOR_KEYS']) {
+      const sendingKeys = values === 'full' ? ['AGENT_WALLET_X402_SETTLER_KEY', 'AGENT_WALLET_FAUCET_KEY'] : [];
+      for (const secret of ['AGENT_WALLET_SERVICE_SECRET', 'AGENT_WALLET_PAYMASTER_SIGNER_KEY', 'AGENT_WALLET_EXECUTOR_KEYS', ...sendingKeys]) {
         const e = env.find((x) => x.name === secret);
         expect(e?.valueFrom, secret).toMatchObject({ secretKeyRef: expect.any(Object) });
         expect(e?.value).toBeUndefined();
