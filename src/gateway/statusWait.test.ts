@@ -111,6 +111,14 @@ describe('GET /status/:id?wait=N', () => {
     expect(res.headers['preference-applied']).toBeUndefined();
   });
 
+  it('a blank If-None-Match names no tag: the record differs from all it names, so it comes at once (not a 400)', async () => {
+    const id = await newRequest();
+    for (const blank of ['', ' ', '\t']) {
+      const res = await get(`/status/${id}?wait=30`, { 'if-none-match': blank });
+      expect([blank, res.statusCode, res.json().status]).toEqual([blank, 200, 'pending']);
+    }
+  });
+
   it('open waits are bounded per API key: over the bound, 429 too_many_waits; other keys are not affected', async () => {
     const a = await newRequest();
     const waits = [get(`/status/${a}?wait=30&known_status=pending`), get(`/status/${a}?wait=30&known_status=pending`)];

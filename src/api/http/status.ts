@@ -155,14 +155,15 @@ const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e]*"`;
 /**
  * The If-None-Match headers accepted (published as the header's pattern): entity tags, or `*`. Blanks are HTTP's
  * (space, tab), never `\s`: engines differ on what `\s` takes (Python's takes \x1c-\x1f), and the published
- * pattern must give every client's validator the verdict this one gives.
+ * pattern must give every client's validator the verdict this one gives. A blank one names no tag: nothing is
+ * known, so the record differs from all it names (an HTTP client may send an empty header; schemathesis does).
  */
-export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^[ \t]*(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)[ \t]*$`);
+export const IF_NONE_MATCH_PATTERN = new RegExp(String.raw`^[ \t]*(?:(?:\*|${ENTITY_TAG}(?:[ \t]*,[ \t]*${ENTITY_TAG})*)[ \t]*)?$`);
 
 /** The entity tags of an If-None-Match (`"a", W/"b"` or `*`), weak ones compared as strong; undefined if malformed. */
 export function parseIfNoneMatch(header: string): string[] | '*' | undefined {
   if (!IF_NONE_MATCH_PATTERN.test(header)) return undefined;
-  if (header.trim() === '*') return '*';
+  if (blanksOff(header) === '*') return '*';
   return [...header.matchAll(/"[\x21\x23-\x7e]*"/g)].map((m) => m[0]);
 }
 
