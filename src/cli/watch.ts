@@ -59,7 +59,12 @@ export async function watchRequest(client: AgentWalletClient, requestId: string,
 }
 
 export function terminalSummary(s: StatusRecord): string {
-  return fields([
+  return fields(terminalRows(s));
+}
+
+/** The same as rows, for a caller that prints them among its own (one column width for all). */
+export function terminalRows(s: StatusRecord): [string, string | number | null | undefined][] {
+  return [
     ['status', statusColour(s.status)],
     ['tx_hash', s.tx_hash],
     ['block', s.block_number],
@@ -67,5 +72,5 @@ export function terminalSummary(s: StatusRecord): string {
     ['cost_usd', s.cost_usd],
     ['failure', s.failure ? `${s.failure.code}: ${s.failure.message}` : undefined],
     ['revert_reason', s.failure?.revert_reason ?? undefined],
-  ]);
+  ];
 }

@@ -3,7 +3,7 @@ import { bool, type Command } from '../command.ts';
 import { clientContext } from '../context.ts';
 import { historyLine } from '../history.ts';
 import { EXIT, fields, printError, printJson } from '../output.ts';
-import { terminalSummary } from '../watch.ts';
+import { terminalRows } from '../watch.ts';
 
 export const cancelCommand: Command = {
   name: 'cancel',
@@ -34,9 +34,8 @@ export const cancelCommand: Command = {
           ['agent_id', s.agent_id],
           ['cancel asked', s.cancel_requested_at],
           ['history', historyLine(s) || undefined],
-        ]) +
-          terminalSummary(s) +
-          recorded,
+          ...terminalRows(s),
+        ]) + recorded,
       );
     }
     return EXIT.ok;

@@ -3,7 +3,7 @@ import { clientIdOf } from '../../client/requestIds.ts';
 import { bool, str, type Command } from '../command.ts';
 import { clientContext } from '../context.ts';
 import { EXIT, printError, printJson } from '../output.ts';
-import { terminalSummary, watchRequest } from '../watch.ts';
+import { terminalRows, watchRequest } from '../watch.ts';
 import { timeoutMsOf, WAIT_OPTIONS } from './execute.ts';
 import { fields } from '../output.ts';
 import { historyLine } from '../history.ts';
@@ -57,7 +57,8 @@ export const statusCommand: Command = {
           ['created_at', s.created_at],
           ['updated_at', s.updated_at],
           ['history', historyLine(s) || undefined],
-        ]) + terminalSummary(s),
+          ...terminalRows(s),
+        ]),
       );
     }
     return r.value.status === 'reverted' || r.value.status === 'failed' ? EXIT.ended : EXIT.ok;
