@@ -6,6 +6,7 @@ import { openJournal, type Journal } from '../client/journal.ts';
 import type { Payer } from '../client/pay.ts';
 import { CliError } from '../lib/args.ts';
 import { str, type Options, type ParsedValues } from './command.ts';
+import type { printError } from './output.ts';
 
 /** Environment variables the client commands read (docs/cli.md). */
 export const ENV = {
@@ -78,4 +79,20 @@ export function methodOf(values: ParsedValues): 'x402' | 'transfer' | undefined 
   const m = str(values, 'method');
   if (m === undefined || m === 'x402' || m === 'transfer') return m;
   throw new CliError(`--method must be x402 or transfer, got ${m}`);
+}
+
+/**
+ * The address a command sends to: `--address`, else the smart wallet of `--agent-id` (or the agent id in the
+ * environment) under the caller's key, resolved through GET /wallet; a refusal of that lookup is given back.
+ */
+export async function recipientOf(
+  values: ParsedValues,
+  chain: string | undefined,
+): Promise<{ ok: true; address: string } | { ok: false; error: Parameters<typeof printError>[0] }> {
+  const address = str(values, 'address');
+  if (address !== undefined) return { ok: true, address };
+  const agentId = str(values, 'agent-id') ?? process.env[ENV.agentId];
+  if (!agentId) throw new CliError(`give --agent-id (or ${ENV.agentId}) or --address`);
+  const wallet = await clientContext(values).client.wallet(agentId, chain);
+  return wallet.ok ? { ok: true, address: wallet.value.smart_wallet_address } : { ok: false, error: wallet.error };
 }

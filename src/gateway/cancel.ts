@@ -5,6 +5,7 @@ import { isStoreError } from '../store/types.ts';
 import type { GatewayContext } from './context.ts';
 import { GatewayError } from './errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
+import { ownRequest } from './ownRequest.ts';
 
 export type CancelOutcome =
   /** Ended `failed` with code `cancelled`: nothing was signed or sent (200). */
@@ -23,7 +24,7 @@ export type CancelOutcome =
  */
 export async function cancelRequest(ctx: GatewayContext, id: string, apiClient: string): Promise<CancelOutcome> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    let current = await findOwn(ctx, id, apiClient);
+    let current = await ownRequest(ctx, id, apiClient);
     const decided = decisionOf(current);
     if (decided) return decided;
     if (current.spec.cancelRequestedTime === undefined) {
@@ -42,19 +43,6 @@ export async function cancelRequest(ctx: GatewayContext, id: string, apiClient: 
     details: { request_id: id },
     headers: { 'retry-after': '1' },
   });
-}
-
-/** The caller's own request, live or archived; any other (unknown, another key's) is the same 404 GET /status gives. */
-async function findOwn(ctx: GatewayContext, id: string, apiClient: string): Promise<ExecutionRequest> {
-  let found: ExecutionRequest | undefined;
-  try {
-    found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);
-  } catch (e) {
-    if (!isStoreError(e, 'NotFound')) throw e;
-    found = await ctx.archive?.get(id, ctx.namespace);
-  }
-  if (found === undefined || found.spec.apiClient !== apiClient) throw new GatewayError(404, 'not_found', 'no request with this id for this API key');
-  return found;
 }
 
 /**

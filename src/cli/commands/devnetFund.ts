@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { CliError, resolveDataDir } from '../../lib/args.ts';
 import { fundOnDevnet, NATIVE_SYMBOL, readDevnetManifest, type FundError } from '../../devnet/fund.ts';
 import { bool, str, type Command } from '../command.ts';
-import { AGENT_OPTIONS, clientContext, ENV } from '../context.ts';
+import { AGENT_OPTIONS, recipientOf } from '../context.ts';
 import { EXIT, fields, printError, printJson } from '../output.ts';
 
 /** Where the devnet's manifest is when no --manifest names it (tests point at a shared devnet's). */
@@ -47,14 +47,9 @@ export const devnetFundCommand: Command = {
     const manifest = readDevnetManifest(manifestPath);
     if (!manifest.ok) return printFundError(manifest.error, json);
     const chain = str(values, 'chain') ?? 'ethereum';
-    let address = str(values, 'address');
-    if (address === undefined) {
-      const agentId = str(values, 'agent-id') ?? process.env[ENV.agentId];
-      if (!agentId) throw new CliError(`give --agent-id (or ${ENV.agentId}) or --address`);
-      const wallet = await clientContext(values).client.wallet(agentId, chain);
-      if (!wallet.ok) return printError(wallet.error, json);
-      address = wallet.value.smart_wallet_address;
-    }
+    const recipient = await recipientOf(values, chain);
+    if (!recipient.ok) return printError(recipient.error, json);
+    const address = recipient.address;
     const r = await fundOnDevnet({ manifest: manifest.value, chain, to: address, token: str(values, 'token'), amount });
     if (!r.ok) return printFundError(r.error, json);
     if (json) printJson(r.value);

@@ -1,7 +1,6 @@
-import { CliError } from '../../lib/args.ts';
 import { createFaucetClient, DEFAULT_FAUCET_URL, FAUCET_URL_ENV } from '../../client/faucet.ts';
 import { bool, str, type Command } from '../command.ts';
-import { AGENT_OPTIONS, clientContext, ENV } from '../context.ts';
+import { AGENT_OPTIONS, recipientOf } from '../context.ts';
 import { fields, printError, printJson } from '../output.ts';
 
 export const faucetCommand: Command = {
@@ -20,15 +19,10 @@ export const faucetCommand: Command = {
   examples: ['agent-wallet faucet --agent-id my-agent --chain base'],
   async run(values) {
     const json = bool(values, 'json');
-    let address = str(values, 'address');
     const chain = str(values, 'chain');
-    if (address === undefined) {
-      const agentId = str(values, 'agent-id') ?? process.env[ENV.agentId];
-      if (!agentId) throw new CliError(`give --agent-id (or ${ENV.agentId}) or --address`);
-      const wallet = await clientContext(values).client.wallet(agentId, chain);
-      if (!wallet.ok) return printError(wallet.error, json);
-      address = wallet.value.smart_wallet_address;
-    }
+    const recipient = await recipientOf(values, chain);
+    if (!recipient.ok) return printError(recipient.error, json);
+    const address = recipient.address;
     const r = await createFaucetClient({ baseUrl: str(values, 'faucet-url') }).drip(address, chain);
     if (!r.ok) return printError(r.error, json);
     if (json) printJson(r.value);

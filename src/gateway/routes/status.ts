@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { isObjectName, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import { isStoreError } from '../../store/types.ts';
+import { ownRequest, requestNotFound } from '../ownRequest.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
@@ -19,22 +19,6 @@ import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { statusEtag } from '../statusEtag.ts';
 import { answersAtOnce, namesKnownState, waitForStatusChange, type KnownState } from '../statusWait.ts';
 
-// Unknown ids and other keys' ids get the same answer: a request's existence is not disclosed.
-const notFound = () => new GatewayError(404, 'not_found', 'no request with this id for this API key');
-
-/** The request from the store, else from the archive (finished and past its retention); only the caller's own. */
-async function lookUp(ctx: GatewayContext, id: string, owner: string): Promise<ExecutionRequest> {
-  let found: ExecutionRequest | undefined;
-  try {
-    found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);
-  } catch (e) {
-    if (!isStoreError(e, 'NotFound')) throw e;
-    // Finished and past its retention: the retention controller archived it whole before deleting it.
-    found = await ctx.archive?.get(id, ctx.namespace);
-  }
-  if (found === undefined || found.spec.apiClient !== owner) throw notFound();
-  return found;
-}
 
 function answer(reply: FastifyReply, request: ExecutionRequest): StatusRecord {
   const record = presentStatus(request);
@@ -68,23 +52,23 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { id } = request.params;
-        if (!isObjectName(id)) throw notFound();
+        if (!isObjectName(id)) throw requestNotFound();
         const owner = clientOf(request).metadata.name;
         const prefer = request.headers.prefer === undefined ? undefined : preferredWait(request.headers.prefer);
         const seconds = request.query.wait ?? (prefer === 'invalid' ? undefined : prefer); // the schema refused 'invalid'
-        if (seconds === undefined) return answer(reply, await lookUp(ctx, id, owner));
+        if (seconds === undefined) return answer(reply, await ownRequest(ctx, id, owner));
 
         const inm = request.headers['if-none-match'];
         const known: KnownState = { status: request.query.known_status, etags: inm === undefined ? undefined : parseIfNoneMatch(inm) };
         // The cache first (it follows the store within milliseconds). When it has no such object, or would answer at
         // once (possibly only because it is behind the state the caller read elsewhere), the store decides.
         const cached = ctx.informer.get(id);
-        if (cached !== undefined && cached.spec.apiClient !== owner) throw notFound();
+        if (cached !== undefined && cached.spec.apiClient !== owner) throw requestNotFound();
         // Nothing known, nothing to wait for: a caller that never saw the record gets it now.
-        if (!namesKnownState(known)) return answer(reply, await lookUp(ctx, id, owner));
+        if (!namesKnownState(known)) return answer(reply, await ownRequest(ctx, id, owner));
         reply.header('preference-applied', `wait=${seconds}`);
         const cacheWaits = cached !== undefined && !answersAtOnce(presentStatus(cached), known);
-        const initial = cacheWaits ? cached : await lookUp(ctx, id, owner);
+        const initial = cacheWaits ? cached : await ownRequest(ctx, id, owner);
         if (seconds === 0 || answersAtOnce(presentStatus(initial), known)) return answer(reply, initial);
 
         const release = ctx.statusWaits.acquire(owner);
@@ -103,7 +87,7 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         try {
           const end = await waitForStatusChange(ctx.informer, id, initial, known, seconds * 1000, gone.signal, !cacheWaits);
           if (end.kind === 'answer') return answer(reply, end.request);
-          if (end.kind === 'deleted') return answer(reply, await lookUp(ctx, id, owner));
+          if (end.kind === 'deleted') return answer(reply, await ownRequest(ctx, id, owner));
           return reply.hijack(); // aborted: the socket is gone, nothing to send
         } finally {
           release();
