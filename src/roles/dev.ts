@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parse, resolveDataDir, CliError } from '../lib/args.ts';
-import { devParseOptions } from './devOptions.ts';
+import { devParseOptions, devWebhookSettings } from './devOptions.ts';
 import { loadOrCreateServiceSecret } from '../config/serviceSecret.ts';
 import { startDevnet } from '../devnet/devnet.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
@@ -43,9 +43,7 @@ export async function runDev(argv: string[]): Promise<number> {
       adminSocket: true,
       logLevel: values.quiet === true ? 'warn' : 'info',
       // Development only, and only when asked: webhooks to a receiver on this machine (127.0.0.0/8, ::1).
-      webhooks: {
-        allowLoopback: values['allow-loopback-webhooks'] === true || process.env.AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK === '1',
-      },
+      webhooks: devWebhookSettings(values),
       // The devnet's own settler account sends x402 settlements (it holds native coin on every chain).
       payments: {
         x402SettlerKey: devnet.manifest.accounts.settler?.privateKey,

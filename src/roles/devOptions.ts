@@ -38,3 +38,11 @@ export function devOptionsHelp(indent: string): string {
     .map((e) => `${indent}${flag(e).padEnd(width)}${e[1].help.split('\n').join(`\n${indent}${' '.repeat(width)}`)}`)
     .join('\n');
 }
+
+/**
+ * The webhook settings `dev` starts the service with: receivers on this machine only when asked, by the flag or
+ * the environment (the docs test starts a page's service through this too, as `npm start -- <flags>` would).
+ */
+export function devWebhookSettings(values: { 'allow-loopback-webhooks'?: boolean | undefined }, env: NodeJS.ProcessEnv = process.env): { allowLoopback: boolean } {
+  return { allowLoopback: values['allow-loopback-webhooks'] === true || env.AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK === '1' };
+}

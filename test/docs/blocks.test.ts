@@ -39,6 +39,12 @@ describe('docs blocks', () => {
     expect(blocks[2]!.marker).toEqual({ kind: 'skip', reason: 'needs a real cluster' });
   });
 
+  it('reads the save and npm-start markers', () => {
+    expect(parseBlocks('p.md', '<!-- docs-test: save receiver.mjs -->\n```js\n1\n```')[0]!.marker).toEqual({ kind: 'save', file: 'receiver.mjs' });
+    expect(parseBlocks('p.md', '<!-- docs-test: npm-start -->\n```sh\nnpm start\n```')[0]!.marker).toEqual({ kind: 'npm-start' });
+    expect(() => parseBlocks('p.md', '<!-- docs-test: save ../x.mjs -->\n```js\n1\n```')).toThrow(/file name/);
+  });
+
   it('a skip without a reason, or an unknown marker, is an error', () => {
     expect(() => parseBlocks('p.md', '<!-- docs-test: skip -->\n```sh\nls\n```')).toThrow(/needs a reason/);
     expect(() => parseBlocks('p.md', '<!-- docs-test: maybe -->\n```sh\nls\n```')).toThrow(/unknown docs-test marker/);

@@ -7,6 +7,10 @@
  * - `<!-- docs-test: output -->`: what the block before it prints; its key fields are checked against that run.
  * - `<!-- docs-test: checked-by <file> -->`: checked by another test, named (it must exist and name this page).
  * - `<!-- docs-test: exit <n> -->`: run, and it is meant to end with exit status n (a refusal shown on purpose).
+ * - `<!-- docs-test: save <file> -->`: saved as that file in the page's working directory, as the page asks a
+ *   reader to (a program a later block runs).
+ * - `<!-- docs-test: npm-start -->`: the block is `npm start [-- <flags>]`: the page's service is started again
+ *   on its data directory as that command starts it (its flags read as `agent-wallet dev` reads them).
  * Runnable languages: `sh`/`bash` (bash, with `agent-wallet` on PATH), `js`/`mjs` (node), `ts` (bin/run-ts.js).
  * Any other unmarked block fails the test.
  */
@@ -16,7 +20,9 @@ export type Marker =
   | { kind: 'run'; exit: number }
   | { kind: 'skip'; reason: string }
   | { kind: 'output' }
-  | { kind: 'checked-by'; file: string };
+  | { kind: 'checked-by'; file: string }
+  | { kind: 'save'; file: string }
+  | { kind: 'npm-start' };
 
 export interface Block {
   page: string;
@@ -62,6 +68,11 @@ function markerBefore(page: string, lines: string[], fenceIndex: number): Marker
     if (kind === 'output') return { kind: 'output' };
     if (kind === 'checked-by') return { kind: 'checked-by', file: arg! };
     if (kind === 'exit') return { kind: 'run', exit: Number(arg) };
+    if (kind === 'save') {
+      if (!/^\w[\w.-]*$/.test(arg ?? '')) throw new Error(`${page}:${j + 1}: docs-test: save needs a file name (no directory)`);
+      return { kind: 'save', file: arg! };
+    }
+    if (kind === 'npm-start') return { kind: 'npm-start' };
     throw new Error(`${page}:${j + 1}: unknown docs-test marker ${kind}`);
   }
   return { kind: 'run', exit: 0 };

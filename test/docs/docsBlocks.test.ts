@@ -10,12 +10,16 @@
  *   and faucet URLs; the CLI's own defaults are pointed there too (AGENT_WALLET_BASE_URL, AGENT_WALLET_FAUCET_URL),
  *   as the defaults point at `npm start`.
  * - in shell blocks, `<the development key npm start prints>` (or `<key>`) is the page's development key,
+ *   `<the webhook secret npm start prints>` its webhook signing secret,
  *   `<counter>` the devnet's Counter (one address on every chain), and any other `<name>` or `<a.b>` the latest
  *   value of that JSON field in an earlier block's output on the page (`<request_id>`, `<required_amount_raw.aUSD>`),
  *   as a reader copies it from the answer above. A placeholder that is none of these fails the block.
  * - shell variables set in a block (`K=…`, `export …`) carry over to the page's next blocks, as in one terminal.
  *   Blocks run with `set -eo pipefail`, in the page's working directory, with `agent-wallet` (and `npx agent-wallet`)
  *   being bin/agent-wallet.js and node_modules this repository's.
+ * - each block runs in a process group of its own: what it leaves running in the background (a receiver,
+ *   `node receiver.mjs > receiver.log 2>&1 &`: its output redirected, or the block never ends) is stopped at the end
+ *   of the page.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -25,6 +29,8 @@ import { ensurePrivateDir } from '../../src/lib/privateFs.ts';
 import { registerRunningService } from '../../src/admin/running.ts';
 import { faucetSettingsFromManifest, startFaucet } from '../../src/faucet/index.ts';
 import { ensureDevKey } from '../../src/roles/devKey.ts';
+import { devParseOptions, devWebhookSettings } from '../../src/roles/devOptions.ts';
+import { parse } from '../../src/lib/args.ts';
 import { startEmbeddedService } from '../../src/roles/embedded.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
 import { leaves, jsonValues, missingFromOutput, readBlocks, type Block } from './blocks.ts';
@@ -49,32 +55,42 @@ interface PageEnv {
   url: string;
   faucetUrl: string;
   apiKey: string;
+  webhookSecret: string | undefined;
+  serviceSecret: string;
   stop(): Promise<void>;
 }
 
-/** What `npm start` gives a reader, for one page: its own data directory, service and faucet on the run's devnet. */
-async function startPageEnv(): Promise<PageEnv> {
-  const workDir = tempDir('aw-docs-');
+/**
+ * What `npm start` gives a reader, for one page: its own data directory, service and faucet on the run's devnet.
+ * Given the page's earlier env (stopped), it starts again on the same directory, as `npm start -- <flags>` does.
+ */
+async function startPageEnv(again?: { workDir: string; serviceSecret: string; flags: string[] }): Promise<PageEnv> {
+  const workDir = again?.workDir ?? tempDir('aw-docs-');
   const dataDir = join(workDir, '.data');
-  await ensurePrivateDir(dataDir);
-  mkdirSync(join(dataDir, 'devnet'), { mode: 0o700 });
-  copyFileSync(devnet.manifestPath, join(dataDir, 'devnet', 'manifest.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(workDir, 'node_modules'));
-  mkdirSync(join(workDir, '.bin'));
-  symlinkSync(join(ROOT, 'bin', 'agent-wallet.js'), join(workDir, '.bin', 'agent-wallet'));
+  if (!again) {
+    await ensurePrivateDir(dataDir);
+    mkdirSync(join(dataDir, 'devnet'), { mode: 0o700 });
+    copyFileSync(devnet.manifestPath, join(dataDir, 'devnet', 'manifest.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(workDir, 'node_modules'));
+    mkdirSync(join(workDir, '.bin'));
+    symlinkSync(join(ROOT, 'bin', 'agent-wallet.js'), join(workDir, '.bin', 'agent-wallet'));
+  }
+  const { values } = parse(again?.flags ?? [], devParseOptions);
   const accounts = devnet.manifest.accounts;
+  const serviceSecret = again?.serviceSecret ?? newServiceSecret();
   const service = await startEmbeddedService({
     dataDir,
     chains: devnet.chainConfigs(),
-    serviceSecret: newServiceSecret(),
+    serviceSecret,
     port: 0,
     adminSocket: true,
     decisionTimeoutMs: 20_000,
+    webhooks: devWebhookSettings(values, {}),
     // As `npm start` has it: the devnet's settler settles x402; the chain workers hold the faucet account.
     payments: { x402SettlerKey: accounts.settler?.privateKey },
   });
   const faucet = await startFaucet({ settings: faucetSettingsFromManifest(devnet.manifest), workers: service.workers, port: 0, host: '127.0.0.1', logLevel: 'silent' });
-  const { apiKey } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
+  const { apiKey, webhookSecret } = await ensureDevKey(service.store, dataDir, service.webhookSecrets);
   const runtimeDir = join(workDir, '.run');
   const unregister = await registerRunningService({ dataDir, url: service.url }, { AGENT_WALLET_RUNTIME_DIR: runtimeDir });
   return {
@@ -83,6 +99,8 @@ async function startPageEnv(): Promise<PageEnv> {
     url: service.url,
     faucetUrl: faucet.url,
     apiKey,
+    webhookSecret,
+    serviceSecret,
     async stop() {
       await unregister();
       await faucet.stop();
@@ -92,12 +110,16 @@ async function startPageEnv(): Promise<PageEnv> {
 }
 
 const KEY_PLACEHOLDERS = new Set(['<the development key npm start prints>', '<key>']);
+const WEBHOOK_SECRET_PLACEHOLDER = '<the webhook secret npm start prints>';
+/** The flags of `npm start` the page env honours: the others (port, data directory…) are the env's own. */
+const NPM_START_FLAGS = new Set(['--allow-loopback-webhooks']);
 
 function substitute(block: Block, env: PageEnv, fields: Map<string, unknown>): string {
   let body = block.body.replaceAll('http://127.0.0.1:8080', env.url).replaceAll('http://127.0.0.1:8090', env.faucetUrl);
   if (block.lang !== 'sh' && block.lang !== 'bash') return body;
   body = body.replace(/<([A-Za-z_][\w .-]*)>/g, (whole, name: string) => {
     if (KEY_PLACEHOLDERS.has(whole)) return env.apiKey;
+    if (whole === WEBHOOK_SECRET_PLACEHOLDER && env.webhookSecret) return env.webhookSecret;
     if (name === 'counter') return [...counters][0]!;
     if (fields.has(name)) return String(fields.get(name));
     throw new Error(`${block.page}:${block.line}: no value for the placeholder ${whole} (not a field of an earlier output on the page)`);
@@ -107,6 +129,21 @@ function substitute(block: Block, env: PageEnv, fields: Map<string, unknown>): s
 
 /** Shell variables a block assigns: kept for the page's next blocks. */
 const assigned = (body: string) => [...body.matchAll(/(?:^|[\s;(])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]!);
+
+/** The process groups of a page's blocks, to stop what they left running in the background. */
+const groups: number[] = [];
+
+function stopGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+  try {
+    if (pgid !== undefined) process.kill(-pgid, signal);
+  } catch {
+    // that group has no process left
+  }
+}
+
+function stopGroups(): void {
+  for (const pgid of groups.splice(0)) stopGroup(pgid, 'SIGTERM');
+}
 
 function runBash(script: string, env: PageEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_WALLET_')));
@@ -122,15 +159,24 @@ function runBash(script: string, env: PageEnv): Promise<{ code: number | null; s
       NO_COLOR: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own (stopGroups)
   });
+  if (child.pid !== undefined) groups.push(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), BLOCK_TIMEOUT_MS);
+  const timer = setTimeout(() => stopGroup(child.pid, 'SIGKILL'), BLOCK_TIMEOUT_MS);
   return new Promise((res) =>
     child.once('close', (code) => {
       clearTimeout(timer);
+      // Nothing left running in its group: forget it (its id may be another's later).
+      const at = child.pid === undefined ? -1 : groups.indexOf(child.pid);
+      try {
+        process.kill(-child.pid!, 0);
+      } catch {
+        if (at >= 0) groups.splice(at, 1);
+      }
       res({ code, stdout, stderr });
     }),
   );
@@ -171,6 +217,26 @@ async function runPage(page: string, blocks: Block[]): Promise<void> {
         continue;
       }
       env ??= await startPageEnv();
+      if (b.marker.kind === 'save') {
+        writeFileSync(join(env.workDir, b.marker.file), substitute(b, env, fields) + '\n');
+        continue;
+      }
+      if (b.marker.kind === 'npm-start') {
+        const m = /^npm start(?: -- ([^#\n]*))?\s*(?:#.*)?$/.exec(b.body.trim());
+        const flags = m?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+        const unknown = flags.filter((f) => !NPM_START_FLAGS.has(f));
+        if (!m || unknown.length > 0) {
+          failures.push(`${where}: an npm-start block is one \`npm start [-- <flags>]\` line, with flags among ${[...NPM_START_FLAGS].join(', ')}${unknown.length > 0 ? ` (not ${unknown.join(' ')})` : ''}`);
+          break;
+        }
+        const { workDir, serviceSecret } = env;
+        await env.stop();
+        env = undefined;
+        env = await startPageEnv({ workDir, serviceSecret, flags });
+        tally.ran++;
+        last = undefined;
+        continue;
+      }
       const body = substitute(b, env, fields);
       let command = body;
       if (b.lang === 'js' || b.lang === 'mjs' || b.lang === 'ts') {
@@ -198,6 +264,7 @@ async function runPage(page: string, blocks: Block[]): Promise<void> {
       last = { block: b, stdout: r.stdout };
     }
   } finally {
+    stopGroups();
     await env?.stop();
   }
   if (failures.length > 0) throw new Error(failures.join('\n\n'));

@@ -342,6 +342,9 @@ describe('auto mode, a wallet funded for one fee', () => {
   });
 });
 
+// docs/payments.md's credit, its status block included. Not run from that page: a paid request fails before it
+// executes only when the chain changes between its payment and its proof, here the devnet's Gate, which every test
+// file shares (this test restores it; a page flipping it would race this test).
 describe('a payment whose request never executes', () => {
   it('is a credit on the failed request, and pays the next request of the same key and agent, once', async () => {
     const gate = devnet().chain(CHAIN).testContracts.gate;
