@@ -19,6 +19,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { testDevnet } from '../../test/support/env.ts';
+import { EIP3009_AUTHORIZATION_FIELDS } from '../../test/support/x402.ts';
 import {
   eip3009TokenAbi,
   erc1271WalletAbi,
@@ -52,18 +53,10 @@ type Authorization = {
   nonce: Hex;
 };
 
-const authorizationFields = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const;
 const domain = { name: usdc.name, version: TEST_STABLECOIN_EIP712_VERSION, chainId: chain.chainId, verifyingContract: usdc.address };
 
 const signAuthorization = (signer: LocalAccount, auth: Authorization, kind: Kind = 'TransferWithAuthorization'): Promise<Hex> =>
-  signer.signTypedData({ domain, types: { [kind]: authorizationFields }, primaryType: kind, message: auth });
+  signer.signTypedData({ domain, types: { [kind]: EIP3009_AUTHORIZATION_FIELDS }, primaryType: kind, message: auth });
 const signCancel = (signer: LocalAccount, authorizer: Address, nonce: Hex): Promise<Hex> =>
   signer.signTypedData({
     domain,

@@ -45,6 +45,16 @@ export async function x402Payment(
   return { kind: 'x402Settlement', token: opts.token ?? usdc.address, authorization, signature };
 }
 
+/** The fields of EIP-3009's `TransferWithAuthorization` and `ReceiveWithAuthorization` (the same for both). */
+export const EIP3009_AUTHORIZATION_FIELDS = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const;
+
 /** EIP-3009's `TransferWithAuthorization`, signed as EIP-712 typed data over the token's domain. */
 export function signTransferWithAuthorization(
   signer: Pick<LocalAccount, 'signTypedData'>,
@@ -53,16 +63,7 @@ export function signTransferWithAuthorization(
 ): Promise<Hex> {
   return signer.signTypedData({
     domain,
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: { TransferWithAuthorization: EIP3009_AUTHORIZATION_FIELDS },
     primaryType: 'TransferWithAuthorization',
     message,
   });
