@@ -3,6 +3,8 @@ import type { ChainName } from '../config/chains.ts';
 import type { AaveV3Config } from './aaveV3/config.ts';
 import type { CompoundV3Config } from './compoundV3/config.ts';
 import type { MorphoBlueConfig } from './morphoBlue/config.ts';
+import type { UniswapV3Config } from './uniswapV3/config.ts';
+import type { UniswapV4Config } from './uniswapV4/config.ts';
 
 /**
  * Where each DeFi protocol of the `/protocols/...` families lives on a chain: a chain's `protocols` section, one
@@ -15,6 +17,8 @@ export interface ProtocolsConfig {
   aaveV3?: AaveV3Config;
   compoundV3?: CompoundV3Config;
   morphoBlue?: MorphoBlueConfig;
+  uniswapV3?: UniswapV3Config;
+  uniswapV4?: UniswapV4Config;
 }
 export type ProtocolKey = keyof ProtocolsConfig;
 

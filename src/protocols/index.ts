@@ -2,12 +2,12 @@ import type { ChainName } from '../config/chains.ts';
 import { aaveV3Family } from './aaveV3/index.ts';
 import { compoundV3Family } from './compoundV3/index.ts';
 import { morphoBlueFamily } from './morphoBlue/index.ts';
+import { uniswapV3Family } from './uniswapV3/index.ts';
+import { uniswapV4Family } from './uniswapV4/index.ts';
 import type { AnyFamily } from './types.ts';
 
 /** The slugs of spec 4.3 no family serves yet: they answer 404 protocol_not_served (after the API key). */
 const NOT_YET_SERVED: readonly SpecProtocol[] = [
-  { slug: 'pool-a-v3', protocol: 'Uniswap v3', alias: 'uniswap-v3', chain: 'ethereum' },
-  { slug: 'pool-b-v4', protocol: 'Uniswap v4', alias: 'uniswap-v4', chain: 'ethereum' },
   { slug: 'perp-v2', protocol: 'GMX v2', alias: 'gmx-v2', chain: 'arbitrum' },
 ];
 
@@ -22,7 +22,7 @@ interface SpecProtocol {
  * The families this service serves: routes, OpenAPI, CLI commands and MCP tools are generated from these
  * declarations. A spec slug without a family here answers 404 protocol_not_served (after the API key).
  */
-export const FAMILIES: readonly AnyFamily[] = [aaveV3Family, compoundV3Family, morphoBlueFamily];
+export const FAMILIES: readonly AnyFamily[] = [aaveV3Family, compoundV3Family, morphoBlueFamily, uniswapV3Family, uniswapV4Family];
 
 /** The six slugs of spec 4.3, with the protocol each stands for, its own name and its chain: the served ones from their families. */
 export const SPEC_PROTOCOLS: readonly SpecProtocol[] = [

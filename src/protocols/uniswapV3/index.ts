@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import type { ProtocolFamily } from '../types.ts';
+import { UniswapV3ConfigSchema } from './config.ts';
+
+/** `pool-a-v3`: Uniswap v3 on ethereum (Sepolia) and base (Base Sepolia). docs/protocols/pool-a-v3.md. */
+export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {
+  slug: 'pool-a-v3',
+  aliases: ['uniswap-v3'],
+  protocol: 'Uniswap v3',
+  key: 'uniswapV3',
+  config: UniswapV3ConfigSchema,
+  chains: ['ethereum', 'base'],
+  description: 'Uniswap v3 on ethereum: quote and swap (exact in or out, multi-hop, native ETH), and provide liquidity in a price range.',
+  position: z.null(),
+  endpoints: [],
+  decodeRevert: () => undefined,
+};
