@@ -205,6 +205,9 @@ export function createClient(opts: ClientOptions = {}) {
         const qs = query(q);
         return read<T>(`/protocols/${slug}/${path}${qs ? `?${qs}` : ''}`);
       },
+      /** POST `/protocols/<slug>/<path>` of a read served as POST (a quote): nothing is executed, so retried like a read. */
+      compute: <T = Record<string, unknown>>(slug: string, path: string, body: object) =>
+        withRetries(() => once<T>('POST', `/protocols/${slug}/${path}`, body), true),
       /** POST `.../<action>/simulate`: nothing is broadcast; the answer has the calls and their effects. */
       simulate: <T = Record<string, unknown>>(slug: string, action: string, body: object) =>
         withRetries(() => once<T>('POST', `/protocols/${slug}/${action}/simulate`, body), true),

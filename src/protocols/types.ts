@@ -25,14 +25,20 @@ export interface AgentContext<K extends ProtocolKey> extends ProtocolContext<K> 
   wallet: Address;
 }
 
-/** A GET endpoint: typed JSON from on-chain reads. */
-export interface ReadEndpoint<K extends ProtocolKey, I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType, A extends boolean = boolean> {
+/**
+ * A read: typed JSON from on-chain reads, nothing executed. A GET by default; `method: 'POST'` for a computation
+ * the caller describes in a body (a swap quote: tokens, amounts, a route), whose input is then the JSON body.
+ */
+export interface ReadEndpoint<K extends ProtocolKey, I extends z.ZodType = z.ZodObject, O extends z.ZodType = z.ZodType, A extends boolean = boolean> {
   kind: 'read';
-  /** The path after the slug, e.g. `position`. */
+  /** The path after the slug, e.g. `position`, `swap/quote`. */
   path: string;
+  /** GET (the default: `query` is the query string) or POST (`query` is the JSON body). */
+  method?: 'GET' | 'POST';
   summary: string;
   /** For /openapi.json, the CLI and the MCP tool: what it answers, when to use it. */
   description: string;
+  /** The query string's fields (GET, an object), or the body (POST, any object schema, e.g. a union of alternatives). */
   query: I;
   output: O;
   /** A read about an agent gets its wallet (its query has agent_id). */
@@ -119,7 +125,7 @@ export const familyChain = (family: Pick<AnyFamily, 'chains'>, asked: ChainName 
  */
 export function endpointsOf<K extends ProtocolKey>() {
   return {
-    read: <I extends z.ZodObject, O extends z.ZodType, const A extends boolean>(e: Omit<ReadEndpoint<K, I, O, A>, 'kind'>): ReadEndpoint<K, I, O, A> => ({ kind: 'read', ...e }),
+    read: <I extends z.ZodType, O extends z.ZodType, const A extends boolean>(e: Omit<ReadEndpoint<K, I, O, A>, 'kind'>): ReadEndpoint<K, I, O, A> => ({ kind: 'read', ...e }),
     action: <I extends z.ZodType>(e: Omit<ActionEndpoint<K, I>, 'kind'>): ActionEndpoint<K, I> => ({ kind: 'action', ...e }),
   };
 }

@@ -33,6 +33,19 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   market: 'invalid_market',
   amount: 'invalid_amount',
   amount_raw: 'invalid_amount',
+  // the exchange families (src/protocols/common/swap.ts and their own fields)
+  token_in: 'invalid_token',
+  token_out: 'invalid_token',
+  amount_in: 'invalid_amount',
+  amount_out: 'invalid_amount',
+  amount_out_minimum: 'invalid_amount',
+  amount_in_maximum: 'invalid_amount',
+  slippage_bps: 'invalid_slippage',
+  max_price_impact_bps: 'invalid_price_impact',
+  deadline: 'invalid_deadline',
+  fee: 'invalid_fee',
+  route: 'invalid_route',
+  pool: 'invalid_pool',
 };
 
 export const LIMITS = {

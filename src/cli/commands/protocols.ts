@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { PayableCall } from '../../client/payAndResubmit.ts';
 import { flatObject } from '../../protocols/common/inputs.ts';
 import { FAMILIES, SPEC_PROTOCOLS } from '../../protocols/index.ts';
@@ -32,23 +32,42 @@ function fieldOptions(input: z.ZodType): Options {
   );
 }
 
-/** What the command line gives, as the endpoint's fields (only those given: the API validates the rest). */
-const fieldsOf = (input: z.ZodType, values: Record<string, unknown>): Record<string, string> =>
-  Object.fromEntries(Object.keys(flatObject(input).shape).flatMap((f) => (typeof values[kebab(f)] === 'string' ? [[f, values[kebab(f)] as string]] : [])));
+/**
+ * What the command line gives, as the endpoint's fields (only those given: the API validates the rest). In a body,
+ * a field the API takes as a JSON number (slippage_bps) is sent as one when it reads as one.
+ */
+function fieldsOf(input: z.ZodType, values: Record<string, unknown>, body = false): Record<string, string | number> {
+  const shape = flatObject(input).shape as Record<string, z.ZodType>;
+  return Object.fromEntries(
+    Object.entries(shape).flatMap(([f, schema]) => {
+      const v = values[kebab(f)];
+      if (typeof v !== 'string') return [];
+      return [[f, body && takesNumber(schema) && /^-?[0-9]+(?:\.[0-9]+)?$/.test(v) ? Number(v) : v]];
+    }),
+  );
+}
+
+const takesNumber = (schema: z.ZodType): boolean => {
+  const t = (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type?: unknown }).type;
+  return t === 'integer' || t === 'number';
+};
 
 function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
   const example = e.kind === 'read' ? `agent-wallet ${family.slug} ${e.path} --agent-id my-agent` : `agent-wallet ${family.slug} ${e.path} --agent-id my-agent ${exampleArgs(family, e.path)}`;
   if (e.kind === 'read') {
+    const post = e.method === 'POST';
     return {
       name: `${family.slug} ${e.path}`,
       summary: e.summary,
       usage: `${family.slug} ${e.path} [options]`,
-      description: `${e.description}\n(${family.protocol} on ${family.chains.join(', ')}: GET /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
+      description: `${e.description}\n(${family.protocol} on ${family.chains.join(', ')}: ${post ? 'POST' : 'GET'} /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
       options: fieldOptions(e.query),
       examples: e.agent ? [example] : [`agent-wallet ${family.slug} ${e.path}`],
       async run(values) {
         const { client, json } = clientContext(values);
-        const r = await client.protocols.read(family.slug, e.path, fieldsOf(e.query, values));
+        const r = post
+          ? await client.protocols.compute(family.slug, e.path, fieldsOf(e.query, values, true))
+          : await client.protocols.read(family.slug, e.path, fieldsOf(e.query, values) as Record<string, string>);
         if (!r.ok) return printError(r.error, json);
         if (json) printJson(r.value);
         else process.stdout.write(renderBlock(r.value));
@@ -77,7 +96,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
     examples: [`${example} --simulate`, `${example} --wait`],
     async run(values) {
       const { client, json } = clientContext(values);
-      const body = fieldsOf(e.input, values);
+      const body = fieldsOf(e.input, values, true);
       if (bool(values, 'simulate')) {
         const r = await client.protocols.simulate(family.slug, e.path, body);
         if (!r.ok) return printError(r.error, json);

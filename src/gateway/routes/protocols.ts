@@ -26,6 +26,14 @@ export const actionSimulationSchema = (family: AnyFamily) =>
   ExecutionResultSchema.extend({
     calls: z.array(PlannedCallSchema).meta({ description: 'The batch the action executes, approvals included (one UserOperation)' }),
     effects: effectsSchema(family.position),
+    bounds: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({
+        description:
+          'The absolute bounds the plan fixed from relative ones (a minimum received from slippage_bps and the quote, a deadline in unix seconds): ' +
+          'sent with the same fields, the action is held to them. Absent where the action has none (lending).',
+      }),
   });
 
 const PAYMENT_402 = jsonResponse(
@@ -54,7 +62,7 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           const path = `/protocols/${slug}/${endpoint.path}`;
           if (endpoint.kind === 'read') {
             registerRead(app as unknown as App, ctx, family, slug, alias, endpoint);
-            serve('GET', path);
+            serve(endpoint.method ?? 'GET', path);
           } else {
             registerAction(app as unknown as App, ctx, family, slug, alias, endpoint);
             serve('POST', path);
@@ -85,22 +93,22 @@ export function protocolRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
 }
 
 function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: string, alias: boolean, endpoint: ReadEndpoint<never, Any, Any, boolean>) {
-  app.get(
-    `/protocols/${slug}/${endpoint.path}`,
-    {
-      schema: {
-        hide: alias,
-        tags: ['protocols', family.slug],
-        operationId: operationId(family.slug, endpoint.path, 'get'),
-        summary: `${family.protocol}: ${endpoint.summary}`,
-        description: `${endpoint.description}${aliasNote(family)}`,
-        security: [{ apiKey: [] }],
-        querystring: endpoint.query,
-        response: { 200: jsonResponse(endpoint.summary, endpoint.output), ...errorResponses(400, 401, 404, 429, 500, 503) },
-      },
+  const post = endpoint.method === 'POST';
+  app.route({
+    method: post ? 'POST' : 'GET',
+    url: `/protocols/${slug}/${endpoint.path}`,
+    schema: {
+      hide: alias,
+      tags: ['protocols', family.slug],
+      operationId: operationId(family.slug, endpoint.path, post ? '' : 'get'),
+      summary: `${family.protocol}: ${endpoint.summary}`,
+      description: `${endpoint.description}${post ? '\n\nNothing is executed or broadcast: the answer is computed from the chain as it is now.' : ''}${aliasNote(family)}`,
+      security: [{ apiKey: [] }],
+      ...(post ? { body: endpoint.query } : { querystring: endpoint.query }),
+      response: { 200: jsonResponse(endpoint.summary, endpoint.output), ...errorResponses(400, 401, 404, ...(post ? ([413, 415] as const) : []), 429, 500, 503) },
     },
-    async (request) => {
-      const q = request.query as { agent_id?: string; chain?: ChainName };
+    handler: async (request) => {
+      const q = (post ? request.body : request.query) as { agent_id?: string; chain?: ChainName };
       const chain = familyChain(family, q.chain);
       return answering(family, async () => {
         const run = endpoint.run as (c: unknown, q: unknown) => Promise<unknown>;
@@ -108,7 +116,7 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
         return run(await agentContext(ctx, family, chain, clientOf(request), q.agent_id!), q);
       });
     },
-  );
+  });
 }
 
 interface ActionBody {
@@ -197,6 +205,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           ...result,
           calls: plan.calls.map((c) => ({ target_contract: c.target, calldata: c.data, value: c.value })),
           effects: effectsOf(plan.tokens, plan.position, reads, observed!),
+          ...(plan.bounds && { bounds: plan.bounds }),
         };
       });
     },

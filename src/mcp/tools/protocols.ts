@@ -108,7 +108,10 @@ function familyTool(family: AnyFamily, kind: 'read' | 'act', endpoints: AnyEndpo
       }
       if (e.kind === 'read') {
         const query = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)]));
-        const r = await client.protocols.read<Record<string, unknown>>(family.slug, e.path, query);
+        const r =
+          e.method === 'POST'
+            ? await client.protocols.compute<Record<string, unknown>>(family.slug, e.path, given)
+            : await client.protocols.read<Record<string, unknown>>(family.slug, e.path, query);
         if (!r.ok) return r;
         return { ok: true, value: r.value, summary: `${family.protocol} ${e.path}: ${summarize(r.value)}` };
       }

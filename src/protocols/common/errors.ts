@@ -17,6 +17,12 @@ export type ProtocolErrorCode =
   | 'amount_above_debt' // a repay larger than the debt
   | 'amount_above_supplied' // a withdraw larger than what is supplied
   | 'conflicting_position' // the position rules the action out (e.g. a Comet borrow while base is supplied)
+  | 'unknown_pool' // the deployment offers no such pool (pair and fee tier, or pool key)
+  | 'invalid_route' // a route that does not join token_in to token_out through offered pools
+  | 'same_token' // token_in and token_out are one token
+  | 'price_impact_too_high' // the swap would move the price past max_price_impact_bps
+  | 'insufficient_liquidity' // the pools cannot fill the amount (the quoter reverted)
+  | 'unknown_position' // no such liquidity position of the wallet
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
   | 'protocol_read_failed'; // a read of the protocol's contracts failed
 
@@ -31,6 +37,12 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   amount_above_debt: 400,
   amount_above_supplied: 400,
   conflicting_position: 400,
+  unknown_pool: 400,
+  invalid_route: 400,
+  same_token: 400,
+  price_impact_too_high: 400,
+  insufficient_liquidity: 400,
+  unknown_position: 400,
   protocol_not_configured: 404,
   protocol_read_failed: 502,
 };
