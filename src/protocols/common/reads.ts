@@ -41,9 +41,12 @@ export function readOf<
   };
 }
 
-/** Decodes one answer of a batch; a failed call is a protocol_read_failed error naming the read. */
+/**
+ * Decodes one answer of a batch; a failed call is a protocol_read_failed error naming the read, its revert data as
+ * the `cause` (a quoter's revert says why it cannot quote).
+ */
 export function decodeResult<T>(read: Read<T>, result: ReadCallResult): T {
-  if (!result.success) throw new ProtocolError('protocol_read_failed', `${read.label} failed: ${result.reason}`);
+  if (!result.success) throw new ProtocolError('protocol_read_failed', `${read.label} failed: ${result.reason}`, { cause: { revertData: result.revertData } });
   try {
     return read.decode(result.returnData);
   } catch (e) {
