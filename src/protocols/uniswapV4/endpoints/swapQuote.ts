@@ -1,0 +1,20 @@
+import { SwapQuoteSchema, swapInput } from '../../common/swap.ts';
+import { defineRead } from '../define.ts';
+import { presentQuote, quoteSwap, type V4SwapAsk } from '../quote.ts';
+import { routeFields } from '../route.ts';
+import { CHAINS } from './common.ts';
+
+export const swapQuote = defineRead({
+  path: 'swap/quote',
+  method: 'POST',
+  summary: 'Quote a Uniswap v4 swap (exact in or out) through V4Quoter: amount, price impact, route, gas',
+  description:
+    'What a swap would give (amount_in: exact input) or cost (amount_out: exact output) now, from V4Quoter; price and mid price, ' +
+    'price impact, pools crossed, gas, and the min received / max paid at the default slippage. ETH is native. `route` for multi-hop.',
+  query: swapInput(CHAINS, routeFields, { agent: false }),
+  output: SwapQuoteSchema,
+  agent: false,
+  async run(ctx, body) {
+    return presentQuote(ctx.chain, await quoteSwap(ctx, body as V4SwapAsk));
+  },
+});
