@@ -32,11 +32,18 @@ const Bps = (max: number, what: string) =>
     .min(0, `must be from 0 to ${max} basis points`)
     .max(max, `must be at most ${max} basis points (${max / 100}%): ${what}`);
 
-const UnixSeconds = z
-  .int({ error: 'must be a unix time in seconds (an integer)' })
-  .min(1, 'must be a unix time in seconds')
-  .max(2 ** 40, 'must be a unix time in seconds')
-  .meta({ description: "The swap reverts if mined after this unix time (seconds). Default: the chain's latest block + 600 s", examples: [1767225600] });
+/**
+ * The deadline: an integer, or the same as a decimal string, which is how the first plan's bounds store it on the
+ * request (ActionPlan.bounds are strings): the re-plan at signing parses that stored input again.
+ */
+const UnixSeconds = z.preprocess(
+  (v) => (typeof v === 'string' && /^[0-9]{1,13}$/.test(v) ? Number(v) : v),
+  z
+    .int({ error: 'must be a unix time in seconds (an integer)' })
+    .min(1, 'must be a unix time in seconds')
+    .max(2 ** 40, 'must be a unix time in seconds')
+    .meta({ description: "The swap reverts if mined after this unix time (seconds). Default: the chain's latest block + 600 s", examples: [1767225600] }),
+);
 
 /** The fields that bound what a swap may cost: relative ones, and the absolute ones the first plan derives from them. */
 const boundFields = {
