@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TokenInfo } from '../common/amounts.ts';
 import { permit2Abi, universalRouterAbi } from './abi.ts';
 import { MSG_SENDER, swapCalls, v4SwapInput, type SwapOrder } from './encode.ts';
-import { NATIVE, poolIdOf, type PoolKey, type V4Pool } from './pools.ts';
+import { NATIVE, poolIdOf, significant, type PoolKey, type V4Pool } from './pools.ts';
 import { resolveRoute } from './route.ts';
 
 const USDC: TokenInfo = { symbol: 'USDC', address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', decimals: 6 };
@@ -109,5 +109,14 @@ describe('pool-b-v4 router encoding', () => {
     expect(code({ token_in: 'ETH', token_out: 'USDT', route: 'USDC', fee: '3000' })).toBe('invalid_route fee');
     expect(code({ token_in: 'ETH', token_out: 'USDT', route: 'USDC', fee: '3000,100' })).toBe('invalid_route fee');
     expect(code({ token_in: 'ETH', token_out: 'USDT', route: 'USDC', fee: '3000/60,500' })).toBe('resolved');
+  });
+});
+
+describe('pool-b-v4 prices', () => {
+  it('keeps 6 significant digits after the point, also below 1', () => {
+    expect(significant(3000n * 10n ** 18n)).toBe('3000');
+    expect(significant(10n ** 18n / 3000n)).toBe('0.000333333');
+    expect(significant(15n * 10n ** 17n + 7n)).toBe('1.5');
+    expect(significant(0n)).toBe('0');
   });
 });

@@ -1,9 +1,9 @@
-import { encodeAbiParameters, getAddress, keccak256, type Address, type Hex } from 'viem';
+import { encodeAbiParameters, formatUnits, getAddress, keccak256, type Address, type Hex } from 'viem';
 import { z } from 'zod';
 import { TokenInfoSchema, type TokenInfo } from '../common/amounts.ts';
 import { ProtocolError } from '../common/errors.ts';
 import { readOf, type Read } from '../common/reads.ts';
-import { NATIVE_SYMBOL, priceOf } from '../common/swap.ts';
+import { NATIVE_SYMBOL } from '../common/swap.ts';
 import { resolveToken, tokenInfoReads } from '../common/tokens.ts';
 import type { ProtocolContext } from '../types.ts';
 import { stateViewAbi } from './abi.ts';
@@ -99,7 +99,21 @@ export function pricesOf(p: V4PoolState): { price0: string; price1: string } {
   const out1 = (one0 * p.sqrtPriceX96 * p.sqrtPriceX96) >> 192n;
   const one1 = 10n ** BigInt(p.token1.decimals + 18);
   const out0 = (one1 << 192n) / (p.sqrtPriceX96 * p.sqrtPriceX96);
-  return { price0: priceOf(one0, p.token0, out1, p.token1), price1: priceOf(one1, p.token1, out0, p.token0) };
+  return { price0: significant(priceRaw(one0, p.token0, out1, p.token1)), price1: significant(priceRaw(one1, p.token1, out0, p.token0)) };
+}
+
+/** `out / in` in whole tokens, scaled by 1e18. */
+const priceRaw = (amountIn: bigint, tIn: TokenInfo, amountOut: bigint, tOut: TokenInfo) =>
+  (amountOut * 10n ** BigInt(tIn.decimals) * 10n ** 18n) / (amountIn * 10n ** BigInt(tOut.decimals));
+
+/** A 1e18-scaled value as a decimal with 6 significant digits after the point (a price below 1 keeps its precision). */
+export function significant(scaled: bigint, digits = 6): string {
+  const s = formatUnits(scaled, 18);
+  const [whole, fraction = ''] = s.split('.');
+  const cut = (f: string) => f.replace(/0+$/, '');
+  if (whole !== '0') return cut(fraction.slice(0, digits)) ? `${whole}.${cut(fraction.slice(0, digits))}` : whole!;
+  const lead = fraction.search(/[1-9]/);
+  return lead < 0 ? '0' : `0.${cut(fraction.slice(0, lead + digits))}`;
 }
 
 export const PoolSchema = z.object({
