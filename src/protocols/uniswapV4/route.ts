@@ -7,25 +7,25 @@ import { poolsOfPair, resolvePoolToken, type V4Pool } from './pools.ts';
 /** The most pools one swap crosses. */
 export const MAX_HOPS = 4;
 
-const TOKEN = '(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})';
-const FEE = '[0-9]{1,7}(?:/[0-9]{1,5})?';
-
 /**
  * The route fields of a swap (quote and swap alike), strings so an agent and a command line give them the same way:
  * `route` names the tokens between token_in and token_out, `fee` picks each hop's pool where a pair has several.
+ * Their patterns are loose (short in the MCP tool list); resolveRoute checks the form and answers which part is wrong.
  */
 export const routeFields = {
   route: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a comma-separated list of tokens') })
-    .regex(new RegExp(`^${TOKEN}(?:,${TOKEN}){0,${MAX_HOPS - 2}}$`), `must be the intermediate tokens, comma-separated (at most ${MAX_HOPS - 1}), e.g. "USDC"`)
+    .regex(/^[A-Za-z0-9._,-]{1,130}$/, 'must be the intermediate tokens (symbols or addresses), comma-separated, e.g. "USDC"')
     .optional()
-    .meta({ description: 'Multi-hop: the tokens between token_in and token_out, in order, comma-separated (e.g. USDC for ETH→USDC→USDT). Default: one pool of the pair', examples: ['USDC'] }),
+    .meta({ description: 'Multi-hop: tokens between, comma-separated (USDC)' }),
   fee: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a comma-separated list of fee tiers') })
-    .regex(new RegExp(`^${FEE}(?:,${FEE}){0,${MAX_HOPS - 1}}$`), 'must be one fee tier per hop, comma-separated, each FEE or FEE/TICK_SPACING, e.g. "3000" or "3000/60,500"')
+    .regex(/^[0-9/,]{1,64}$/, 'must be one fee tier per hop, comma-separated, each FEE or FEE/TICK_SPACING, e.g. "3000" or "3000/60,500"')
     .optional()
-    .meta({ description: 'The pool of each hop where a pair has several: its fee in hundredths of a bip, optionally /tick spacing, comma-separated per hop (e.g. 3000,500)', examples: ['3000'] }),
+    .meta({ description: 'Per hop where a pair has several pools: fee (3000,500)' }),
 };
+
+const HOP_FEE = /^[0-9]{1,7}(?:\/[0-9]{1,7})?$/;
 
 /** One hop of a route: the pool, and which way it is crossed. */
 export interface Hop {
@@ -58,12 +58,17 @@ export function resolveRoute(
   const tokenIn = resolvePoolToken(ask.token_in, tokens, 'token_in');
   const tokenOut = resolvePoolToken(ask.token_out, tokens, 'token_out');
   if (tokenIn.address === tokenOut.address) throw new ProtocolError('same_token', `token_in and token_out are both ${tokenIn.symbol}`, { field: 'token_out' });
-  const via = ask.route ? ask.route.split(',').map((t) => resolvePoolToken(t, tokens, 'route')) : [];
+  const named = ask.route ? ask.route.split(',') : [];
+  if (named.length > MAX_HOPS - 1 || named.some((t) => t === '')) {
+    throw new ProtocolError('invalid_route', `route names at most ${MAX_HOPS - 1} tokens, comma-separated, none empty`, { field: 'route' });
+  }
+  const via = named.map((t) => resolvePoolToken(t, tokens, 'route'));
   const path = [tokenIn, ...via, tokenOut];
   for (let i = 1; i < path.length; i++) {
     if (path[i]!.address === path[i - 1]!.address) throw new ProtocolError('invalid_route', `the route names ${path[i]!.symbol} twice in a row`, { field: 'route' });
   }
   const fees = ask.fee ? ask.fee.split(',') : [];
+  if (fees.some((f) => !HOP_FEE.test(f))) throw new ProtocolError('invalid_route', `fee must be FEE or FEE/TICK_SPACING per hop, comma-separated (e.g. 3000/60,500); got ${ask.fee}`, { field: 'fee' });
   if (fees.length > 0 && fees.length !== path.length - 1) {
     throw new ProtocolError('invalid_route', `fee names ${fees.length} pools for a route of ${path.length - 1} (${path.map((t) => t.symbol).join(' → ')}): give one per hop`, { field: 'fee' });
   }

@@ -9,7 +9,7 @@ import { CHAINS } from './common.ts';
 
 export const balances = defineRead({
   path: 'balances',
-  summary: "The agent wallet's balances of the pools' tokens",
+  summary: "The wallet's pool-token balances",
   description:
     "The agent's smart wallet balance of every ERC-20 the offered pools hold (what it can swap). Native ETH is not read here " +
     '(protocol reads are contract calls): GET /wallet/balance gives it.',

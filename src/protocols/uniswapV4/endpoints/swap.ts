@@ -12,7 +12,7 @@ const MAX_UINT128 = 2n ** 128n - 1n;
 
 export const swap = defineAction({
   path: 'swap',
-  summary: 'Swap on Uniswap v4 through the UniversalRouter (exact in or out, native ETH, multi-hop)',
+  summary: 'Swap via the UniversalRouter',
   description:
     'Quotes, refuses a price impact over max_price_impact_bps, fixes the bounds (amount_out_minimum / amount_in_maximum from ' +
     'slippage_bps, a deadline), then one batch: an exact Permit2 allowance for an ERC-20 in (reset after exact output), the router call.',

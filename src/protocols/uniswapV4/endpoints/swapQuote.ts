@@ -7,7 +7,7 @@ import { CHAINS } from './common.ts';
 export const swapQuote = defineRead({
   path: 'swap/quote',
   method: 'POST',
-  summary: 'Quote a Uniswap v4 swap (exact in or out) through V4Quoter: amount, price impact, route, gas',
+  summary: 'Quote a swap (amount, impact, gas)',
   description:
     'What a swap would give (amount_in: exact input) or cost (amount_out: exact output) now, from V4Quoter; price and mid price, ' +
     'price impact, pools crossed, gas, and the min received / max paid at the default slippage. ETH is native. `route` for multi-hop.',
