@@ -74,3 +74,27 @@ for (const c of CASES) {
     c.check(position.value);
   });
 }
+
+it('pool-b-v4: a swap quoted, simulated with its bounds, executed to confirmed (re-planned at signing within them), the quote received', { timeout: 120_000 }, async () => {
+  const client = createClient({ baseUrl: cluster.url, apiKey: (await cluster.newKey('sponsored')).apiKey });
+  const agent = 'cluster-pool-b-v4';
+  const w = await client.wallet(agent, 'ethereum');
+  if (!w.ok) throw w.error;
+  await fundTokens(cluster.devnet, 'ethereum', w.value.smart_wallet_address as Address, { USDC: '100' }, 2);
+  const ask = { token_in: 'USDC', token_out: 'USDT', amount_in: '100' };
+  const quote = await client.protocols.compute<Json>('pool-b-v4', 'swap/quote', ask);
+  if (!quote.ok) throw quote.error;
+  const body = { agent_id: agent, ...ask };
+  const sim = await client.protocols.simulate<Json>('pool-b-v4', 'swap', body);
+  if (!sim.ok) throw sim.error;
+  expect(sim.value.bounds.amount_out_minimum).toBe(quote.value.minimum_received.raw);
+  const run = await client.protocols.execute('pool-b-v4', 'swap', body, { idempotencyKey: 'cluster-pool-b-v4-once' });
+  if (!run.ok) throw run.error;
+  const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 60_000 });
+  expect(done.ok && done.value.status).toBe('confirmed');
+  // The stored action holds the absolute bounds the first plan fixed; the re-plan at signing kept them.
+  expect(done.ok && (done.value as Json).action).toMatchObject({ name: 'pool-b-v4/swap', input: { amount_out_minimum: quote.value.minimum_received.raw } });
+  const balances = await client.protocols.read<Json>('pool-b-v4', 'balances', { agent_id: agent });
+  if (!balances.ok) throw balances.error;
+  expect(balances.value.balances.find((b: Json) => b.token.symbol === 'USDT').balance.raw).toBe(quote.value.amount_out.raw);
+});

@@ -13,6 +13,8 @@ import { createClient, type AgentWalletClient } from '../../../src/client/index.
 import { permit2Abi } from '../../../src/protocols/uniswapV4/abi.ts';
 import { runCli } from '../../support/cli.ts';
 import { tempDir } from '../../support/env.ts';
+import type { ChainName } from '../../../src/config/chains.ts';
+import { newPayer } from '../../support/payer.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -128,7 +130,11 @@ describe('pool-b-v4: Uniswap v4 on the devnet', () => {
     expect(slipped).toMatchObject({ status: 400, code: 'simulation_failed' });
     expect(slipped.body.protocol_error).toMatchObject({ protocol: 'Uniswap v4', name: 'V4TooLittleReceived' });
     expect(slipped.body.message).toMatch(/Uniswap v4 V4TooLittleReceived: the swap would return \d+, less than the minimum \d+/);
-    expect((await c.refusal(client.protocols.execute(SLUG, 'swap', tooMuch))).body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'V4TooLittleReceived' } });
+    const executed = await c.refusal(client.protocols.execute(SLUG, 'swap', tooMuch));
+    expect(executed.body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'V4TooLittleReceived' } });
+    // The refused request's status record carries the same decoded reason (and so does its webhook: the same record).
+    const record = await client.status(executed.body.request_id);
+    expect(record.ok && record.value).toMatchObject({ status: 'failed', failure: { protocol_error: { protocol: 'Uniswap v4', name: 'V4TooLittleReceived' } } });
 
     const impact = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'ETH', token_out: 'USDC', amount_in: '4', max_price_impact_bps: 1 }));
     expect(impact).toMatchObject({ status: 400, code: 'price_impact_too_high' });
@@ -137,6 +143,35 @@ describe('pool-b-v4: Uniswap v4 on the devnet', () => {
     const past = Number((await chain().getBlock()).timestamp) - 60;
     const late = await c.refusal(client.protocols.execute(SLUG, 'swap', { agent_id: agent, token_in: 'USDC', token_out: 'ETH', amount_in: '10', deadline: past }));
     expect(late.body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'TransactionDeadlinePassed', message: 'the deadline passed before the swap was mined' } });
+  });
+
+  it('a price that moved between the 402 and the paid resend: the request keeps its first bounds, and the swap is refused with the router’s reason', async () => {
+    const manual = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('manual')).apiKey, attempts: 1 });
+    const payAgent = `${agent}-pays`;
+    const w = await manual.wallet(payAgent, 'ethereum');
+    if (!w.ok) throw w.error;
+    await svc.devnet.walletClient('ethereum', FUNDER).sendTransactionSync({ to: w.value.smart_wallet_address as Address, value: parseEther('1') });
+    const body = { agent_id: payAgent, token_in: 'ETH', token_out: 'USDC', amount_in: '0.1', slippage_bps: 10 };
+    const first = await manual.protocols.execute(SLUG, 'swap', body);
+    if (first.ok || first.error.status !== 402) throw new Error(`expected 402, got ${first.ok ? 200 : first.error.status}`);
+    const quoteOf402 = first.error.payment!;
+    const stored = await manual.status(quoteOf402.request_id);
+    const minimum = stored.ok && (stored.value as Json).action.input.amount_out_minimum;
+    expect(minimum).toMatch(/^\d+$/);
+    // Another agent moves the ETH/USDC price down by about 1 % (more than the 0.1 % tolerated).
+    await svc.devnet.walletClient('ethereum', FUNDER).sendTransactionSync({ to: wallet, value: parseEther('60') });
+    await swapped({ token_in: 'ETH', token_out: 'USDC', amount_in: '60', max_price_impact_bps: 500 });
+    const payer = await newPayer(svc.devnet, quoteOf402.chain as ChainName);
+    const tx = await payer.pay('USDC', quoteOf402.payment_address as Address, BigInt(quoteOf402.required_amount_raw.USDC!));
+    const paid = await manual.protocols.execute(SLUG, 'swap', body, {
+      idempotencyKey: first.idempotencyKey,
+      paymentProof: { request_id: quoteOf402.request_id, payer: payer.address, token: 'USDC', chain: quoteOf402.chain, tx_hash: tx },
+    });
+    // The paid resend is the first request, held to its calls and bounds: its simulation now reverts, refused with the reason.
+    expect(paid.ok).toBe(false);
+    expect((paid as { error: { status: number; body: Json } }).error).toMatchObject({ status: 400, body: { error: 'simulation_failed', protocol_error: { name: 'V4TooLittleReceived' } } });
+    const after = await manual.status(quoteOf402.request_id);
+    expect(after.ok && (after.value as Json).action.input.amount_out_minimum).toBe(minimum); // never loosened
   });
 
   it('refuses bad input with a 400 naming the field', async () => {
