@@ -23,6 +23,8 @@ export interface ProtocolContext<K extends ProtocolKey> {
 export interface AgentContext<K extends ProtocolKey> extends ProtocolContext<K> {
   agentId: string;
   wallet: Address;
+  /** The wallet's native coin (ETH) now: no contract read gives it, so the chain worker does. */
+  nativeBalance(): Promise<bigint>;
 }
 
 /**

@@ -44,7 +44,7 @@ describe('swap bounds and price impact', () => {
   });
 
   it('takes exactly one amount, and refuses a slippage past the bound', () => {
-    const body = swapInput('ethereum', {}, { agent: true });
+    const body = swapInput('ethereum', {});
     const ok = { agent_id: 'a', token_in: 'WETH', token_out: 'USDC' };
     expect(body.safeParse({ ...ok, amount_in: '1' }).success).toBe(true);
     expect(body.safeParse({ ...ok, amount_out: '1', amount_in_maximum: '5' }).success).toBe(true);
