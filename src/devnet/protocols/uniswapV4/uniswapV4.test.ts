@@ -80,6 +80,8 @@ describe('Uniswap v4 on the devnet ethereum chain', () => {
       ],
     });
     expect(await client.readContract({ address: config.poolManager, abi: poolManagerAbi, functionName: 'owner' })).toBe(protocolDeployer.address);
+    // PoolManager's via-IR build, under the code size limit (its non-IR .test build is 26,947 bytes).
+    expect(((await client.getCode({ address: config.poolManager }))!.length - 2) / 2).toBe(24_009);
     // Permit2's runtime code as v4-periphery carries it, its domain recomputed for this chain and address.
     expect(await client.getCode({ address: config.permit2 })).toBe(UNISWAP_ARTIFACTS.permit2.deployedBytecode);
     const domain = await client.readContract({ address: config.permit2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' });
