@@ -40,7 +40,7 @@ export async function replanAtSigning(req: ExecutionRequest, worker: ChainWorker
     const plan = await endpoint.plan(ctx, input.data as never);
     for (const [bound, value] of Object.entries(plan.bounds ?? {})) {
       const stored = action.input[bound];
-      if (stored !== undefined && stored !== value) {
+      if (stored !== undefined && String(stored) !== String(value)) {
         return refused('bounds_changed', `the re-plan of ${action.name} moved ${bound} from ${String(stored)} to ${value}; nothing was signed`);
       }
     }

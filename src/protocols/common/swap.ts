@@ -144,10 +144,10 @@ export function swapBounds(ask: SwapAsk, quoted: bigint, chainNow: bigint): Swap
   return { limit: given !== undefined ? BigInt(given) : (quoted * (10_000n + slippage) + 9_999n) / 10_000n, deadline };
 }
 
-/** The bounds as the request's action input stores them (ActionPlan.bounds): the fields a caller could have given. */
-export function boundsRecord(ask: SwapAsk, b: SwapBounds): Record<string, string> {
+/** The bounds as the request's action input stores them (ActionPlan.bounds): the fields a caller could have given, in their types. */
+export function boundsRecord(ask: SwapAsk, b: SwapBounds): Record<string, string | number> {
   const limitField = sideOf(ask) === 'exact_in' ? 'amount_out_minimum' : 'amount_in_maximum';
-  return { [limitField]: b.limit.toString(), deadline: b.deadline.toString() };
+  return { [limitField]: b.limit.toString(), deadline: Number(b.deadline) };
 }
 
 /** One pool a swap crosses, as its mid price sees it: √P (Q64.96, token1 per token0 in raw units), the direction, the fee. */
