@@ -26,6 +26,15 @@ export const swap = defineAction({
     const priced = await priceSwap(ctx, input);
     checkPriceImpact(input, priced.impactBps);
     const bounds = swapBounds(input, priced.quoted, await ctx.now());
+    // Exact output pays at most what is approved, so a swap now dearer than the bound would fail on the transfer
+    // (STF) before the router's own check: say it plainly instead. Exact input meets the router's check itself.
+    if (priced.side === 'exact_out' && priced.quoted > bounds.limit) {
+      const f = (x: bigint) => `${amountOf(x, priced.tokenIn.decimals).formatted} ${priced.tokenIn.symbol}`;
+      throw new ProtocolError('slippage_exceeded', `the swap now costs ${f(priced.quoted)}, more than amount_in_maximum (${f(bounds.limit)}): Uniswap would refuse it (Too much requested)`, {
+        field: 'amount_in_maximum',
+        details: { quoted: priced.quoted.toString(), amount_in_maximum: bounds.limit.toString() },
+      });
+    }
     const pays = priced.side === 'exact_in' ? priced.exact : bounds.limit;
     const held = priced.tokenIn.native ? await ctx.nativeBalance() : (await ctx.read([balanceOfRead(priced.tokenIn.address, ctx.wallet)]))[0];
     if (held < pays) {
