@@ -8,6 +8,8 @@
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
+import type { ChainName } from '../../../src/config/chains.ts';
+import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
 import { familyCalls } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -140,4 +142,67 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
     const chain = await holdings(wallet);
     expect(Object.fromEntries(b.balances.map((x: Json) => [x.token.symbol, BigInt(x.balance.raw)]))).toEqual(chain);
   });
+
+  describe('a manual key: the price moves between the 402 and the paid resend', () => {
+    let manual: AgentWalletClient;
+    const payer = `uni3-paid-${Date.now()}`;
+    let payerWallet: Address;
+    beforeAll(async () => {
+      manual = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('manual')).apiKey, attempts: 1 });
+      const w = await manual.wallet(payer, 'ethereum');
+      if (!w.ok) throw w.error;
+      payerWallet = w.value.smart_wallet_address as Address;
+      const funder = await newPayer(svc.devnet, 'ethereum');
+      await funder.mint('WETH', payerWallet, parseEther('5'));
+    });
+
+    /** Someone else sells `weth` WETH into the USDC/WETH 0.05% pool straight through the router: the price of WETH falls. */
+    async function moveThePrice(weth: string): Promise<void> {
+      const mover = await newPayer(svc.devnet, 'ethereum');
+      const router = svc.devnet.chain('ethereum').protocols!.uniswapV3!.swapRouter02;
+      const amount = parseEther(weth);
+      await mover.mint('WETH', mover.address, amount);
+      await mover.wallet.writeContractSync({ address: token('WETH'), abi: erc20Abi, functionName: 'approve', args: [router, amount] });
+      const single = { tokenIn: token('WETH'), tokenOut: token('USDC'), fee: 500, recipient: mover.address, amountIn: amount, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n };
+      await mover.wallet.writeContractSync({ address: router, abi: swapRouter02Abi, functionName: 'exactInputSingle', args: [single] });
+    }
+
+    /** The 402 (the first plan fixes the bounds), `between` it and the payment, then the paid resend to its end. */
+    async function paidAfter(between: () => Promise<void>) {
+      const body = { agent_id: payer, token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 500 };
+      const first = await manual.protocols.execute(SLUG, 'swap', body);
+      if (first.ok || first.error.status !== 402) throw new Error(`expected 402, got ${first.ok ? 200 : first.error.status}`);
+      const q = first.error.payment!;
+      await between();
+      const usdcBefore = (await holdings(payerWallet)).USDC!;
+      const paying = await newPayer(svc.devnet, q.chain as ChainName);
+      const tx = await paying.pay('USDC', q.payment_address as Address, BigInt(q.required_amount_raw.USDC!));
+      const paid = await manual.protocols.execute(SLUG, 'swap', body, {
+        idempotencyKey: first.idempotencyKey,
+        paymentProof: { request_id: q.request_id, payer: paying.address, token: 'USDC', chain: q.chain, tx_hash: tx },
+      });
+      const id = paid.ok ? paid.value.request_id : q.request_id;
+      const done = await manual.waitForTerminal(id, { minIntervalMs: 50, maxIntervalMs: 100, timeoutMs: 60_000 });
+      if (!done.ok) throw done.error;
+      return { done: done.value as Json, received: (await holdings(payerWallet)).USDC! - usdcBefore };
+    }
+
+    it('moved within the bounds: re-planned at signing, executed, and the wallet gets at least the first minimum', async () => {
+      const { done, received } = await paidAfter(() => moveThePrice('5'));
+      expect(done.status).toBe('confirmed');
+      const minimum = BigInt(done.action.input.amount_out_minimum);
+      expect(received).toBeGreaterThanOrEqual(minimum);
+    });
+
+    it('moved past the bounds: the swap fails with the router’s reason, nothing moves, and the payment becomes a credit', async () => {
+      const before = await holdings(payerWallet);
+      const { done, received } = await paidAfter(() => moveThePrice('150'));
+      expect(done.status).toBe('failed');
+      expect(done.failure).toMatchObject({ protocol_error: { protocol: 'Uniswap v3', name: 'TooLittleReceived' } });
+      expect(received).toBe(0n);
+      expect((await holdings(payerWallet)).WETH).toBe(before.WETH);
+      expect(done.credit).not.toBeNull();
+    });
+  });
 });
+
