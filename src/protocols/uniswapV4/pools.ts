@@ -10,7 +10,7 @@ import { stateViewAbi } from './abi.ts';
 import { NATIVE_CURRENCY, type UniswapV4PoolKey } from './config.ts';
 
 /** Native ETH as a token: a v4 pool's currency 0x0. */
-export const NATIVE: TokenInfo = { symbol: NATIVE_SYMBOL, address: NATIVE_CURRENCY, decimals: 18 };
+export const NATIVE: TokenInfo = { symbol: NATIVE_SYMBOL, address: NATIVE_CURRENCY, decimals: 18, native: true };
 export const isNative = (t: Pick<TokenInfo, 'address'>) => BigInt(t.address) === 0n;
 
 export interface PoolKey {

@@ -88,8 +88,8 @@ export async function quoteSwap(ctx: ProtocolContext<'uniswapV4'>, ask: V4SwapAs
   return { route, side, exact, quoted, gasEstimate, hops, impactBps: priceImpactBps(side, exact, quoted, hops) };
 }
 
-/** The quote as the API answers it (SwapQuoteSchema), with the bound a swap would set at the default slippage. */
-export function presentQuote(chain: string, q: V4Quote): SwapQuote {
+/** The quote as the API answers it (SwapQuoteSchema), with the bound a swap would set at `slippageBps` (default 50). */
+export function presentQuote(chain: string, q: V4Quote, slippageBps?: number): SwapQuote {
   const { route, side, exact, quoted } = q;
   const [amountIn, amountOut] = side === 'exact_in' ? [exact, quoted] : [quoted, exact];
   const tin = route.tokenIn;
@@ -101,7 +101,7 @@ export function presentQuote(chain: string, q: V4Quote): SwapQuote {
     return h.zeroForOne ? (a * p2) >> 192n : (a << 192n) / p2;
   }, unit);
   const exactField = side === 'exact_in' ? { amount_in: '1' } : { amount_out: '1' };
-  const bound = swapBounds({ token_in: tin.symbol, token_out: tout.symbol, ...exactField }, quoted, 0n).limit;
+  const bound = swapBounds({ token_in: tin.symbol, token_out: tout.symbol, ...exactField, slippage_bps: slippageBps }, quoted, 0n).limit;
   return {
     chain,
     side,

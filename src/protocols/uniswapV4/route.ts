@@ -17,12 +17,12 @@ export const routeFields = {
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a comma-separated list of tokens') })
     .regex(/^[A-Za-z0-9._,-]{1,130}$/, 'must be the intermediate tokens (symbols or addresses), comma-separated, e.g. "USDC"')
     .optional()
-    .meta({ description: 'Multi-hop: tokens between, comma-separated (USDC)' }),
+    .meta({ description: 'Multi-hop: tokens between (USDC)' }),
   fee: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a comma-separated list of fee tiers') })
     .regex(/^[0-9/,]{1,64}$/, 'must be one fee tier per hop, comma-separated, each FEE or FEE/TICK_SPACING, e.g. "3000" or "3000/60,500"')
     .optional()
-    .meta({ description: 'Per hop where a pair has several pools: fee (3000,500)' }),
+    .meta({ description: 'Pool fee per hop if ambiguous (3000,500)' }),
 };
 
 const HOP_FEE = /^[0-9]{1,7}(?:\/[0-9]{1,7})?$/;

@@ -9,7 +9,7 @@ import { CHAINS } from './common.ts';
 
 export const pool = defineRead({
   path: 'pool',
-  summary: 'A pool: √P, tick, liquidity, prices',
+  summary: 'A pool: price, tick, liquidity',
   description:
     "One pool (`pool`: its id, or a pair such as ETH/USDC; `fee` where the pair has several) read through StateView: its key, " +
     '√P (Q64.96), tick, in-range liquidity, and the price of each currency in the other.',

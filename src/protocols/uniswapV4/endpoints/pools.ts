@@ -9,7 +9,7 @@ import { CHAINS } from './common.ts';
 
 export const pools = defineRead({
   path: 'pools',
-  summary: 'The pools (keys) and their tokens',
+  summary: 'The pools and tokens',
   description:
     'Every v4 pool this deployment offers, by pool key: id, pair, currency0/currency1 (native ETH is 0x0), fee, tick spacing, hooks; ' +
     'and the tokens a swap may name. `pool` (a pair such as ETH/USDC) keeps that pair only. GET .../pool gives a pool\'s price.',

@@ -3,7 +3,6 @@ import { ProtocolError } from '../../common/errors.ts';
 import { boundsRecord, checkPriceImpact, sideOf, swapBounds, swapInput } from '../../common/swap.ts';
 import { defineAction } from '../define.ts';
 import { swapCalls } from '../encode.ts';
-import { isNative } from '../pools.ts';
 import { quoteSwap, type V4SwapAsk } from '../quote.ts';
 import { routeFields } from '../route.ts';
 import { CHAINS } from './common.ts';
@@ -16,7 +15,7 @@ export const swap = defineAction({
   description:
     'Quotes, refuses a price impact over max_price_impact_bps, fixes the bounds (amount_out_minimum / amount_in_maximum from ' +
     'slippage_bps, a deadline), then one batch: an exact Permit2 allowance for an ERC-20 in (reset after exact output), the router call.',
-  input: swapInput(CHAINS, routeFields, { agent: true }),
+  input: swapInput(CHAINS, routeFields),
   replan: true,
   async plan(ctx, body) {
     // swapInput's alternatives type their optional bound fields loosely; the schema has checked them.
@@ -31,8 +30,7 @@ export const swap = defineAction({
       { route: q.route, side: q.side, exact: q.exact, limit: bounds.limit },
       bounds.deadline,
     );
-    // Native ETH moves are not observable by the simulation's balance reads (contract calls): the ERC-20 sides are.
-    const tokens = [q.route.tokenIn, q.route.tokenOut].filter((t) => !isNative(t));
-    return { calls, tokens, bounds: boundsRecord(input, bounds) };
+    // Native ETH included: the simulation reads it through its lens (TokenInfo.native).
+    return { calls, tokens: [q.route.tokenIn, q.route.tokenOut], bounds: boundsRecord(input, bounds) };
   },
 });
