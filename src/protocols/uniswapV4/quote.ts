@@ -100,6 +100,7 @@ export function presentQuote(chain: string, q: V4Quote, slippageBps?: number): S
     const p2 = h.sqrtPriceX96 * h.sqrtPriceX96;
     return h.zeroForOne ? (a * p2) >> 192n : (a << 192n) / p2;
   }, unit);
+  // swapBounds reads the side and the slippage of an ask, not its amount: the bound the swap endpoint would set now.
   const exactField = side === 'exact_in' ? { amount_in: '1' } : { amount_out: '1' };
   const bound = swapBounds({ token_in: tin.symbol, token_out: tout.symbol, ...exactField, slippage_bps: slippageBps }, quoted, 0n).limit;
   return {
