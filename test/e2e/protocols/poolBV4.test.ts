@@ -78,6 +78,7 @@ describe('pool-b-v4: Uniswap v4 on the devnet', () => {
     expect(pools.map((p: Json) => [p.pair, p.fee, p.tick_spacing])).toEqual([['ETH/USDC', 3000, 60], ['USDC/USDT', 500, 10]]);
     expect(tokens.map((t: Json) => t.symbol)).toEqual(['ETH', 'USDC', 'USDT']);
     expect((await c.get('pools', { pool: 'usdt/usdc' })).pools.map((p: Json) => p.pair)).toEqual(['USDC/USDT']);
+    expect((await c.get('pools', { fee: '3000' })).pools.map((p: Json) => p.pair)).toEqual(['ETH/USDC']);
     const { pool } = await c.get('pool', { pool: 'ETH/USDC' });
     expect(pool).toMatchObject({ currency0: { symbol: 'ETH', address: '0x0000000000000000000000000000000000000000' }, hooks: '0x0000000000000000000000000000000000000000' });
     expect(Number(pool.price.token0_in_token1)).toBeCloseTo(3000, -1);
