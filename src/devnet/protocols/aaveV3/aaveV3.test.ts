@@ -25,7 +25,7 @@ import { batchingClient, deployAaveV3, deploymentSteps } from './deploy.ts';
 import { aaveV3 } from './index.ts';
 import { RESERVES } from './parameters.ts';
 import { decodeReserveConfiguration } from './reserveConfiguration.ts';
-import { sendInOrder } from './sender.ts';
+import { sendInOrder } from '../sender.ts';
 
 const devnet = testDevnet();
 const eth = devnet.chain('ethereum');
@@ -314,7 +314,7 @@ describe('Aave v3 deployment on a fresh chain', () => {
     // configuration; inside a seed supply (minted and approved, not supplied).
     for (const cut of [4, pool + 1, supply - 6, supply]) {
       await reset();
-      await sendInOrder(fresh, ctx.chain, ctx.deployer, txs.slice(0, cut));
+      await sendInOrder(fresh, ctx.chain, ctx.deployer, txs.slice(0, cut), 'aaveV3');
       const result = await deployAaveV3(ctx);
       expect(result.config, `cut after ${cut} transactions`).toEqual(config);
       expect(result.deployed, `cut after ${cut} transactions`).toEqual(steps.filter((_, i) => ends[i]! > cut).map((s) => s.label));
@@ -324,7 +324,7 @@ describe('Aave v3 deployment on a fresh chain', () => {
 
   test('a transaction of the deployment that reverts is reported with its step and reason', async () => {
     const zeroSupply = encodeFunctionData({ abi: poolAbi, functionName: 'supply', args: [USDC, 0n, ctx.deployer.address, 0] });
-    await expect(sendInOrder(fresh, ctx.chain, ctx.deployer, [{ what: 'supply(USDC, 0)', to: config.pool, data: zeroSupply }])).rejects.toThrow(
+    await expect(sendInOrder(fresh, ctx.chain, ctx.deployer, [{ what: 'supply(USDC, 0)', to: config.pool, data: zeroSupply }], 'aaveV3')).rejects.toThrow(
       /^devnet ethereum: aaveV3: supply\(USDC, 0\): transaction 0x[0-9a-f]{64} reverted: Error\("26"\)$/, // INVALID_AMOUNT
     );
   });

@@ -3,7 +3,7 @@ import type { AaveV3Config } from '../../../protocols/aaveV3/config.ts';
 import { DEVNET_POLLING_MS } from '../../clients.ts';
 import type { ProtocolDeployContext, ProtocolDeployResult } from '../types.ts';
 import { aaveV3Layout, type AaveV3Layout } from './layout.ts';
-import { sendInOrder } from './sender.ts';
+import { sendInOrder } from '../sender.ts';
 import { aaveV3Steps, type DeploymentStep } from './steps.ts';
 
 /** The configuration the service reads (src/protocols/aaveV3/config.ts): every address is known before deploying. */
@@ -56,7 +56,7 @@ export async function deployAaveV3(ctx: ProtocolDeployContext): Promise<Protocol
   const deployed = steps.filter((_, i) => plans[i]!.length > 0).map((s) => s.label);
   if (deployed.length > 0) {
     const txs = plans.flat();
-    await sendInOrder(client, ctx.chain, ctx.deployer, txs);
+    await sendInOrder(client, ctx.chain, ctx.deployer, txs, 'aaveV3');
     const left = await Promise.all(steps.map((s) => s.plan()));
     const missing = steps.filter((_, i) => left[i]!.length > 0).map((s) => s.label);
     if (missing.length > 0) throw new Error(`${ctx.chain.name}: aaveV3: still missing after the deployment: ${missing.join(', ')}`);

@@ -16,7 +16,7 @@ import { aaveOracleAbi, aclManagerAbi, poolAbi, poolAddressesProviderAbi, poolCo
 import type { AaveV3Layout, Create2Contract, ReserveLayout } from './layout.ts';
 import { AAVE_V3_SALT, FLASHLOAN_PREMIUM_TO_PROTOCOL, FLASHLOAN_PREMIUM_TOTAL, reserveTokenNames } from './parameters.ts';
 import { decodeReserveConfiguration, type ReserveConfiguration } from './reserveConfiguration.ts';
-import type { PlannedTransaction } from './sender.ts';
+import type { PlannedTransaction } from '../sender.ts';
 
 /**
  * One piece of the deployment. `plan` reads the chain and returns the transactions still missing for it
