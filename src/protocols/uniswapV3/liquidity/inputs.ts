@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { AgentId, REQUIRED } from '../../../api/http/index.ts';
+import { actionFields, chainInput } from '../../common/inputs.ts';
+import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from '../../common/swap.ts';
+import { FeeTier } from '../config.ts';
+import { pricesOrdered } from './range.ts';
+
+/**
+ * The bodies of the liquidity endpoints. A quote takes the same body as its action (so one body can be quoted,
+ * simulated and sent), less the execute extras (strategy_id, callback_url). Cross-field rules (pool or position,
+ * both prices or neither) are checked here, so a wrong combination is a 400 naming the field before anything is read.
+ */
+const CHAINS = ['ethereum', 'base'] as const;
+
+/** A string field checked by `test`, whose failure carries `code` (the API's error for that field). */
+const coded = (code: string, test: (v: string) => boolean, message: string, description: string, examples: string[]) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a string') })
+    .superRefine((v, ctx) => {
+      if (!test(v)) ctx.addIssue({ code: 'custom', message, params: { code }, input: v });
+    })
+    .meta({ description, examples });
+
+const DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,59})(?:\.[0-9]{1,36})?$/;
+const UINT = /^(0|[1-9][0-9]{0,77})$/;
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+const positiveDecimal = (code: string, description: string, examples: string[]) =>
+  coded(code, (v) => DECIMAL.test(v), 'must be a positive decimal string, e.g. "1.5"', description, examples);
+const rawBound = (description: string) =>
+  coded('invalid_amount', (v) => UINT.test(v) && BigInt(v) <= MAX_UINT256, 'must be a non-negative integer in the smallest unit, as a decimal string', description, ['0']);
+
+export const TokenIdInput = coded(
+  'invalid_position',
+  (v) => /^[1-9][0-9]{0,76}$/.test(v),
+  'must be a position NFT token id (a positive integer, as a decimal string)',
+  'A position NFT of the wallet: its token id (GET .../balances lists them)',
+  ['42'],
+);
+
+export const PoolInput = z
+  .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a pool address or a pair') })
+  .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32})$/, 'must be a pool address or a pair of token symbols like USDC/WETH')
+  .meta({ description: 'A listed pool: its address, or its pair TOKEN_A/TOKEN_B (either order) with `fee` when the pair has several fee tiers', examples: ['USDC/WETH'] });
+
+const UnixSeconds = z
+  .int({ error: 'must be a unix time in seconds (an integer)' })
+  .min(1, 'must be a unix time in seconds')
+  .max(2 ** 40, 'must be a unix time in seconds')
+  .meta({ description: "The action reverts (TRANSACTION_TOO_OLD) if mined after this unix time. Default: the chain's latest block + 600 s", examples: [1767225600] });
+
+const SlippageBps = z
+  .int({ error: `must be an integer number of basis points from 0 to ${MAX_SLIPPAGE_BPS}` })
+  .min(0, `must be from 0 to ${MAX_SLIPPAGE_BPS} basis points`)
+  .max(MAX_SLIPPAGE_BPS, `must be at most ${MAX_SLIPPAGE_BPS} basis points (${MAX_SLIPPAGE_BPS / 100}%): give amount0_min / amount1_min to set the bounds yourself`)
+  .meta({ description: `Tolerated slippage against the quoted amounts, in basis points (default ${DEFAULT_SLIPPAGE_BPS} = 0.5%, at most ${MAX_SLIPPAGE_BPS})`, examples: [50] });
+
+const boundFields = {
+  slippage_bps: SlippageBps.optional(),
+  deadline: UnixSeconds.optional(),
+  amount0_min: rawBound('The least token0 the action may move, in the smallest unit (default: the quote less slippage_bps)').optional(),
+  amount1_min: rawBound('The least token1 the action may move, in the smallest unit (default: the quote less slippage_bps)').optional(),
+};
+
+const addFields = {
+  pool: PoolInput.optional(),
+  fee: FeeTier.optional().meta({ description: 'The pool’s fee tier in hundredths of a bip (500 = 0.05%), with a pair in `pool`', examples: [500] }),
+  position: TokenIdInput.optional().meta({ description: 'Add to this position NFT of the wallet (increaseLiquidity) instead of minting a new one: its pool and range are kept' }),
+  price_lower: positiveDecimal('invalid_price', 'The range’s lower price, in quote_token per whole other token (snapped down to the pool’s tick spacing). Without both prices: full range', ['2500']).optional(),
+  price_upper: positiveDecimal('invalid_price', 'The range’s upper price (snapped up to the tick spacing)', ['3500']).optional(),
+  quote_token: z
+    .string()
+    .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/, 'must be a token symbol or address')
+    .optional()
+    .meta({ description: "The token the prices are in: one of the pool's two (default its token1)", examples: ['USDC'] }),
+  amount0: positiveDecimal('invalid_amount', 'token0 to add at most, in token units. Give one side and the other is computed from the price and range', ['1000']).optional(),
+  amount1: positiveDecimal('invalid_amount', 'token1 to add at most, in token units', ['0.5']).optional(),
+};
+
+export interface AddAsk {
+  pool?: string | undefined;
+  fee?: number | undefined;
+  position?: string | undefined;
+  price_lower?: string | undefined;
+  price_upper?: string | undefined;
+  quote_token?: string | undefined;
+  amount0?: string | undefined;
+  amount1?: string | undefined;
+  slippage_bps?: number | undefined;
+  deadline?: number | undefined;
+  amount0_min?: string | undefined;
+  amount1_min?: string | undefined;
+}
+
+type Issues = { addIssue(i: { code: 'custom'; message: string; path: string[]; params?: { code: string }; input: unknown }): void };
+function checkAdd(v: AddAsk, ctx: Issues) {
+  const issue = (path: string, message: string, code?: string) => ctx.addIssue({ code: 'custom', message, path: [path], ...(code && { params: { code } }), input: v });
+  if (v.position === undefined && v.pool === undefined) issue('pool', `${REQUIRED} (or position: a position NFT of the wallet to add to)`);
+  if (v.position !== undefined) {
+    for (const f of ['pool', 'fee', 'price_lower', 'price_upper', 'quote_token'] as const) {
+      if (v[f] !== undefined) issue(f, 'must be left out with position: the position’s own pool and range are used', 'invalid_request_shape');
+    }
+  }
+  if ((v.price_lower === undefined) !== (v.price_upper === undefined)) issue(v.price_lower === undefined ? 'price_lower' : 'price_upper', `${REQUIRED} with the other price (give both, or neither for the full range)`);
+  if (v.price_lower !== undefined && v.price_upper !== undefined && DECIMAL.test(v.price_lower) && DECIMAL.test(v.price_upper) && !pricesOrdered(v.price_lower, v.price_upper)) {
+    issue('price_upper', 'must be above price_lower', 'invalid_price');
+  }
+  if (v.amount0 === undefined && v.amount1 === undefined) issue('amount0', `${REQUIRED} (or amount1, or both)`);
+}
+
+export const addInput = () => z.object({ ...actionFields(CHAINS), ...addFields, ...boundFields }).superRefine(checkAdd);
+export const addQuoteInput = () =>
+  z.object({ agent_id: AgentId, chain: chainInput(CHAINS), ...addFields, slippage_bps: SlippageBps.optional() }).superRefine(checkAdd);
+
+const removeFields = {
+  position: TokenIdInput,
+  percentage: z
+    .number({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a number from 1 to 100') })
+    .superRefine((v, ctx) => {
+      if (!Number.isInteger(v) || v < 1 || v > 100) ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 100', params: { code: 'invalid_percentage' }, input: v });
+    })
+    .meta({ description: 'How much of the position’s liquidity to remove, in percent (100: all of it)', examples: [100] }),
+};
+
+export const removeInput = () => z.object({ ...actionFields(CHAINS), ...removeFields, ...boundFields });
+export const removeQuoteInput = () => z.object({ agent_id: AgentId, chain: chainInput(CHAINS), ...removeFields, slippage_bps: SlippageBps.optional() });
+
+export interface RemoveAsk {
+  position: string;
+  percentage: number;
+  slippage_bps?: number | undefined;
+  deadline?: number | undefined;
+  amount0_min?: string | undefined;
+  amount1_min?: string | undefined;
+}
