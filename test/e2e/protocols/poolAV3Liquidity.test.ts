@@ -3,12 +3,15 @@
  * takes and pays (the wallet's balances and the position manager's own record, read from chain, never the
  * service's effects figures), fees of swaps made in between by another account straight to SwapRouter02, a
  * slippage bound breached and an expired deadline refused with the position manager's reason, another wallet's
- * position refused, and bad input.
+ * position refused, and bad input. The add-then-remove flow of docs/protocols/pool-a-v3.md (its blocks that need the
+ * position's token id from GET balances) is checked here.
  */
 import { erc20Abi, getAddress, maxUint256, parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
-import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
+import { poolAbi, swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
+import { tickAtSqrtRatio } from '../../../src/protocols/uniswapV3/liquidity/tickMath.ts';
+import { poolAddress } from '../../../src/protocols/uniswapV3/pools.ts';
 import { positionManagerAbi } from '../../../src/protocols/uniswapV3/positionManagerAbi.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
@@ -84,6 +87,16 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
     if (!w.ok) throw w.error;
     wallet = getAddress(w.value.smart_wallet_address);
     await fundTokens(svc.devnet, CHAIN, wallet, { WETH: '5', USDC: '20000' }, FUNDER);
+  });
+
+  it('TickMath here agrees with every devnet pool: the tick of its √price is the tick the pool keeps', async () => {
+    const pub = svc.devnet.publicClient(CHAIN);
+    const config = svc.devnet.chain(CHAIN).protocols!.uniswapV3!;
+    for (const p of config.pools) {
+      const [s, t] = BigInt(p.tokenA) < BigInt(p.tokenB) ? [p.tokenA, p.tokenB] : [p.tokenB, p.tokenA];
+      const [sqrtPriceX96, tick] = await pub.readContract({ address: poolAddress(config.factory, s, t, p.fee), abi: poolAbi, functionName: 'slot0' });
+      expect(tickAtSqrtRatio(sqrtPriceX96)).toBe(tick);
+    }
   });
 
   it('quote: the range snapped outwards to the tick spacing, the other side computed, the minimums at the slippage', async () => {

@@ -5,7 +5,7 @@ import { addQuoteInput } from '../liquidity/inputs.ts';
 export const liquidityAddQuote = defineRead({
   path: 'liquidity/add/quote',
   method: 'POST',
-  summary: 'Quote adding liquidity to a pool: the range, the liquidity, the amounts taken',
+  summary: 'Quote an add: range, liquidity, amounts',
   description:
     'What .../liquidity/add would do at the price now, with the same body: the range (price_lower/price_upper snapped outwards to the ' +
     "pool's tick spacing, or the full range), the liquidity the position manager would add, the amounts the pool would take (computed " +

@@ -4,7 +4,7 @@ import { planRemove } from '../liquidity/remove.ts';
 
 export const liquidityRemove = defineAction({
   path: 'liquidity/remove',
-  summary: 'Remove liquidity from a position of the wallet and collect the tokens and all fees owed',
+  summary: 'Remove a percentage of a position, collect all owed',
   description:
     'One call to the position manager’s multicall: decreaseLiquidity(percentage of the position, with amount0_min/amount1_min from ' +
     'slippage_bps and a deadline, fixed at the first plan) and collect (everything owed: the tokens removed and all fees, to the ' +

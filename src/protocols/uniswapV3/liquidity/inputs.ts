@@ -19,7 +19,7 @@ const coded = (code: string, test: (v: string) => boolean, message: string, desc
     .superRefine((v, ctx) => {
       if (!test(v)) ctx.addIssue({ code: 'custom', message, params: { code }, input: v });
     })
-    .meta({ description, examples });
+    .meta(examples.length > 0 ? { description, examples } : { description });
 
 const DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,59})(?:\.[0-9]{1,36})?$/;
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
@@ -28,53 +28,52 @@ const MAX_UINT256 = 2n ** 256n - 1n;
 const positiveDecimal = (code: string, description: string, examples: string[]) =>
   coded(code, (v) => DECIMAL.test(v), 'must be a positive decimal string, e.g. "1.5"', description, examples);
 const rawBound = (description: string) =>
-  coded('invalid_amount', (v) => UINT.test(v) && BigInt(v) <= MAX_UINT256, 'must be a non-negative integer in the smallest unit, as a decimal string', description, ['0']);
+  coded('invalid_amount', (v) => UINT.test(v) && BigInt(v) <= MAX_UINT256, 'must be a non-negative integer in the smallest unit, as a decimal string', description, []);
 
 export const TokenIdInput = coded(
   'invalid_position',
   (v) => /^[1-9][0-9]{0,76}$/.test(v),
   'must be a position NFT token id (a positive integer, as a decimal string)',
-  'A position NFT of the wallet: its token id (GET .../balances lists them)',
-  ['42'],
+  'Token id of a position NFT of the wallet',
+  [],
 );
 
-export const PoolInput = z
-  .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a pool address or a pair') })
-  .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32})$/, 'must be a pool address or a pair of token symbols like USDC/WETH')
-  .meta({ description: 'A listed pool: its address, or its pair TOKEN_A/TOKEN_B (either order) with `fee` when the pair has several fee tiers', examples: ['USDC/WETH'] });
+export const PoolInput = coded(
+  'invalid_pool',
+  (v) => /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32})$/.test(v),
+  'must be a pool address or a pair of token symbols like USDC/WETH',
+  'Pool address, or pair A/B (with fee)',
+  [],
+);
 
 const UnixSeconds = z
   .int({ error: 'must be a unix time in seconds (an integer)' })
   .min(1, 'must be a unix time in seconds')
   .max(2 ** 40, 'must be a unix time in seconds')
-  .meta({ description: "The action reverts (TRANSACTION_TOO_OLD) if mined after this unix time. Default: the chain's latest block + 600 s", examples: [1767225600] });
+  .meta({ description: 'Unix seconds (default now + 600)' });
 
 const SlippageBps = z
   .int({ error: `must be an integer number of basis points from 0 to ${MAX_SLIPPAGE_BPS}` })
   .min(0, `must be from 0 to ${MAX_SLIPPAGE_BPS} basis points`)
   .max(MAX_SLIPPAGE_BPS, `must be at most ${MAX_SLIPPAGE_BPS} basis points (${MAX_SLIPPAGE_BPS / 100}%): give amount0_min / amount1_min to set the bounds yourself`)
-  .meta({ description: `Tolerated slippage against the quoted amounts, in basis points (default ${DEFAULT_SLIPPAGE_BPS} = 0.5%, at most ${MAX_SLIPPAGE_BPS})`, examples: [50] });
+  .meta({ description: `Default ${DEFAULT_SLIPPAGE_BPS}, max ${MAX_SLIPPAGE_BPS}` });
 
 const boundFields = {
   slippage_bps: SlippageBps.optional(),
   deadline: UnixSeconds.optional(),
-  amount0_min: rawBound('The least token0 the action may move, in the smallest unit (default: the quote less slippage_bps)').optional(),
-  amount1_min: rawBound('The least token1 the action may move, in the smallest unit (default: the quote less slippage_bps)').optional(),
+  amount0_min: rawBound('Raw; default from slippage_bps').optional(),
+  amount1_min: rawBound('Raw; default from slippage_bps').optional(),
 };
 
 const addFields = {
   pool: PoolInput.optional(),
-  fee: FeeTier.optional().meta({ description: 'The pool’s fee tier in hundredths of a bip (500 = 0.05%), with a pair in `pool`', examples: [500] }),
-  position: TokenIdInput.optional().meta({ description: 'Add to this position NFT of the wallet (increaseLiquidity) instead of minting a new one: its pool and range are kept' }),
-  price_lower: positiveDecimal('invalid_price', 'The range’s lower price, in quote_token per whole other token (snapped down to the pool’s tick spacing). Without both prices: full range', ['2500']).optional(),
-  price_upper: positiveDecimal('invalid_price', 'The range’s upper price (snapped up to the tick spacing)', ['3500']).optional(),
-  quote_token: z
-    .string()
-    .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/, 'must be a token symbol or address')
-    .optional()
-    .meta({ description: "The token the prices are in: one of the pool's two (default its token1)", examples: ['USDC'] }),
-  amount0: positiveDecimal('invalid_amount', 'token0 to add at most, in token units. Give one side and the other is computed from the price and range', ['1000']).optional(),
-  amount1: positiveDecimal('invalid_amount', 'token1 to add at most, in token units', ['0.5']).optional(),
+  fee: FeeTier.optional().meta({ description: 'Fee tier (500 = 0.05%)' }),
+  position: TokenIdInput.optional().meta({ description: 'Add to this NFT instead of pool' }),
+  price_lower: positiveDecimal('invalid_price', 'Range low, in quote_token (none: full range)', []).optional(),
+  price_upper: positiveDecimal('invalid_price', 'Range high', []).optional(),
+  quote_token: coded('invalid_token', (v) => /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/.test(v), 'must be a token symbol or address', 'Price unit (default token1)', []).optional(),
+  amount0: positiveDecimal('invalid_amount', 'Max token0, units (one side: other computed)', []).optional(),
+  amount1: positiveDecimal('invalid_amount', 'Max token1, units', []).optional(),
 };
 
 export interface AddAsk {
@@ -119,7 +118,7 @@ const removeFields = {
     .superRefine((v, ctx) => {
       if (!Number.isInteger(v) || v < 1 || v > 100) ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 100', params: { code: 'invalid_percentage' }, input: v });
     })
-    .meta({ description: 'How much of the position’s liquidity to remove, in percent (100: all of it)', examples: [100] }),
+    .meta({ description: '1–100' }),
 };
 
 export const removeInput = () => z.object({ ...actionFields(CHAINS), ...removeFields, ...boundFields });
