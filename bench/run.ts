@@ -5,7 +5,7 @@
  * docs/benchmarks.md. Options: BENCH_LATENCY_N (default 200), BENCH_SECONDS (default 20), BENCH_AGENTS (50),
  * BENCH_INFLIGHT per agent (default 8), BENCH_CEILING_OPS per chain (default 1500), BENCH_WEBHOOK_N (default 50:
  * sequential executes with a callback_url, for the webhook delivery latency), BENCH_MANUAL_N (default 50: manual-mode
- * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads,
+ * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads (and of swaps, bench/swaps.ts),
  * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CONFIRM_N (default 50: sequential
  * executes followed as execute --wait does, for the commit → shown latency, bench/confirmation.ts), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
@@ -29,6 +29,7 @@ import { measureConfirmationLatency, printConfirmationLatency } from './confirma
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
 import { measureProtocols, printProtocols } from './protocols.ts';
+import { measureSwaps, printSwaps } from './swaps.ts';
 import { measureWebhookLatency, printWebhookLatency } from './webhooks.ts';
 import { startWebhookReceiver } from '../test/support/webhookReceiver.ts';
 
@@ -83,6 +84,10 @@ printManualFlow(await measureManualFlow({ url: service.url, apiKey: manual.api_k
 
 // 1d. The protocol families: a read, a simulation with effects, an action to confirmed, each beside its core endpoint.
 printProtocols(await measureProtocols({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N));
+
+// 1e. The exchange families: quote, simulate and swap → confirmed beside the core endpoints, and the swap's gas beside
+// the same swap sent straight to the router.
+printSwaps(await measureSwaps({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N));
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));

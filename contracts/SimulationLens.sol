@@ -31,6 +31,12 @@ contract SimulationLens {
         afterwards = _readAll(reads);
     }
 
+    /// @notice An account's native coin balance: reads addressed to the zero address in `observe`'s list come
+    /// here (the chain worker points them at the lens), so a simulation measures native ETH as it does tokens.
+    function nativeBalance(address account) external view returns (uint256) {
+        return account.balance;
+    }
+
     function _readAll(Read[] calldata reads) private view returns (Outcome[] memory out) {
         out = new Outcome[](reads.length);
         for (uint256 i = 0; i < reads.length; i++) {

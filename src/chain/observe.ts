@@ -4,7 +4,7 @@ import { err, ok, type Result } from '../lib/result.ts';
 import { encodeWalletCallData, type WalletCall } from './calls.ts';
 import type { ChainClient } from './client.ts';
 import { decodeRevert, describeError, extractRevertData, isExecutionRevert } from './revert.ts';
-import type { Observed, ReadCall, ReadCallResult, SimulationFailure } from './types.ts';
+import { LENS_READ_TARGET, type Observed, type ReadCall, type ReadCallResult, type SimulationFailure } from './types.ts';
 
 const lensAbi = [
   {
@@ -53,7 +53,8 @@ export async function observeCalls(client: ChainClient, p: ObserveCallsParameter
   const data = encodeFunctionData({
     abi: lensAbi,
     functionName: 'observe',
-    args: [p.sender, encodeWalletCallData(p.calls), p.reads.map((r) => ({ target: r.to, data: r.data }))],
+    // A read for the lens itself (a native balance) is addressed to the EntryPoint, where the lens sits for this call.
+    args: [p.sender, encodeWalletCallData(p.calls), p.reads.map((r) => ({ target: r.to === LENS_READ_TARGET ? p.entryPoint : r.to, data: r.data }))],
   });
   let returned: Hex;
   try {

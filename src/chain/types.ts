@@ -118,6 +118,16 @@ export interface ReadCall {
   data: Hex;
 }
 
+/**
+ * In a simulation's observed reads (observeCalls), a read addressed to the zero address goes to the simulation
+ * lens itself: `nativeBalance(address)` measures native coin as balanceOf measures a token. Nothing real lives at
+ * the zero address, so no other read means it.
+ */
+export const LENS_READ_TARGET: Address = '0x0000000000000000000000000000000000000000';
+export const lensNativeBalanceAbi = [
+  { type: 'function', name: 'nativeBalance', stateMutability: 'view', inputs: [{ name: 'account', type: 'address' }], outputs: [{ type: 'uint256' }] },
+] as const;
+
 export interface ReadOptions {
   /** The block every call runs at (default 'latest': the head, pinned once for the whole read). */
   block?: bigint | 'latest';

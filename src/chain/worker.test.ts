@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAbiParameters, encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
 import { referenceWalletAddresses } from '../devnet/testing/walletAddresses.ts';
 import { isChainError } from './errors.ts';
+import { LENS_READ_TARGET, lensNativeBalanceAbi } from './types.ts';
 import { LockError } from '../locks/types.ts';
 import { deriveOwnerAccount, walletSalt } from './ownerKey.ts';
 import {
@@ -135,6 +136,19 @@ describe('chain worker (devnet)', () => {
       expect((await readCounter()).number).toBe(start); // a simulation changes nothing
       const plain = await worker.simulate(ref, [incrementCall(env.counter)]);
       expect(plain.ok && plain.value.observed).toBeUndefined();
+    });
+
+    it('observes the native coin through the lens: a read addressed to the zero address measures a balance', async () => {
+      const ref = { apiClient: 'acme', agentId: uniqueId('native') };
+      const { address } = await worker.resolveWallet(ref);
+      await env.client.waitForTransactionReceipt({ hash: await env.funded.sendTransaction({ to: address, value: parseEther('1') }) });
+      const native = { to: LENS_READ_TARGET, data: encodeFunctionData({ abi: lensNativeBalanceAbi, functionName: 'nativeBalance', args: [address] }) };
+      const sink = '0x000000000000000000000000000000000000dEaD';
+      const r = await worker.simulate(ref, [{ target: sink, data: '0x', value: parseEther('0.25').toString() }], { observe: [native] });
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      const word = (x: bigint) => encodeAbiParameters([{ type: 'uint256' }], [x]);
+      expect(r.value.observed!.before[0]).toEqual({ success: true, returnData: word(parseEther('1')) });
+      expect(r.value.observed!.after[0]).toEqual({ success: true, returnData: word(parseEther('0.75')) });
     });
 
     it('a call that reverts fails the observed simulation with its reason', async () => {

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { ChainWorker } from '../chain/types.ts';
+import type { ChainWorker, WalletRef } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
 import { ProtocolError } from './common/errors.ts';
 import { createReader } from './common/reads.ts';
@@ -20,6 +20,6 @@ export function familyContext(family: AnyFamily, chain: ChainName, worker: Chain
 }
 
 /** The same, for one agent, whose smart wallet is `wallet` (counterfactual or deployed: its address is known either way). */
-export function agentFamilyContext(base: ProtocolContext<never>, agentId: string, wallet: Address): AgentContext<never> {
-  return { ...base, agentId, wallet };
+export function agentFamilyContext(base: ProtocolContext<never>, worker: Pick<ChainWorker, 'getBalances'>, ref: WalletRef, wallet: Address): AgentContext<never> {
+  return { ...base, agentId: ref.agentId, wallet, nativeBalance: async () => BigInt((await worker.getBalances(ref)).nativeWei) };
 }

@@ -23,6 +23,8 @@ export interface ProtocolContext<K extends ProtocolKey> {
 export interface AgentContext<K extends ProtocolKey> extends ProtocolContext<K> {
   agentId: string;
   wallet: Address;
+  /** The wallet's native coin (ETH) now: no contract read gives it, so the chain worker does. */
+  nativeBalance(): Promise<bigint>;
 }
 
 /**
@@ -56,9 +58,10 @@ export interface ActionPlan<P> {
   /**
    * Absolute bounds the plan derived from relative ones in the input (a minimum out from `slippage_bps` and a
    * quote, a deadline in unix seconds): stored in the request's action input over the caller's fields, so a retry,
-   * a paid resend or a re-plan is held to the bounds the caller was first shown. Lending derives none.
+   * a paid resend or a re-plan is held to the bounds the caller was first shown. Each in its input field's own type
+   * (a raw amount as a string, a deadline as a number), so the stored input still parses. Lending derives none.
    */
-  bounds?: Record<string, string>;
+  bounds?: Record<string, string | number>;
 }
 
 /** A POST endpoint (and its `.../simulate`): one batch UserOperation through the execute pipeline. */

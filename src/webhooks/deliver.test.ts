@@ -46,6 +46,8 @@ it('reads the status and Retry-After and hangs up: a receiver that trickles its 
   expect(second).toEqual({ kind: 'delivered', statusCode: 204 });
   expect(r.received).toHaveLength(2);
   expect(trickling!.answer).toBe('cut'); // the sender hung up; the receiver never ended that body
+  // And says so: no keep-alive is announced for a connection that is closed after each attempt.
+  expect(r.received.map((d) => d.headers['connection'])).toEqual(['close', 'close']);
 });
 
 it('an attempt still waiting for a socket when its deadline passes ends with timeout, while the socket stays held', async () => {

@@ -165,6 +165,9 @@ export function createHttpsTransport(opts: HttpsTransportOptions = {}): WebhookT
           'content-type': 'application/json',
           'content-length': String(body.length),
           'user-agent': userAgent,
+          // Said as done: each attempt's connection is closed once the status is read (Node would otherwise
+          // announce keep-alive whenever an agent bounds its sockets).
+          connection: 'close',
         },
       });
       // Rejected here rather than by the request's 'error': a request still waiting in the agent for a socket

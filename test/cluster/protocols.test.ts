@@ -105,3 +105,33 @@ for (const c of CASES) {
     c.check(position.value!);
   });
 }
+
+/** Per exchange family: one swap, quoted, simulated and executed (re-planned at signing by the controller), read back. */
+const SWAP_CASES: { slug: string; fund: Record<string, string>; body: Json; paid: string; got: string }[] = [
+  { slug: 'pool-a-v3', fund: { WETH: '1' }, body: { token_in: 'WETH', token_out: 'USDC', amount_in: '0.5', fee: 3000 }, paid: 'WETH', got: 'USDC' },
+];
+
+for (const c of SWAP_CASES) {
+  it(`${c.slug}: a swap quoted, simulated, executed to confirmed within the first plan's bounds, balances read back`, { timeout: 120_000 }, async () => {
+    const client = createClient({ baseUrl: cluster.url, apiKey: (await cluster.newKey('sponsored')).apiKey });
+    const agent = `cluster-${c.slug}`;
+    const w = await client.wallet(agent, 'ethereum');
+    if (!w.ok) throw w.error;
+    await fundTokens(cluster.devnet, 'ethereum', w.value.smart_wallet_address as Address, c.fund, 2);
+    const quote = await client.protocols.compute<Json>(c.slug, 'swap/quote', c.body);
+    if (!quote.ok) throw quote.error;
+    const body = { agent_id: agent, ...c.body };
+    const sim = await client.protocols.simulate<Json>(c.slug, 'swap', body);
+    if (!sim.ok) throw sim.error;
+    expect(sim.value.effects.balance_changes.find((b: Json) => b.token.symbol === c.got).change.raw).toBe(quote.value.amount_out.raw);
+    const run = await client.protocols.execute(c.slug, 'swap', body);
+    if (!run.ok) throw run.error;
+    const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 60_000 });
+    expect(done.ok && done.value.status).toBe('confirmed');
+    expect(done.ok && (done.value as Json).action.input).toMatchObject({ amount_out_minimum: quote.value.minimum_received.raw });
+    const balances = await client.protocols.read<Json>(c.slug, 'balances', { agent_id: agent });
+    if (!balances.ok) throw balances.error;
+    const held = (s: string) => balances.value.balances.find((b: Json) => b.token.symbol === s).balance.raw;
+    expect(BigInt(held(c.got))).toBe(BigInt(quote.value.amount_out.raw));
+  });
+}

@@ -131,8 +131,19 @@ export function parseWaitSeconds(text: string): number | undefined {
 
 /** A `wait` preference whose value is not whole seconds, anywhere in a Prefer header (RFC 7240: `token [= value] *(; param)`). */
 const MALFORMED_WAIT = String.raw`(?:^|,)[ \t]*[Ww][Aa][Ii][Tt][ \t]*(?:=[ \t]*(?!(?:[0-9]{1,9}|"[0-9]{1,9}")[ \t]*(?:[;,]|$))|[;,]|$)`;
-/** HTTP's optional whitespace (space, tab) off both ends: what the published patterns allow there, no more. */
-const blanksOff = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
+/**
+ * HTTP's optional whitespace (space, tab) off both ends: what the published patterns allow there, no more. A scan,
+ * not a regex: `[ \t]+$` is tried at every blank of a long run before a non-blank, quadratic in the header's length
+ * (a 15 KB Prefer of blanks took 350 ms of CPU to refuse).
+ */
+function blanksOff(text: string): string {
+  const blank = (c: string | undefined) => c === ' ' || c === '\t';
+  let start = 0;
+  let end = text.length;
+  while (start < end && blank(text[start])) start++;
+  while (end > start && blank(text[end - 1])) end--;
+  return text.slice(start, end);
+}
 
 /** The Prefer headers accepted: any, unless a `wait` in it is malformed (published as the header's pattern). */
 export const PREFER_PATTERN = new RegExp(String.raw`^(?![\s\S]*${MALFORMED_WAIT})[\s\S]*$`);

@@ -34,12 +34,13 @@ export async function replanAtSigning(req: ExecutionRequest, worker: ChainWorker
   const input = endpoint.input.safeParse(action.input);
   if (!input.success) return refused('replan_failed', `the stored input of ${action.name} no longer parses: ${input.error.issues[0]?.message}`);
   try {
-    const wallet = (req.status?.smartWalletAddress ?? (await worker.resolveWallet({ apiClient: req.spec.apiClient, agentId: req.spec.agentId })).address) as Address;
-    const ctx = agentFamilyContext(familyContext(family, req.spec.chain, worker, deps.protocols.get(req.spec.chain)), req.spec.agentId, wallet);
+    const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
+    const wallet = (req.status?.smartWalletAddress ?? (await worker.resolveWallet(ref)).address) as Address;
+    const ctx = agentFamilyContext(familyContext(family, req.spec.chain, worker, deps.protocols.get(req.spec.chain)), worker, ref, wallet);
     const plan = await endpoint.plan(ctx, input.data as never);
     for (const [bound, value] of Object.entries(plan.bounds ?? {})) {
       const stored = action.input[bound];
-      if (stored !== undefined && stored !== value) {
+      if (stored !== undefined && String(stored) !== String(value)) {
         return refused('bounds_changed', `the re-plan of ${action.name} moved ${bound} from ${String(stored)} to ${value}; nothing was signed`);
       }
     }

@@ -12,6 +12,8 @@ export function protocolContext(ctx: GatewayContext, family: AnyFamily, chain: C
 /** The same, with the agent's smart wallet resolved. */
 export async function agentContext(ctx: GatewayContext, family: AnyFamily, chain: ChainName, client: ApiClient, agentId: string): Promise<AgentContext<never>> {
   const base = protocolContext(ctx, family, chain);
-  const wallet = await workerFor(ctx, chain).resolveWallet({ apiClient: client.metadata.name, agentId });
-  return agentFamilyContext(base, agentId, wallet.address);
+  const worker = workerFor(ctx, chain);
+  const ref = { apiClient: client.metadata.name, agentId };
+  const wallet = await worker.resolveWallet(ref);
+  return agentFamilyContext(base, worker, ref, wallet.address);
 }

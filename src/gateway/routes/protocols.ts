@@ -27,7 +27,7 @@ export const actionSimulationSchema = (family: AnyFamily) =>
     calls: z.array(PlannedCallSchema).meta({ description: 'The batch the action executes, approvals included (one UserOperation)' }),
     effects: effectsSchema(family.position),
     bounds: z
-      .record(z.string(), z.string())
+      .record(z.string(), z.union([z.string(), z.number()]))
       .optional()
       .meta({
         description:

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flatObject } from '../../protocols/common/inputs.ts';
+import { DEFAULT_MAX_PRICE_IMPACT_BPS, DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from '../../protocols/common/swap.ts';
 import { FAMILIES } from '../../protocols/index.ts';
 import type { AnyEndpoint, AnyFamily } from '../../protocols/types.ts';
 import { defineTool, ToolInputError, type AnyTool } from '../tool.ts';
@@ -30,7 +31,24 @@ const shortField = (family: AnyFamily, key: string): z.ZodType | undefined =>
     strategy_id: ModelStrategyId,
     callback_url: ModelCallbackUrl,
     amount_raw: decimalUint(true).meta({ description: 'Or the amount in the smallest unit (integer string)' }),
+    ...SWAP_FIELDS,
   })[key];
+
+/**
+ * The swap body's fields (src/protocols/common/swap.ts), short: their API schemas carry long patterns (a uint256's
+ * range) and descriptions written for /openapi.json; the API checks each argument again with those.
+ */
+const SWAP_FIELDS: Record<string, z.ZodType> = {
+  token_in: z.string().max(42).meta({ description: 'Sold: symbol or address; ETH is native' }),
+  token_out: z.string().max(42).meta({ description: 'Token bought' }),
+  amount_in: z.string().meta({ description: 'Exact input (token units)' }),
+  amount_out: z.string().meta({ description: 'Or exact output' }),
+  amount_out_minimum: decimalUint(true).meta({ description: 'Least out, raw (default: quote − slippage)' }),
+  amount_in_maximum: decimalUint(true).meta({ description: 'Most in, raw (default: quote + slippage)' }),
+  slippage_bps: z.int().min(0).max(MAX_SLIPPAGE_BPS).meta({ description: `Default ${DEFAULT_SLIPPAGE_BPS}` }),
+  max_price_impact_bps: z.int().min(0).max(10_000).meta({ description: `Refused above (default ${DEFAULT_MAX_PRICE_IMPACT_BPS})` }),
+  deadline: z.int().min(1).max(2 ** 40).meta({ description: 'Unix seconds (default: now + 600)' }),
+};
 
 /** An endpoint's arguments as one flat object (its query, or its body with either amount), with the short shared fields. */
 export function endpointInput(family: AnyFamily, e: AnyEndpoint<never>): z.ZodObject {
@@ -83,8 +101,10 @@ function familyTool(family: AnyFamily, kind: 'read' | 'act', endpoints: AnyEndpo
     kind === 'read'
       ? `Reads ${family.protocol} on ${family.chains.join(', ')} (nothing changes). action, with its arguments:\n${list}`
       : `Acts on ${family.protocol} on ${family.chains.join(', ')} from the agent's smart wallet (approvals included). action, with its arguments:\n${list}\n` +
-        'Amounts: amount in token units ("12.5"; "max" where the action allows it) or amount_raw (smallest unit), one of them. ' +
-        'simulate: true broadcasts nothing and answers the calls and their effects (balances, the position before and after: health factor). ' +
+        (endpoints.some((e) => e.kind === 'action' && 'amount' in endpointInput(family, e).shape)
+          ? 'Amounts: amount in token units ("12.5"; "max" where the action allows it) or amount_raw (smallest unit), one of them. '
+          : '') +
+        `simulate: true broadcasts nothing and answers the calls and their effects (balances${family.position instanceof z.ZodNull ? '' : ', the position before and after: health factor'}). ` +
         'Otherwise it executes like execute: the answer has the request_id; follow it with get_status.';
 
   return defineTool({

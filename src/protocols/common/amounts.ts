@@ -7,12 +7,15 @@ export interface TokenInfo {
   symbol: string;
   address: Address;
   decimals: number;
+  /** The chain's native coin (ETH), where a family lets it stand for its wrapped token: balances are the account's own. */
+  native?: boolean;
 }
 
 export const TokenInfoSchema = z.object({
   symbol: z.string(),
   address: z.string().meta({ description: 'The token contract, EIP-55 checksummed' }),
   decimals: z.int(),
+  native: z.boolean().optional().meta({ description: "true: the chain's native coin (ETH); address is then the wrapped token the pools hold" }),
 });
 
 /** Every amount in answers: the raw integer (smallest unit), the token's decimals, and the decimal string. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Observed } from '../../chain/types.ts';
 import { amountOf, AmountSchema, TokenInfoSchema, type TokenInfo } from './amounts.ts';
 import { decodeResult, type Read } from './reads.ts';
-import { balanceOfRead } from './tokens.ts';
+import { balanceOfRead, nativeBalanceObservedRead } from './tokens.ts';
 
 /** What a simulation says an action will change, besides gas: the position before and after, where there is one. */
 export interface Observation<P> {
@@ -27,7 +27,7 @@ export const effectsSchema = <P extends z.ZodType>(position: P) =>
 
 /** The reads a simulation observes for `tokens` (the wallet's balances) and `position`, in one list. */
 export function observedReads(wallet: Address, tokens: readonly TokenInfo[], position: Observation<unknown> | undefined): Read<unknown>[] {
-  return [...tokens.map((t) => balanceOfRead(t.address, wallet)), ...(position?.reads ?? [])];
+  return [...tokens.map((t) => (t.native ? nativeBalanceObservedRead(wallet) : balanceOfRead(t.address, wallet))), ...(position?.reads ?? [])];
 }
 
 /** The effects out of the observed reads (same order as observedReads). */

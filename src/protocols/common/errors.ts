@@ -21,6 +21,7 @@ export type ProtocolErrorCode =
   | 'invalid_route' // a route that does not join token_in to token_out through offered pools
   | 'same_token' // token_in and token_out are one token
   | 'price_impact_too_high' // the swap would move the price past max_price_impact_bps
+  | 'slippage_exceeded' // the swap's price already lies past its bound (amount_in_maximum)
   | 'insufficient_liquidity' // the pools cannot fill the amount (the quoter reverted)
   | 'unknown_position' // no such liquidity position of the wallet
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
@@ -41,6 +42,7 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   invalid_route: 400,
   same_token: 400,
   price_impact_too_high: 400,
+  slippage_exceeded: 400,
   insufficient_liquidity: 400,
   unknown_position: 400,
   protocol_not_configured: 404,

@@ -35,16 +35,16 @@ describe('swap bounds and price impact', () => {
 
   it('makes relative bounds absolute once: slippage from the quote, the deadline from the chain; given ones stay', () => {
     const exactIn = { token_in: 'WETH', token_out: 'USDC', amount_in: '1' };
-    expect(boundsRecord(exactIn, swapBounds(exactIn, 3_000_000_000n, 1_000n))).toEqual({ amount_out_minimum: '2985000000', deadline: '1600' });
+    expect(boundsRecord(exactIn, swapBounds(exactIn, 3_000_000_000n, 1_000n))).toEqual({ amount_out_minimum: '2985000000', deadline: 1600 });
     const exactOut = { token_in: 'USDC', token_out: 'WETH', amount_out: '1', slippage_bps: 100, deadline: 5_000 };
-    expect(boundsRecord(exactOut, swapBounds(exactOut, 3_000_000_001n, 1_000n))).toEqual({ amount_in_maximum: '3030000002', deadline: '5000' });
+    expect(boundsRecord(exactOut, swapBounds(exactOut, 3_000_000_001n, 1_000n))).toEqual({ amount_in_maximum: '3030000002', deadline: 5000 });
     // A re-plan gets the stored bounds and a new quote: it moves nothing.
     const stored = { ...exactIn, amount_out_minimum: '2985000000', deadline: 1600 };
-    expect(boundsRecord(stored, swapBounds(stored, 2_000_000_000n, 1_500n))).toEqual({ amount_out_minimum: '2985000000', deadline: '1600' });
+    expect(boundsRecord(stored, swapBounds(stored, 2_000_000_000n, 1_500n))).toEqual({ amount_out_minimum: '2985000000', deadline: 1600 });
   });
 
   it('takes exactly one amount, and refuses a slippage past the bound', () => {
-    const body = swapInput('ethereum', {}, { agent: true });
+    const body = swapInput('ethereum', {});
     const ok = { agent_id: 'a', token_in: 'WETH', token_out: 'USDC' };
     expect(body.safeParse({ ...ok, amount_in: '1' }).success).toBe(true);
     expect(body.safeParse({ ...ok, amount_out: '1', amount_in_maximum: '5' }).success).toBe(true);

@@ -51,39 +51,46 @@ const boundFields = {
 
 const absent = (description: string) => z.never().optional().meta({ description });
 
-/**
- * A swap's body: `token_in`, `token_out`, and exactly one of `amount_in` (exact input: the bound is the minimum
- * received) or `amount_out` (exact output: the bound is the maximum paid), besides `extra` (a family's route fields).
- * `agent` adds the execute fields (agent_id, chain, strategy_id, callback_url); a quote takes only `chain`.
- */
-export function swapInput<S extends z.ZodRawShape>(chains: FamilyChains, extra: S, opts: { agent: boolean }) {
-  const common = {
-    ...(opts.agent ? actionFields(chains) : { chain: chainInput(chains) }),
-    token_in: SwapTokenInput,
-    token_out: SwapTokenInput,
-    ...extra,
-    ...(opts.agent && boundFields),
-  };
+/** A swap's two alternatives over `common`: exact input (amount_in) or exact output (amount_out), exactly one. */
+function exactInOrOut<S extends z.ZodRawShape, I extends z.ZodRawShape, O extends z.ZodRawShape>(common: S, inOnly: I, outOnly: O) {
   const exactIn = z.object({
     ...common,
+    ...inOnly,
     amount_in: decimalAmount(false).meta({ description: 'Exact input: how much of token_in to sell, in token units' }),
     amount_out: absent('Give amount_in (exact input) or amount_out (exact output), not both'),
-    ...(opts.agent && {
-      amount_out_minimum: RawAmount.optional().meta({ description: 'Exact input: the least token_out to accept, in the smallest unit (default: the quote less slippage_bps)' }),
-      amount_in_maximum: absent('Only with amount_out (exact output)'),
-    }),
   });
   const exactOut = z.object({
     ...common,
+    ...outOnly,
     amount_out: decimalAmount(false).meta({ description: 'Exact output: how much of token_out to buy, in token units' }),
     amount_in: absent('Give amount_in (exact input) or amount_out (exact output), not both'),
-    ...(opts.agent && {
-      amount_in_maximum: RawAmount.optional().meta({ description: 'Exact output: the most token_in to pay, in the smallest unit (default: the quote plus slippage_bps)' }),
-      amount_out_minimum: absent('Only with amount_in (exact input)'),
-    }),
   });
   return z.xor([exactIn, exactOut], { error: 'must give one amount: amount_in (exact input) or amount_out (exact output)' });
 }
+
+/**
+ * A quote's body: `chain`, `token_in`, `token_out`, exactly one of `amount_in` (exact input) or `amount_out` (exact
+ * output), `slippage_bps` (for the bound the answer shows), and `extra` (a family's route fields).
+ */
+export const swapQuoteInput = <S extends z.ZodRawShape>(chains: FamilyChains, extra: S) =>
+  exactInOrOut({ chain: chainInput(chains), token_in: SwapTokenInput, token_out: SwapTokenInput, ...extra, slippage_bps: boundFields.slippage_bps }, {}, {});
+
+/**
+ * A swap's body: the execute fields (agent_id, chain, strategy_id, callback_url), the quote's fields, and the
+ * bounds: exact input's amount_out_minimum, exact output's amount_in_maximum, the deadline and max_price_impact_bps.
+ */
+export const swapInput = <S extends z.ZodRawShape>(chains: FamilyChains, extra: S) =>
+  exactInOrOut(
+    { ...actionFields(chains), token_in: SwapTokenInput, token_out: SwapTokenInput, ...extra, ...boundFields },
+    {
+      amount_out_minimum: RawAmount.optional().meta({ description: 'Exact input: the least token_out to accept, in the smallest unit (default: the quote less slippage_bps)' }),
+      amount_in_maximum: absent('Only with amount_out (exact output)'),
+    },
+    {
+      amount_in_maximum: RawAmount.optional().meta({ description: 'Exact output: the most token_in to pay, in the smallest unit (default: the quote plus slippage_bps)' }),
+      amount_out_minimum: absent('Only with amount_in (exact input)'),
+    },
+  );
 
 /** The fields every swap body has, whichever its alternative. */
 export interface SwapAsk {
@@ -137,10 +144,10 @@ export function swapBounds(ask: SwapAsk, quoted: bigint, chainNow: bigint): Swap
   return { limit: given !== undefined ? BigInt(given) : (quoted * (10_000n + slippage) + 9_999n) / 10_000n, deadline };
 }
 
-/** The bounds as the request's action input stores them (ActionPlan.bounds): the fields a caller could have given. */
-export function boundsRecord(ask: SwapAsk, b: SwapBounds): Record<string, string> {
+/** The bounds as the request's action input stores them (ActionPlan.bounds): the fields a caller could have given, in their types. */
+export function boundsRecord(ask: SwapAsk, b: SwapBounds): Record<string, string | number> {
   const limitField = sideOf(ask) === 'exact_in' ? 'amount_out_minimum' : 'amount_in_maximum';
-  return { [limitField]: b.limit.toString(), deadline: b.deadline.toString() };
+  return { [limitField]: b.limit.toString(), deadline: Number(b.deadline) };
 }
 
 /** One pool a swap crosses, as its mid price sees it: √P (Q64.96, token1 per token0 in raw units), the direction, the fee. */
@@ -218,8 +225,8 @@ export const SwapQuoteSchema = z.object({
   price_impact_bps: z.int().meta({ description: 'How much worse than the mid price (fees apart) the swap trades, in basis points' }),
   route: z.array(z.object({ token_in: z.string(), token_out: z.string(), fee: z.int(), pool: z.string() })).meta({ description: 'The pools crossed, in order' }),
   estimated_gas: z.string().meta({ description: "The quoter's own gas estimate of the swap (the router call, not the whole UserOperation)" }),
-  minimum_received: AmountSchema.nullable().meta({ description: 'Exact input: the least out at the default slippage (what swap would set as amount_out_minimum); null for exact output' }),
-  maximum_paid: AmountSchema.nullable().meta({ description: 'Exact output: the most in at the default slippage (amount_in_maximum); null for exact input' }),
+  minimum_received: AmountSchema.nullable().meta({ description: 'Exact input: the least out at slippage_bps (default 50): what swap would set as amount_out_minimum now; null for exact output' }),
+  maximum_paid: AmountSchema.nullable().meta({ description: 'Exact output: the most in at slippage_bps (default 50): amount_in_maximum; null for exact input' }),
 });
 export type SwapQuote = z.infer<typeof SwapQuoteSchema>;
 

@@ -1,4 +1,5 @@
 import { erc20Abi, getAddress, isAddress, type Address } from 'viem';
+import { LENS_READ_TARGET, lensNativeBalanceAbi } from '../../chain/types.ts';
 import type { TokenInfo } from './amounts.ts';
 import { ProtocolError } from './errors.ts';
 import { readOf, type Read } from './reads.ts';
@@ -24,6 +25,10 @@ export function tokenInfoReads(address: Address): [Read<string>, Read<number>] {
 
 export const balanceOfRead = (token: Address, owner: Address): Read<bigint> =>
   readOf({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner], label: `balanceOf(${owner}) on ${token}` });
+
+/** In a simulation's observed reads only: the wallet's native coin, read by the simulation lens (LENS_READ_TARGET). */
+export const nativeBalanceObservedRead = (owner: Address): Read<bigint> =>
+  readOf({ address: LENS_READ_TARGET, abi: lensNativeBalanceAbi, functionName: 'nativeBalance', args: [owner], label: `native balance of ${owner}` });
 
 export const allowanceRead = (token: Address, owner: Address, spender: Address): Read<bigint> =>
   readOf({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });

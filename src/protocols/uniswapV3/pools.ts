@@ -64,11 +64,11 @@ export async function loadPools(ctx: ProtocolContext<'uniswapV3'>): Promise<Pool
   return { pools, tokens, weth: byAddress.get(getAddress(config.weth).toLowerCase())! };
 }
 
-/** A token as a swap names it: one of the pools' tokens, or the native coin (which the pools see as WETH). */
-export interface SwapToken extends TokenInfo {
-  /** The native coin: paid as the call's value and wrapped by the router, or unwrapped to the wallet. */
-  native: boolean;
-}
+/**
+ * A token as a swap names it: one of the pools' tokens, or the native coin (`native`, which the pools see as WETH:
+ * paid as the call's value and wrapped by the router, or unwrapped to the wallet).
+ */
+export type SwapToken = TokenInfo;
 
 /** `ETH` (the native coin), or a token of the listed pools by symbol or address; else 400 unknown_token with the list. */
 export function resolveSwapToken(input: string, set: PoolSet, field: string): SwapToken {
@@ -77,7 +77,7 @@ export function resolveSwapToken(input: string, set: PoolSet, field: string): Sw
   const found = isAddress(input, { strict: false })
     ? inPools.find((t) => t.address.toLowerCase() === input.toLowerCase())
     : inPools.find((t) => t.symbol.toLowerCase() === input.toLowerCase());
-  if (found) return { ...found, native: false };
+  if (found) return found;
   const known = [NATIVE_SYMBOL, ...inPools.map((t) => `${t.symbol} (${t.address})`)].join(', ');
   throw new ProtocolError('unknown_token', `${input} is not a token of the pools offered here; they take: ${known}`, { field });
 }

@@ -222,6 +222,7 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     expect(await call('GET', `/protocols/${SLUG}/supply`)).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
     expect(await call('GET', `/protocols/${SLUG}/nothing-here`)).toMatchObject({ status: 404, error: 'not_found' });
     expect(await call('POST', '/protocols/perp-v2/orders')).toMatchObject({ status: 404, error: 'protocol_not_served' });
-    expect(await call('GET', '/protocols/uniswap-v3/pools')).toMatchObject({ status: 404, error: 'protocol_not_served' });
+    expect(await call('GET', '/protocols/gmx-v2/markets')).toMatchObject({ status: 404, error: 'protocol_not_served' });
+    expect(await call('GET', '/protocols/uniswap-v3/swap/quote')).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
   });
 });

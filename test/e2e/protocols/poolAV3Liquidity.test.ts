@@ -188,20 +188,20 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
     expect((await nftRecord(id))[7]).toBe(BigInt(added.liquidity) - BigInt(q.liquidity));
   });
 
-  it('the price moved past the slippage between quote and add: refused with the position manager’s PRICE_SLIPPAGE_CHECK', async () => {
+  it('the price moved past the slippage between quote and add: refused with the position manager’s PriceSlippageCheck', async () => {
     const q = await quote('liquidity/add/quote', { ...addBody(), slippage_bps: 10 });
     await outsideSwap('WETH', '100'); // the price falls ≈1 %: the range now takes more WETH and less USDC than quoted
     const body = { agent_id: agent, pool: 'USDC/WETH', fee: 3000, price_lower: '2500', price_upper: '3500', quote_token: 'USDC', amount0: q.amount0_desired.formatted, amount1: q.amount1_desired.formatted, amount0_min: q.amount0_min.raw, amount1_min: q.amount1_min.raw };
     const refused = await c.refusal(client.protocols.simulate(SLUG, 'liquidity/add', body));
     expect(refused).toMatchObject({ status: 400, code: 'simulation_failed' });
-    expect(refused.body.protocol_error).toMatchObject({ protocol: 'Uniswap v3', name: 'PRICE_SLIPPAGE_CHECK', code: 'Price slippage check' });
+    expect(refused.body.protocol_error).toMatchObject({ protocol: 'Uniswap v3', name: 'PriceSlippageCheck', code: 'Price slippage check' });
     const executed = await c.refusal(client.protocols.execute(SLUG, 'liquidity/add', body));
-    expect(executed.body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'PRICE_SLIPPAGE_CHECK' } });
+    expect(executed.body).toMatchObject({ error: 'simulation_failed', protocol_error: { name: 'PriceSlippageCheck' } });
   });
 
-  it('an expired deadline is refused with TRANSACTION_TOO_OLD', async () => {
+  it('an expired deadline is refused with TransactionTooOld', async () => {
     const refused = await c.refusal(client.protocols.simulate(SLUG, 'liquidity/add', { ...addBody(), deadline: 1_000 }));
-    expect(refused.body.protocol_error).toMatchObject({ name: 'TRANSACTION_TOO_OLD', code: 'Transaction too old' });
+    expect(refused.body.protocol_error).toMatchObject({ name: 'TransactionTooOld', code: 'Transaction too old' });
   });
 
   it('another wallet’s position is refused: unknown_position, for quotes and actions', async () => {

@@ -1,4 +1,4 @@
-import { encodeFunctionData, parseUnits, type Address, type PublicClient } from 'viem';
+import { encodeFunctionData, formatUnits, parseUnits, type Address, type PublicClient } from 'viem';
 import { testStablecoinAbi, testWethAbi } from '../../contracts.ts';
 import type { DevnetChain } from '../../manifest.ts';
 import type { PlannedTransaction } from '../sender.ts';
@@ -35,8 +35,8 @@ export async function fundAndApprove(
     if (balance < amount) {
       txs.push(
         token.symbol === 'WETH'
-          ? { what: `wrap ${amount - balance} wei into WETH`, to: token.address, data: encodeFunctionData({ abi: testWethAbi, functionName: 'deposit' }), value: amount - balance }
-          : { what: `mint ${token.symbol}`, to: token.address, data: encodeFunctionData({ abi: testStablecoinAbi, functionName: 'mint', args: [deployer, amount - balance] }) },
+          ? { what: `wrap ${formatUnits(amount - balance, 18)} ETH into WETH`, to: token.address, data: encodeFunctionData({ abi: testWethAbi, functionName: 'deposit' }), value: amount - balance }
+          : { what: `mint ${formatUnits(amount - balance, token.decimals)} ${token.symbol}`, to: token.address, data: encodeFunctionData({ abi: testStablecoinAbi, functionName: 'mint', args: [deployer, amount - balance] }) },
       );
     }
     if (allowance < amount) {

@@ -162,7 +162,7 @@ export const AddQuoteSchema = z.object({
   amount1_desired: AmountSchema,
   amount0: AmountSchema.meta({ description: 'token0 the pool would take for that liquidity at the price now (rounded up, as the pool does)' }),
   amount1: AmountSchema,
-  amount0_min: AmountSchema.meta({ description: 'The least token0 the add may take (amount0 less slippage_bps): below it the position manager reverts (PRICE_SLIPPAGE_CHECK)' }),
+  amount0_min: AmountSchema.meta({ description: 'The least token0 the add may take (amount0 less slippage_bps): below it the position manager reverts (PriceSlippageCheck)' }),
   amount1_min: AmountSchema,
   slippage_bps: z.int(),
 });
@@ -247,6 +247,6 @@ export async function planAdd(ctx: AgentContext<'uniswapV3'>, ask: AddAsk) {
     calls,
     tokens: [pool.token0, pool.token1],
     position,
-    bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: deadline.toString() },
+    bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: Number(deadline) },
   };
 }

@@ -3,6 +3,7 @@ import { AgentId, REQUIRED } from '../../../api/http/index.ts';
 import { actionFields, chainInput } from '../../common/inputs.ts';
 import { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from '../../common/swap.ts';
 import { FeeTier } from '../config.ts';
+import { CHAINS } from '../define.ts';
 import { pricesOrdered } from './range.ts';
 
 /**
@@ -10,7 +11,6 @@ import { pricesOrdered } from './range.ts';
  * simulated and sent), less the execute extras (strategy_id, callback_url). Cross-field rules (pool or position,
  * both prices or neither) are checked here, so a wrong combination is a 400 naming the field before anything is read.
  */
-const CHAINS = ['ethereum', 'base'] as const;
 
 /** A string field checked by `test`, whose failure carries `code` (the API's error for that field). */
 const coded = (code: string, test: (v: string) => boolean, message: string, description: string, examples: string[]) =>

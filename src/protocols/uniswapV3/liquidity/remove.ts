@@ -72,7 +72,7 @@ export const RemoveQuoteSchema = z.object({
   fees1: AmountSchema,
   total0: AmountSchema.meta({ description: 'amount0 + fees0: what the collect pays the wallet' }),
   total1: AmountSchema,
-  amount0_min: AmountSchema.meta({ description: 'The least token0 decreaseLiquidity may pay back (amount0 less slippage_bps), else PRICE_SLIPPAGE_CHECK' }),
+  amount0_min: AmountSchema.meta({ description: 'The least token0 decreaseLiquidity may pay back (amount0 less slippage_bps), else PriceSlippageCheck' }),
   amount1_min: AmountSchema,
   slippage_bps: z.int(),
 });
@@ -118,6 +118,6 @@ export async function planRemove(ctx: AgentContext<'uniswapV3'>, ask: RemoveAsk)
     calls: [callOf({ address: npm, abi: positionManagerAbi, functionName: 'multicall', args: [inner] })],
     tokens: [q.pool.token0, q.pool.token1],
     position: positionObservation(npm, q.pool, q.nft),
-    bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: deadline.toString() },
+    bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: Number(deadline) },
   };
 }

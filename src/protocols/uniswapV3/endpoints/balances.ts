@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { ChainOut } from '../../../api/http/index.ts';
+import { AmountSchema, amountOf, TokenInfoSchema } from '../../common/amounts.ts';
+import { agentQueryFields } from '../../common/inputs.ts';
+import { balanceOfRead } from '../../common/tokens.ts';
+import { CHAINS, defineRead } from '../define.ts';
+import { loadPools } from '../pools.ts';
+
+export const balances = defineRead({
+  path: 'balances',
+  summary: "The agent's wallet: native ETH and every token of the pools offered",
+  description: "What the agent's smart wallet holds of native ETH and of each token the listed pools trade: check it before a swap.",
+  query: z.object(agentQueryFields(CHAINS)),
+  output: z.object({
+    agent_id: z.string(),
+    chain: ChainOut,
+    wallet: z.string(),
+    balances: z.array(z.object({ token: TokenInfoSchema, balance: AmountSchema })),
+  }),
+  agent: true,
+  async run(ctx) {
+    const set = await loadPools(ctx);
+    const [held, native] = await Promise.all([ctx.read(set.tokens.map((t) => balanceOfRead(t.address, ctx.wallet))), ctx.nativeBalance()]);
+    const eth = { ...set.weth, symbol: 'ETH', native: true };
+    return {
+      agent_id: ctx.agentId,
+      chain: ctx.chain,
+      wallet: ctx.wallet,
+      balances: [{ token: eth, balance: amountOf(native, 18) }, ...set.tokens.map((t, i) => ({ token: t, balance: amountOf(held[i] as bigint, t.decimals) }))],
+    };
+  },
+});

@@ -1,0 +1,208 @@
+/**
+ * pool-a-v3 (Uniswap v3) swaps end to end on the devnet's real v3 contracts: each quote against what the swap then
+ * does to the wallet's balances, read from the chain (not from the service's effects); exact input and output,
+ * one pool and a named route, native ETH in and out; every refusal with its reason (the router's own, decoded).
+ * This file swaps in the USDC/WETH 500 and USDC/USDT 3000 pools only (other files use the others), so no other
+ * test moves a price between a quote here and its swap.
+ */
+import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
+import type { ChainName } from '../../../src/config/chains.ts';
+import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
+import { familyCalls } from '../../support/protocols.ts';
+import { newPayer } from '../../support/payer.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+const SLUG = 'pool-a-v3';
+type Json = Record<string, any>;
+
+let svc: TestService;
+let client: AgentWalletClient;
+let c: ReturnType<typeof familyCalls>;
+beforeAll(async () => {
+  svc = await startTestService();
+  client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
+  c = familyCalls(client, SLUG);
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+const token = (symbol: string): Address => svc.devnet.chain('ethereum').tokens.find((t) => t.symbol === symbol)!.address;
+
+/** The wallet's holdings read from the chain itself: native ETH and each token. */
+async function holdings(wallet: Address): Promise<Record<string, bigint>> {
+  const chain = svc.devnet.publicClient('ethereum');
+  const out: Record<string, bigint> = { ETH: await chain.getBalance({ address: wallet }) };
+  for (const s of ['USDC', 'USDT', 'WETH']) out[s] = await chain.readContract({ address: token(s), abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+  return out;
+}
+
+async function quote(body: Json): Promise<Json> {
+  const r = await client.protocols.compute<Json>(SLUG, 'swap/quote', body);
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
+describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
+  const agent = `uni3-${Date.now()}`;
+  let wallet: Address;
+  beforeAll(async () => {
+    const w = await client.wallet(agent, 'ethereum');
+    if (!w.ok) throw w.error;
+    wallet = w.value.smart_wallet_address as Address;
+    const payer = await newPayer(svc.devnet, 'ethereum');
+    await payer.mint('USDC', wallet, parseUnits('20000', 6));
+    await payer.mint('WETH', wallet, parseEther('5'));
+    await svc.devnet.publicClient('ethereum').request({ method: 'anvil_setBalance', params: [wallet, '0x4563918244f40000'] } as never); // 5 ETH
+  });
+
+  it('pools and pool: the four listed pools at 3000 USDC per WETH and 1:1, one by pair and fee; the alias serves the same', async () => {
+    const { pools } = await c.get('pools');
+    expect(pools.map((p: Json) => `${p.token0.symbol}/${p.token1.symbol} ${p.fee}`).sort()).toEqual(['USDC/USDT 3000', 'USDC/USDT 500', 'USDC/WETH 3000', 'USDC/WETH 500']);
+    const weth = pools.find((p: Json) => p.token1.symbol === 'WETH' && p.fee === 500);
+    expect(Number(weth.price.token0_per_token1)).toBeCloseTo(3000, 0);
+    expect((await c.get('pool', { pool: 'WETH/USDC', fee: '500' })).pool.address).toBe(weth.address);
+    expect((await c.get('pool', { pool: weth.address })).pool.fee).toBe(500);
+    const aliased = await client.protocols.read<Json>('uniswap-v3', 'pools', { token_a: 'usdt', token_b: 'USDC' });
+    expect(aliased.ok && aliased.value.pools).toHaveLength(2);
+  });
+
+  const swapsAsQuoted = [
+    { name: 'exact input, one pool', body: { token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 500 }, paid: 'WETH', got: 'USDC' },
+    { name: 'exact output, one pool', body: { token_in: 'USDC', token_out: 'WETH', amount_out: '0.5', fee: 500 }, paid: 'USDC', got: 'WETH' },
+    { name: 'exact input, two hops from native ETH', body: { token_in: 'ETH', token_out: 'USDT', amount_in: '0.2', route: 'WETH,500,USDC,3000,USDT' }, paid: 'ETH', got: 'USDT' },
+    { name: 'exact output to native ETH', body: { token_in: 'USDC', token_out: 'ETH', amount_out: '0.1', fee: 500 }, paid: 'USDC', got: 'ETH' },
+    { name: 'exact output, two hops, from native ETH', body: { token_in: 'ETH', token_out: 'USDT', amount_out: '100', route: 'WETH,500,USDC,3000,USDT' }, paid: 'ETH', got: 'USDT' },
+  ];
+  for (const s of swapsAsQuoted) {
+    it(`${s.name}: the quote is what the swap does to the wallet, read from the chain`, async () => {
+      const q = await quote(s.body);
+      const before = await holdings(wallet);
+      const done = await c.execute('swap', { agent_id: agent, ...s.body });
+      const after = await holdings(wallet);
+      // Sponsored: the paymaster pays the gas, so even native ETH moves by the swap alone.
+      expect(before[s.paid]! - after[s.paid]!).toBe(BigInt(q.amount_in.raw));
+      expect(after[s.got]! - before[s.got]!).toBe(BigInt(q.amount_out.raw));
+      // The bound the request was held to, stored on it: the quote less (or plus) the default 50 bps.
+      const bound = s.body.amount_in !== undefined ? done.action!.input.amount_out_minimum : done.action!.input.amount_in_maximum;
+      expect(bound).toBe(s.body.amount_in !== undefined ? q.minimum_received.raw : q.maximum_paid.raw);
+    });
+  }
+
+  it('simulate shows the balance changes, the minimum received and the deadline it would be held to', async () => {
+    const sim = await c.simulate('swap', { agent_id: agent, token_in: 'USDC', token_out: 'ETH', amount_in: '300', fee: 500, slippage_bps: 100 });
+    const q = await quote({ token_in: 'USDC', token_out: 'ETH', amount_in: '300', fee: 500, slippage_bps: 100 });
+    expect(sim.effects.balance_changes.map((b: Json) => [b.token.symbol, b.change.raw])).toEqual([
+      ['USDC', '-300000000'],
+      ['ETH', q.amount_out.raw],
+    ]);
+    expect(sim.bounds.amount_out_minimum).toBe(q.minimum_received.raw);
+    expect(sim.bounds.deadline).toBeGreaterThan(Math.floor(Date.now() / 1000) - 3600);
+    expect(sim.calls).toHaveLength(2); // the exact approval, then the router's multicall
+  });
+
+  it('refuses a swap past its bounds with the router’s own reason: too little received, too much requested, an expired deadline', async () => {
+    const q = await quote({ token_in: 'WETH', token_out: 'USDC', amount_in: '0.1', fee: 500 });
+    const tooLittle = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'WETH', token_out: 'USDC', amount_in: '0.1', fee: 500, amount_out_minimum: (BigInt(q.amount_out.raw) + 1n).toString() }));
+    expect(tooLittle).toMatchObject({ status: 400, code: 'simulation_failed' });
+    expect(tooLittle.body.protocol_error).toMatchObject({ protocol: 'Uniswap v3', name: 'TooLittleReceived' });
+    // Exact output approves only the maximum, so a dearer swap would fail on the transfer first: refused before, plainly.
+    const tooMuch = await c.refusal(client.protocols.execute(SLUG, 'swap', { agent_id: agent, token_in: 'USDC', token_out: 'WETH', amount_out: '0.1', fee: 500, amount_in_maximum: '100000000' }));
+    expect(tooMuch.body).toMatchObject({ error: 'slippage_exceeded', field: 'amount_in_maximum', amount_in_maximum: '100000000' });
+    const expired = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'WETH', token_out: 'USDC', amount_in: '0.1', deadline: 1_000 }));
+    expect(expired.body.protocol_error).toMatchObject({ name: 'TransactionTooOld', message: 'the deadline has passed' });
+  });
+
+  it('refuses a price impact over the bound, a slippage past the maximum, and what no pool offers, naming the field', async () => {
+    const impact = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 500, max_price_impact_bps: 0 }));
+    expect(impact).toMatchObject({ status: 400, code: 'price_impact_too_high' });
+    expect(impact.body).toMatchObject({ field: 'max_price_impact_bps', max_price_impact_bps: 0 });
+    const slippage = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'WETH', token_out: 'USDC', amount_in: '1', slippage_bps: 501 }));
+    expect(slippage).toMatchObject({ status: 400, code: 'invalid_slippage' });
+    const noPool = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'WETH', token_out: 'USDT', amount_in: '1' }));
+    expect(noPool).toMatchObject({ status: 400, code: 'unknown_pool' });
+    const fee = await c.refusal(client.protocols.compute(SLUG, 'swap/quote', { token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 10000 }));
+    expect(fee.body).toMatchObject({ error: 'unknown_pool', field: 'fee' });
+    const route = await c.refusal(client.protocols.compute(SLUG, 'swap/quote', { token_in: 'WETH', token_out: 'USDT', amount_in: '1', route: 'WETH,500,USDT' }));
+    expect(route.body).toMatchObject({ error: 'invalid_route', field: 'route' });
+    const same = await c.refusal(client.protocols.compute(SLUG, 'swap/quote', { token_in: 'ETH', token_out: 'WETH', amount_in: '1' }));
+    expect(same.body).toMatchObject({ error: 'same_token' });
+    const both = await c.refusal(client.protocols.compute(SLUG, 'swap/quote', { token_in: 'WETH', token_out: 'USDC', amount_in: '1', amount_out: '1' }));
+    expect(both.status).toBe(400);
+    const poor = await c.refusal(client.protocols.simulate(SLUG, 'swap', { agent_id: agent, token_in: 'USDT', token_out: 'USDC', amount_in: '50000' }));
+    expect(poor.body).toMatchObject({ error: 'insufficient_balance', field: 'amount_in' });
+    const unknown = await c.refusal(client.protocols.compute(SLUG, 'swap/quote', { token_in: 'DOGE', token_out: 'USDC', amount_in: '1' }));
+    expect(unknown.body).toMatchObject({ error: 'unknown_token', field: 'token_in' });
+  });
+
+  it('balances: native ETH and every pool token, as the chain has them', async () => {
+    const b = await c.get('balances', { agent_id: agent });
+    const chain = await holdings(wallet);
+    expect(Object.fromEntries(b.balances.map((x: Json) => [x.token.symbol, BigInt(x.balance.raw)]))).toEqual(chain);
+  });
+
+  describe('a manual key: the price moves between the 402 and the paid resend', () => {
+    let manual: AgentWalletClient;
+    const payer = `uni3-paid-${Date.now()}`;
+    let payerWallet: Address;
+    beforeAll(async () => {
+      manual = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('manual')).apiKey, attempts: 1 });
+      const w = await manual.wallet(payer, 'ethereum');
+      if (!w.ok) throw w.error;
+      payerWallet = w.value.smart_wallet_address as Address;
+      const funder = await newPayer(svc.devnet, 'ethereum');
+      await funder.mint('WETH', payerWallet, parseEther('5'));
+    });
+
+    /** Someone else sells `weth` WETH into the USDC/WETH 0.05% pool straight through the router: the price of WETH falls. */
+    async function moveThePrice(weth: string): Promise<void> {
+      const mover = await newPayer(svc.devnet, 'ethereum');
+      const router = svc.devnet.chain('ethereum').protocols!.uniswapV3!.swapRouter02;
+      const amount = parseEther(weth);
+      await mover.mint('WETH', mover.address, amount);
+      await mover.wallet.writeContractSync({ address: token('WETH'), abi: erc20Abi, functionName: 'approve', args: [router, amount] });
+      const single = { tokenIn: token('WETH'), tokenOut: token('USDC'), fee: 500, recipient: mover.address, amountIn: amount, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n };
+      await mover.wallet.writeContractSync({ address: router, abi: swapRouter02Abi, functionName: 'exactInputSingle', args: [single] });
+    }
+
+    /** The 402 (the first plan fixes the bounds), `between` it and the payment, then the paid resend to its end. */
+    async function paidAfter(between: () => Promise<void>) {
+      const body = { agent_id: payer, token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 500 };
+      const first = await manual.protocols.execute(SLUG, 'swap', body);
+      if (first.ok || first.error.status !== 402) throw new Error(`expected 402, got ${first.ok ? 200 : first.error.status}`);
+      const q = first.error.payment!;
+      await between();
+      const usdcBefore = (await holdings(payerWallet)).USDC!;
+      const paying = await newPayer(svc.devnet, q.chain as ChainName);
+      const tx = await paying.pay('USDC', q.payment_address as Address, BigInt(q.required_amount_raw.USDC!));
+      const paid = await manual.protocols.execute(SLUG, 'swap', body, {
+        idempotencyKey: first.idempotencyKey,
+        paymentProof: { request_id: q.request_id, payer: paying.address, token: 'USDC', chain: q.chain, tx_hash: tx },
+      });
+      const id = paid.ok ? paid.value.request_id : q.request_id;
+      const done = await manual.waitForTerminal(id, { minIntervalMs: 50, maxIntervalMs: 100, timeoutMs: 60_000 });
+      if (!done.ok) throw done.error;
+      return { done: done.value as Json, received: (await holdings(payerWallet)).USDC! - usdcBefore };
+    }
+
+    it('moved within the bounds: re-planned at signing, executed, and the wallet gets at least the first minimum', async () => {
+      const { done, received } = await paidAfter(() => moveThePrice('5'));
+      expect(done.status).toBe('confirmed');
+      const minimum = BigInt(done.action.input.amount_out_minimum);
+      expect(received).toBeGreaterThanOrEqual(minimum);
+    });
+
+    it('moved past the bounds: the swap fails with the router’s reason, nothing moves, and the payment becomes a credit', async () => {
+      const before = await holdings(payerWallet);
+      const { done, received } = await paidAfter(() => moveThePrice('150'));
+      expect(done.status).toBe('failed');
+      expect(done.failure).toMatchObject({ protocol_error: { protocol: 'Uniswap v3', name: 'TooLittleReceived' } });
+      expect(received).toBe(0n);
+      expect((await holdings(payerWallet)).WETH).toBe(before.WETH);
+      expect(done.credit).not.toBeNull();
+    });
+  });
+});
+
