@@ -188,6 +188,43 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
     expect((await nftRecord(id))[7]).toBe(BigInt(added.liquidity) - BigInt(q.liquidity));
   });
 
+  it('native ETH: the WETH side paid as the call’s value (the rest refunded) and received back unwrapped', async () => {
+    const eth = `${agent}-eth`;
+    const w = await client.wallet(eth, CHAIN);
+    if (!w.ok) throw w.error;
+    const ethWallet = getAddress(w.value.smart_wallet_address);
+    const pub = svc.devnet.publicClient(CHAIN);
+    await fundTokens(svc.devnet, CHAIN, ethWallet, { USDC: '5000' }, FUNDER);
+    await pub.request({ method: 'anvil_setBalance', params: [ethWallet, '0x8ac7230489e80000'] } as never); // 10 ETH
+    const wethIs = usdcIs0 ? 1 : 0;
+    const body = { agent_id: eth, pool: 'USDC/WETH', fee: 500, native: true, [usdcIs0 ? 'amount1' : 'amount0']: '0.5' };
+    const q = await quote('liquidity/add/quote', body);
+    const taken = [BigInt(q.amount0.raw), BigInt(q.amount1.raw)];
+    const sim = await c.simulate('liquidity/add', body);
+    expect(sim.calls).toHaveLength(3); // approve USDC, multicall(mint, refundETH) with value, approve(0)
+    expect(BigInt(sim.calls[1].value)).toBe(BigInt((wethIs === 0 ? q.amount0_desired : q.amount1_desired).raw));
+    expect(sim.effects.balance_changes.map((b: Json) => b.token.symbol).sort()).toEqual(['ETH', 'USDC']);
+    const ethBefore = await pub.getBalance({ address: ethWallet });
+    const before = await balances(ethWallet);
+    await c.execute('liquidity/add', body);
+    const after = await balances(ethWallet);
+    // Gas is the paymaster's (a sponsored key): the wallet's ETH moves by what the pool took, the rest refunded.
+    expect(ethBefore - (await pub.getBalance({ address: ethWallet }))).toBe(taken[wethIs]);
+    expect(after[wethIs]).toBe(before[wethIs]); // no WETH involved
+    expect(before[1 - wethIs]! - after[1 - wethIs]!).toBe(taken[1 - wethIs]);
+    const id = await lastNft(ethWallet);
+    const r = await quote('liquidity/remove/quote', { agent_id: eth, position: id.toString(), percentage: 100 });
+    const total = [BigInt(r.total0.raw), BigInt(r.total1.raw)];
+    const ethMid = await pub.getBalance({ address: ethWallet });
+    await c.execute('liquidity/remove', { agent_id: eth, position: id.toString(), percentage: 100, native: true });
+    const end = await balances(ethWallet);
+    expect((await pub.getBalance({ address: ethWallet })) - ethMid).toBe(total[wethIs]);
+    expect(end[wethIs]).toBe(0n);
+    expect(end[1 - wethIs]! - after[1 - wethIs]!).toBe(total[1 - wethIs]);
+    const noWeth = await c.refusal(client.protocols.simulate(SLUG, 'liquidity/add', { agent_id: eth, pool: 'USDC/USDT', fee: 500, native: true, amount0: '1' }));
+    expect({ code: noWeth.code, field: noWeth.body.field }).toEqual({ code: 'unknown_token', field: 'native' });
+  });
+
   it('the price moved past the slippage between quote and add: refused with the position manager’s PriceSlippageCheck', async () => {
     const q = await quote('liquidity/add/quote', { ...addBody(), slippage_bps: 10 });
     await outsideSwap('WETH', '100'); // the price falls ≈1 %: the range now takes more WETH and less USDC than quoted

@@ -1,4 +1,4 @@
-import { getAddress, isAddress, type Address } from 'viem';
+import { encodeFunctionData, getAddress, isAddress, type Address } from 'viem';
 import { z } from 'zod';
 import type { Call } from '../../../api/v1alpha1/index.ts';
 import { amountOf, AmountSchema, TokenInfoSchema, type TokenInfo } from '../../common/amounts.ts';
@@ -134,6 +134,16 @@ export async function quoteAdd(ctx: AgentContext<'uniswapV3'>, ask: AddAsk): Pro
   };
 }
 
+/** Which of the pool's tokens is WETH, for `native`: the side paid (or received) as native ETH. */
+export function wethSide(pool: Pool, weth: Address): 0 | 1 {
+  if (pool.token0.address === getAddress(weth)) return 0;
+  if (pool.token1.address === getAddress(weth)) return 1;
+  throw new ProtocolError('unknown_token', `native: the pool ${pool.token0.symbol}/${pool.token1.symbol} holds no WETH, so no side can be native ETH`, { field: 'native' });
+}
+
+/** A pool's WETH as the native coin it stands for (balances read as the account's own). */
+export const asNative = (t: TokenInfo): TokenInfo => ({ ...t, symbol: 'ETH', native: true });
+
 export const unknownPosition = (tokenId: string, wallet: Address, unlisted: readonly string[]) =>
   new ProtocolError(
     'unknown_position',
@@ -204,21 +214,25 @@ export async function planAdd(ctx: AgentContext<'uniswapV3'>, ask: AddAsk) {
   const [q, now] = await Promise.all([quoteAdd(ctx, ask), ask.deadline === undefined ? ctx.now() : Promise.resolve(0n)]);
   const deadline = ask.deadline !== undefined ? BigInt(ask.deadline) : now + DEFAULT_DEADLINE_SECONDS;
   const { pool } = q;
-  const [balance0, balance1] = await ctx.read([balanceOfRead(pool.token0.address, ctx.wallet), balanceOfRead(pool.token1.address, ctx.wallet)]);
-  for (const [balance, desired, token, field] of [[balance0, q.amount0Desired, pool.token0, 'amount0'], [balance1, q.amount1Desired, pool.token1, 'amount1']] as const) {
+  const side = ask.native ? wethSide(pool, (ctx.config as UniswapV3Config).weth) : undefined;
+  const [[balance0, balance1], native] = await Promise.all([
+    ctx.read([balanceOfRead(pool.token0.address, ctx.wallet), balanceOfRead(pool.token1.address, ctx.wallet)]),
+    side === undefined ? Promise.resolve(0n) : ctx.nativeBalance(),
+  ]);
+  const held = [side === 0 ? native : balance0, side === 1 ? native : balance1] as const;
+  const shown = [side === 0 ? asNative(pool.token0) : pool.token0, side === 1 ? asNative(pool.token1) : pool.token1] as const;
+  for (const [balance, desired, token, field] of [[held[0], q.amount0Desired, shown[0], 'amount0'], [held[1], q.amount1Desired, shown[1], 'amount1']] as const) {
     if (balance < desired) {
       throw new ProtocolError('insufficient_balance', `the wallet holds ${amountOf(balance, token.decimals).formatted} ${token.symbol}; the add offers ${amountOf(desired, token.decimals).formatted}`, { field });
     }
   }
-  const add: Call = q.nft
-    ? callOf({
-        address: npm,
+  const params = q.nft
+    ? encodeFunctionData({
         abi: positionManagerAbi,
         functionName: 'increaseLiquidity',
         args: [{ tokenId: q.nft.tokenId, amount0Desired: q.amount0Desired, amount1Desired: q.amount1Desired, amount0Min: q.amount0Min, amount1Min: q.amount1Min, deadline }],
       })
-    : callOf({
-        address: npm,
+    : encodeFunctionData({
         abi: positionManagerAbi,
         functionName: 'mint',
         args: [
@@ -237,7 +251,14 @@ export async function planAdd(ctx: AgentContext<'uniswapV3'>, ask: AddAsk) {
           },
         ],
       });
-  const offered = ([[pool.token0, q.amount0Desired], [pool.token1, q.amount1Desired]] as const).filter(([, d]) => d > 0n);
+  // Native ETH: the WETH side is the call's value, which the manager wraps as it pays the pool; what it did not
+  // need comes back with refundETH in the same multicall.
+  const nativeValue = side === undefined ? 0n : side === 0 ? q.amount0Desired : q.amount1Desired;
+  const add: Call =
+    side === undefined
+      ? { target: npm, data: params, value: '0' }
+      : callOf({ address: npm, abi: positionManagerAbi, functionName: 'multicall', args: [[params, encodeFunctionData({ abi: positionManagerAbi, functionName: 'refundETH' })]], value: nativeValue });
+  const offered = ([[pool.token0, q.amount0Desired, 0], [pool.token1, q.amount1Desired, 1]] as const).filter(([, d, i]) => d > 0n && i !== side);
   const calls = [...offered.map(([t, d]) => approveCall(t.address, npm, d)), add, ...offered.map(([t]) => approveCall(t.address, npm, 0n))];
   const position: Observation<Position | null> = q.nft
     ? positionObservation(npm, pool, q.nft)
@@ -245,7 +266,7 @@ export async function planAdd(ctx: AgentContext<'uniswapV3'>, ask: AddAsk) {
   return {
     quote: q,
     calls,
-    tokens: [pool.token0, pool.token1],
+    tokens: [...shown],
     position,
     bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: Number(deadline) },
   };

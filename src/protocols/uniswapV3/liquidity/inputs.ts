@@ -72,6 +72,7 @@ const addFields = {
   price_lower: positiveDecimal('invalid_price', 'Range low, in quote_token (none: full range)', []).optional(),
   price_upper: positiveDecimal('invalid_price', 'Range high', []).optional(),
   quote_token: coded('invalid_token', (v) => /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/.test(v), 'must be a token symbol or address', 'Price unit (default token1)', []).optional(),
+  native: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Pay the WETH side in native ETH' }),
   amount0: positiveDecimal('invalid_amount', 'Max token0, units (one side: other computed)', []).optional(),
   amount1: positiveDecimal('invalid_amount', 'Max token1, units', []).optional(),
 };
@@ -83,6 +84,7 @@ export interface AddAsk {
   price_lower?: string | undefined;
   price_upper?: string | undefined;
   quote_token?: string | undefined;
+  native?: boolean | undefined;
   amount0?: string | undefined;
   amount1?: string | undefined;
   slippage_bps?: number | undefined;
@@ -113,6 +115,7 @@ export const addQuoteInput = () =>
 
 const removeFields = {
   position: TokenIdInput,
+  native: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Receive the WETH side as native ETH' }),
   percentage: z
     .number({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a number from 1 to 100') })
     .superRefine((v, ctx) => {
@@ -126,6 +129,7 @@ export const removeQuoteInput = () => z.object({ agent_id: AgentId, chain: chain
 
 export interface RemoveAsk {
   position: string;
+  native?: boolean | undefined;
   percentage: number;
   slippage_bps?: number | undefined;
   deadline?: number | undefined;

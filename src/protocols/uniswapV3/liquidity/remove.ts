@@ -1,4 +1,4 @@
-import { encodeFunctionData, getAddress } from 'viem';
+import { encodeFunctionData, getAddress, zeroAddress } from 'viem';
 import { z } from 'zod';
 import { amountOf, AmountSchema } from '../../common/amounts.ts';
 import { callOf } from '../../common/calls.ts';
@@ -9,7 +9,7 @@ import type { UniswapV3Config } from '../config.ts';
 import type { Pool } from '../pools.ts';
 import { positionManagerAbi } from '../positionManagerAbi.ts';
 import { feesOwed, positionObservation, PositionSchema, walletPositionsDetailed, type NftPosition, type Position } from '../positions.ts';
-import { unknownPosition } from './add.ts';
+import { asNative, unknownPosition, wethSide } from './add.ts';
 import type { RemoveAsk } from './inputs.ts';
 import { amountsForLiquidity } from './liquidityAmounts.ts';
 
@@ -107,16 +107,24 @@ export async function planRemove(ctx: AgentContext<'uniswapV3'>, ask: RemoveAsk)
   const [q, now] = await Promise.all([quoteRemove(ctx, ask), ask.deadline === undefined ? ctx.now() : Promise.resolve(0n)]);
   const deadline = ask.deadline !== undefined ? BigInt(ask.deadline) : now + DEFAULT_DEADLINE_SECONDS;
   const tokenId = q.nft.tokenId;
+  const side = ask.native ? wethSide(q.pool, (ctx.config as UniswapV3Config).weth) : undefined;
   const inner = [
     ...(q.liquidity > 0n
       ? [encodeFunctionData({ abi: positionManagerAbi, functionName: 'decreaseLiquidity', args: [{ tokenId, liquidity: q.liquidity, amount0Min: q.amount0Min, amount1Min: q.amount1Min, deadline }] })]
       : []),
-    encodeFunctionData({ abi: positionManagerAbi, functionName: 'collect', args: [{ tokenId, recipient: ctx.wallet, amount0Max: MAX_UINT128, amount1Max: MAX_UINT128 }] }),
+    // Native ETH: collected to the manager itself (recipient 0), then its WETH unwrapped and the other token swept to the wallet.
+    encodeFunctionData({ abi: positionManagerAbi, functionName: 'collect', args: [{ tokenId, recipient: side === undefined ? ctx.wallet : zeroAddress, amount0Max: MAX_UINT128, amount1Max: MAX_UINT128 }] }),
+    ...(side === undefined
+      ? []
+      : [
+          encodeFunctionData({ abi: positionManagerAbi, functionName: 'unwrapWETH9', args: [0n, ctx.wallet] }),
+          encodeFunctionData({ abi: positionManagerAbi, functionName: 'sweepToken', args: [(side === 0 ? q.pool.token1 : q.pool.token0).address, 0n, ctx.wallet] }),
+        ]),
   ];
   return {
     quote: q,
     calls: [callOf({ address: npm, abi: positionManagerAbi, functionName: 'multicall', args: [inner] })],
-    tokens: [q.pool.token0, q.pool.token1],
+    tokens: [side === 0 ? asNative(q.pool.token0) : q.pool.token0, side === 1 ? asNative(q.pool.token1) : q.pool.token1],
     position: positionObservation(npm, q.pool, q.nft),
     bounds: { amount0_min: q.amount0Min.toString(), amount1_min: q.amount1Min.toString(), deadline: Number(deadline) },
   };
