@@ -5,7 +5,8 @@
  */
 import type { Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient } from '../../src/client/index.ts';
+import { createClient, type AgentWalletClient } from '../../src/client/index.ts';
+import { positionManagerAbi } from '../../src/protocols/uniswapV3/positionManagerAbi.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { fundTokens } from '../support/protocols.ts';
 
@@ -19,7 +20,16 @@ afterAll(async () => {
 });
 
 /** Per family: the wallet's funding, one action (simulated, then executed), and what its position then shows. */
-const CASES: { slug: string; chain: 'ethereum' | 'base'; fund: Record<string, string>; action: string; body: Json; check(position: Json): void }[] = [
+const CASES: {
+  slug: string;
+  chain: 'ethereum' | 'base';
+  fund: Record<string, string>;
+  action: string;
+  body: Json;
+  /** How the position is read back (default: GET position of the agent). */
+  readBack?(client: AgentWalletClient, agent: string, wallet: Address): Promise<{ ok: boolean; value?: Json; error?: unknown }>;
+  check(position: Json): void;
+}[] = [
   {
     slug: 'lend-a-v3',
     chain: 'ethereum',
@@ -45,6 +55,25 @@ const CASES: { slug: string; chain: 'ethereum' | 'base'; fund: Record<string, st
     body: { market: '0x803d4616fcd4d768d893c25081caf0d6d97c9b74133dfba9cd5e0da18129dec3', amount: '1' },
     check: (p) => expect(p.positions[0]).toMatchObject({ pair: 'WETH/USDC', collateral: { formatted: '1' }, max_borrow: { formatted: '2580' } }),
   },
+  {
+    slug: 'pool-a-v3',
+    chain: 'ethereum',
+    fund: { WETH: '1', USDC: '2000' },
+    action: 'liquidity/add',
+    // Full range in the 0.05 % USDC/WETH pool, 0.5 WETH (token1) and the USDC it needs.
+    body: { pool: 'USDC/WETH', fee: 500, amount1: '0.5' },
+    // The new NFT's id from the chain, then the position through the service (its reads over gRPC): a remove's quote.
+    async readBack(client, agent, wallet) {
+      const pub = cluster.devnet.publicClient('ethereum');
+      const npm = cluster.devnet.chain('ethereum').protocols!.uniswapV3!.positionManager;
+      const id = await pub.readContract({ address: npm, abi: positionManagerAbi, functionName: 'tokenOfOwnerByIndex', args: [wallet, 0n] });
+      return client.protocols.compute<Json>('pool-a-v3', 'liquidity/remove/quote', { agent_id: agent, position: id.toString(), percentage: 100 });
+    },
+    check: (q) => {
+      expect(q.position).toMatchObject({ fee: 500, full_range: true, in_range: true, amount1: { formatted: expect.stringMatching(/^0\.4999999/) } });
+      expect(BigInt(q.position.liquidity)).toBeGreaterThan(0n);
+    },
+  },
 ];
 
 for (const c of CASES) {
@@ -69,9 +98,11 @@ for (const c of CASES) {
     expect(done.ok && (done.value as Json).action).toMatchObject({ name: `${c.slug}/${c.action}`, input: { agent_id: agent, chain: c.chain } });
     const again = await client.protocols.execute(c.slug, c.action, Object.fromEntries(Object.entries(body).reverse()), { idempotencyKey });
     expect(again.ok && again.value.request_id).toBe(run.value.request_id);
-    const position = await client.protocols.read<Json>(c.slug, 'position', { agent_id: agent });
+    const position = c.readBack
+      ? await c.readBack(client, agent, w.value.smart_wallet_address as Address)
+      : await client.protocols.read<Json>(c.slug, 'position', { agent_id: agent });
     if (!position.ok) throw position.error;
-    c.check(position.value);
+    c.check(position.value!);
   });
 }
 

@@ -1,13 +1,18 @@
-import { z } from 'zod';
 import type { ProtocolFamily } from '../types.ts';
 import { UniswapV3ConfigSchema } from './config.ts';
 import { CHAINS } from './define.ts';
 import { balances } from './endpoints/balances.ts';
+import { liquidityAdd } from './endpoints/liquidityAdd.ts';
+import { liquidityAddQuote } from './endpoints/liquidityAddQuote.ts';
+import { liquidityRemove } from './endpoints/liquidityRemove.ts';
+import { liquidityRemoveQuote } from './endpoints/liquidityRemoveQuote.ts';
 import { pool } from './endpoints/pool.ts';
 import { pools } from './endpoints/pools.ts';
 import { swap } from './endpoints/swap.ts';
 import { swapQuote } from './endpoints/swapQuote.ts';
 import { decodeV3Revert } from './errors.ts';
+import { POSITION_MANAGER_REVERTS } from './positionErrors.ts';
+import { PositionSchema } from './positions.ts';
 
 /** `pool-a-v3`: Uniswap v3 on ethereum (Sepolia) and base (Base Sepolia). docs/protocols/pool-a-v3.md. */
 export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {
@@ -18,8 +23,9 @@ export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {
   config: UniswapV3ConfigSchema,
   chains: CHAINS,
   description: 'Uniswap v3 on ethereum: quote and swap (exact in or out, multi-hop, native ETH), and provide liquidity in a price range.',
-  position: z.null(),
+  // A liquidity action's position (swaps have none: their effects' position is null).
+  position: PositionSchema,
   // The spec's order (4.3).
-  endpoints: [pools, pool, balances, swapQuote, swap],
-  decodeRevert: (data) => decodeV3Revert(data),
+  endpoints: [pools, pool, balances, swapQuote, swap, liquidityAddQuote, liquidityAdd, liquidityRemoveQuote, liquidityRemove],
+  decodeRevert: (data) => decodeV3Revert(data, POSITION_MANAGER_REVERTS),
 };
