@@ -1,7 +1,8 @@
 /**
  * What `tools/list` costs a model, read through the MCP SDK's own Client: the whole spec surface must stay within
  * 40 KB of compact JSON (issue 18 §1). A family is two tools whatever its number of endpoints (docs/mcp.md), so the
- * bound is the core tools' budget plus one family budget per spec slug, the three families not built yet included.
+ * bound is the core tools' budget plus one budget per spec slug, the family not built yet included: its budget is
+ * what the others leave of the 40 KB.
  */
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +13,19 @@ import { CORE_TOOLS } from './tools/index.ts';
 const BOUND_BYTES = 40_000;
 /** The core tools together. */
 const CORE_BUDGET = 12_700;
-/** A family's tools together (`<slug>_read` and `<slug>_act`): what every family, the ones to come included, must fit. */
-const FAMILY_BUDGET = 4_550;
+/**
+ * Each family's tools together (`<slug>_read` and `<slug>_act`), a little over what they measure: pool-a-v3 has
+ * twelve endpoints and two kinds of action (swaps, liquidity), the lending families six to nine. perp-v2 (eighteen
+ * endpoints) gets what is left, and will have to describe its fields as tersely.
+ */
+const BUILT_BUDGETS: Readonly<Record<string, number>> = {
+  'lend-a-v3': 3_550,
+  'lend-b-v3': 4_200,
+  'lend-c': 4_150,
+  'pool-a-v3': 6_750,
+  'pool-b-v4': 4_250,
+};
+const budgetOf = (slug: string) => BUILT_BUDGETS[slug] ?? BOUND_BYTES - CORE_BUDGET - Object.values(BUILT_BUDGETS).reduce((a, b) => a + b, 0);
 
 async function listTools() {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -45,12 +57,13 @@ describe('tools/list size', () => {
         `core ${size(core)} bytes; ${families.map((f) => `${f.slug} ${f.tools.length ? size(f.tools) : 'not built'}`).join(', ')}`,
     );
 
-    expect(CORE_BUDGET + SPEC_PROTOCOLS.length * FAMILY_BUDGET).toBeLessThanOrEqual(BOUND_BYTES);
+    expect(CORE_BUDGET + SPEC_PROTOCOLS.reduce((n, p) => n + budgetOf(p.slug), 0)).toBeLessThanOrEqual(BOUND_BYTES);
+    expect(budgetOf('perp-v2')).toBeGreaterThanOrEqual(4_000);
     expect(core.length).toBe(CORE_TOOLS.length);
     expect(size(core)).toBeLessThanOrEqual(CORE_BUDGET);
     // Every tool is the core's or a spec family's: nothing outside the budgets.
     expect(core.length + families.reduce((n, f) => n + f.tools.length, 0)).toBe(tools.length);
-    for (const f of families) expect(size(f.tools), f.slug).toBeLessThanOrEqual(FAMILY_BUDGET);
+    for (const f of families) expect(size(f.tools), f.slug).toBeLessThanOrEqual(budgetOf(f.slug));
     expect(total).toBeLessThanOrEqual(BOUND_BYTES);
   });
 

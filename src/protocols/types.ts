@@ -109,6 +109,11 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
   /** The schema of a position, as effects report it before and after an action. */
   position: z.ZodType;
   endpoints: readonly AnyEndpoint<K>[];
+  /**
+   * Shorter schemas of its own fields for the MCP tools, by field name (a tool list is read by a model on every
+   * turn; the API checks every argument again with the full schema). Optional.
+   */
+  toolFields?: Readonly<Record<string, z.ZodType>>;
   /** The protocol's own error in revert data (Aave's numeric codes, Comet's and Morpho's errors), if it is one. */
   decodeRevert(data: Hex): ProtocolRevert | undefined;
 }

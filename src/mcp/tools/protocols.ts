@@ -23,15 +23,19 @@ export function protocolTools(families: readonly AnyFamily[] = FAMILIES): AnyToo
   });
 }
 
-/** The fields every family shares, in their short forms (fields.ts); any other field is the endpoint's own. */
+/**
+ * The fields every family shares, in their short forms: the core tools (execute) describe them in full, so a
+ * family tool names them only; any other field is the endpoint's own.
+ */
 const shortField = (family: AnyFamily, key: string): z.ZodType | undefined =>
   ({
-    agent_id: ModelAgentId,
-    chain: chainEnum(family.chains).meta({ description: family.chains.length === 1 ? `${family.chains[0]} only (the default)` : `the deployment to use (default ${family.chains[0]})` }),
-    strategy_id: ModelStrategyId,
-    callback_url: ModelCallbackUrl,
+    agent_id: ModelAgentId.meta({ description: 'As in execute' }),
+    chain: chainEnum(family.chains).meta({ description: family.chains.length === 1 ? `${family.chains[0]} only (the default)` : `Default ${family.chains[0]}` }),
+    strategy_id: ModelStrategyId.meta({ description: 'As in execute' }),
+    callback_url: ModelCallbackUrl.meta({ description: 'As in execute' }),
     amount_raw: decimalUint(true).meta({ description: 'Or the amount in the smallest unit (integer string)' }),
     ...SWAP_FIELDS,
+    ...family.toolFields,
   })[key];
 
 /**
@@ -92,8 +96,8 @@ function familyTool(family: AnyFamily, kind: 'read' | 'act', endpoints: AnyEndpo
     action: z.enum(paths).meta({ description: kind === 'read' ? 'What to read' : 'What to do' }),
     ...fields,
     ...(kind === 'act' && {
-      simulate: z.boolean().optional().meta({ description: 'true: only simulate; answers the calls and their effects' }),
-      idempotency_key: IdempotencyKey.optional(),
+      simulate: z.boolean().optional().meta({ description: 'Only simulate' }),
+      idempotency_key: IdempotencyKey.optional().meta({ description: 'As in execute' }),
     }),
   }).strict(); // a misspelt field is refused, not dropped
   const list = endpoints.map((e) => `- ${signature(e, inputs.get(e.path)!)}: ${e.summary}`).join('\n');

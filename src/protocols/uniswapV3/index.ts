@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ProtocolFamily } from '../types.ts';
 import { UniswapV3ConfigSchema } from './config.ts';
 import { CHAINS } from './define.ts';
@@ -15,6 +16,15 @@ import { POSITION_MANAGER_REVERTS } from './positionErrors.ts';
 import { PositionSchema } from './positions.ts';
 
 /** `pool-a-v3`: Uniswap v3 on ethereum (Sepolia) and base (Base Sepolia). docs/protocols/pool-a-v3.md. */
+/** Its pool fields in short forms for the MCP tools (the API's carry patterns and /openapi.json's descriptions). */
+const toolFields = {
+  token_a: z.string().max(42).meta({ description: 'With token_b: one pair' }),
+  token_b: z.string().max(42),
+  pool: z.string().max(90).meta({ description: 'Address, or pair A/B' }),
+  fee: z.int().meta({ description: 'Fee tier (500 = 0.05%); default: the best' }),
+  route: z.string().max(250).meta({ description: 'Hops, e.g. WETH,500,USDC,3000,USDT' }),
+};
+
 export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {
   slug: 'pool-a-v3',
   aliases: ['uniswap-v3'],
@@ -27,5 +37,6 @@ export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {
   position: PositionSchema,
   // The spec's order (4.3).
   endpoints: [pools, pool, balances, swapQuote, swap, liquidityAddQuote, liquidityAdd, liquidityRemoveQuote, liquidityRemove],
+  toolFields,
   decodeRevert: (data) => decodeV3Revert(data, POSITION_MANAGER_REVERTS),
 };

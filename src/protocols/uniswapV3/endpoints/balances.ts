@@ -8,7 +8,7 @@ import { loadPools } from '../pools.ts';
 
 export const balances = defineRead({
   path: 'balances',
-  summary: "The agent's wallet: native ETH and every token of the pools offered",
+  summary: "The wallet: native ETH, pool tokens, positions",
   description: "What the agent's smart wallet holds of native ETH and of each token the listed pools trade: check it before a swap.",
   query: z.object(agentQueryFields(CHAINS)),
   output: z.object({

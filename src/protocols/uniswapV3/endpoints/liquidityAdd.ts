@@ -4,7 +4,7 @@ import { addInput } from '../liquidity/inputs.ts';
 
 export const liquidityAdd = defineAction({
   path: 'liquidity/add',
-  summary: 'Add liquidity: mint a position NFT in a range, or add to one',
+  summary: 'Add liquidity: a new position in a range, or to one',
   description:
     'With `pool` (address, or TOKEN_A/TOKEN_B with `fee`): mints a position NFT to the wallet over [price_lower, price_upper] (in ' +
     'quote_token, default token1; snapped outwards to the tick spacing) or the full range. With `position`: increaseLiquidity on that ' +

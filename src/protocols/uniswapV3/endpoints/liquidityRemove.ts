@@ -4,7 +4,7 @@ import { planRemove } from '../liquidity/remove.ts';
 
 export const liquidityRemove = defineAction({
   path: 'liquidity/remove',
-  summary: 'Remove a percentage of a position, collect all owed',
+  summary: 'Remove part of a position, collect its fees',
   description:
     'One call to the position manager’s multicall: decreaseLiquidity(percentage of the position, with amount0_min/amount1_min from ' +
     'slippage_bps and a deadline, fixed at the first plan) and collect (everything owed: the tokens removed and all fees, to the ' +

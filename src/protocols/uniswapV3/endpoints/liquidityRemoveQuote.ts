@@ -5,7 +5,7 @@ import { presentRemoveQuote, quoteRemove, RemoveQuoteSchema } from '../liquidity
 export const liquidityRemoveQuote = defineRead({
   path: 'liquidity/remove/quote',
   method: 'POST',
-  summary: 'Quote a remove: amounts and fees paid back',
+  summary: 'Quote a remove: amounts and fees back',
   description:
     'What .../liquidity/remove would pay at the price now: the liquidity `percentage` of the position is, the tokens it pays back ' +
     '(rounded down, as the pool does), the fees owed (computed exactly from the pool’s fee growth) that the collect adds, and the ' +

@@ -14,7 +14,7 @@ const PoolInput = z
 
 export const pool = defineRead({
   path: 'pool',
-  summary: 'One Uniswap v3 pool: price both ways, tick, liquidity, fee',
+  summary: 'One pool: prices both ways, tick, liquidity',
   description: 'One listed pool, by address or by pair (and fee tier, when the pair is offered at several): the same figures as GET .../pools.',
   query: z.object({
     pool: queryParam(PoolInput),

@@ -8,7 +8,7 @@ import { loadPools, poolsOfPair, presentPool, PoolSchema, resolveSwapToken } fro
 
 export const pools = defineRead({
   path: 'pools',
-  summary: 'The Uniswap v3 pools offered here, with their prices',
+  summary: 'The pools offered, with their prices',
   description:
     'Every pool this deployment lists (pair and fee tier), with its current price both ways, tick and in-range liquidity. ' +
     'token_a and token_b (both) narrow it to one pair.',

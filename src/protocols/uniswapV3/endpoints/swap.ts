@@ -14,7 +14,7 @@ import type { Address } from 'viem';
 
 export const swap = defineAction({
   path: 'swap',
-  summary: 'Swap tokens (or native ETH) through Uniswap v3 from the agent wallet',
+  summary: 'Swap tokens or native ETH',
   description:
     'Swaps through SwapRouter02 in one operation with its exact approval: exact input (amount_in; amount_out_minimum from ' +
     'slippage_bps, default 50) or exact output (amount_out; amount_in_maximum), a deadline (default now + 600 s), and a ' +

@@ -6,7 +6,7 @@ import { routeFields } from '../route.ts';
 export const swapQuote = defineRead({
   path: 'swap/quote',
   method: 'POST',
-  summary: 'Quote a Uniswap v3 swap: amount out (or in), price impact, route, gas',
+  summary: 'Quote a swap: amount, price impact, route, gas',
   description:
     "Prices a swap through Uniswap's QuoterV2 (which runs it in an eth_call): exact input (amount_in) or exact output (amount_out), " +
     "one pool (fee, or the pair's best) or a route you name. Answers the amount, the price against the pools' mid price (price " +
