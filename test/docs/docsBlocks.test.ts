@@ -33,6 +33,7 @@ import { devParseOptions, devWebhookSettings } from '../../src/roles/devOptions.
 import { parse } from '../../src/lib/args.ts';
 import { startEmbeddedService } from '../../src/roles/embedded.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
+import { withPoolLock } from '../support/poolLock.ts';
 import { leaves, jsonValues, missingFromOutput, readBlocks, type Block } from './blocks.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,6 +42,7 @@ const mdFiles = (dir: string): string[] =>
     e.isDirectory() ? mdFiles(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
   );
 const PAGES = ['README.md', ...mdFiles('docs').sort()];
+const TRADES_IN_SHARED_POOLS = /protocols\/pool-[ab]-v[34]\.md$/;
 const RUNNABLE = new Set(['sh', 'bash', 'js', 'mjs', 'ts']);
 const BLOCK_TIMEOUT_MS = 120_000;
 
@@ -273,7 +275,11 @@ async function runPage(page: string, blocks: Block[]): Promise<void> {
 describe('docs that run', () => {
   const all = readBlocks(ROOT, PAGES);
   it.each(PAGES)('%s', { timeout: 300_000 }, async (page) => {
-    await runPage(page, all.filter((b) => b.page === page));
+    const blocks = all.filter((b) => b.page === page);
+    // The exchange families' pages trade in the devnet's shared Uniswap pools and show their prices: no other file
+    // trades there while one runs (test/support/poolLock.ts).
+    if (TRADES_IN_SHARED_POOLS.test(page)) await withPoolLock(() => runPage(page, blocks));
+    else await runPage(page, blocks);
   });
 
   afterAll(() => {

@@ -2,21 +2,25 @@
  * pool-a-v3 (Uniswap v3) swaps end to end on the devnet's real v3 contracts: each quote against what the swap then
  * does to the wallet's balances, read from the chain (not from the service's effects); exact input and output,
  * one pool and a named route, native ETH in and out; every refusal with its reason (the router's own, decoded).
- * This file swaps in the USDC/WETH 500 and USDC/USDT 3000 pools only (other files use the others), so no other
- * test moves a price between a quote here and its swap.
+ * This file swaps in the USDC/WETH 500 and USDC/USDT 3000 pools only (the liquidity test and the docs use the
+ * USDC/WETH 3000 pool), so no other test moves a price between a quote here and its swap.
  */
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import type { ChainName } from '../../../src/config/chains.ts';
 import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
 import { familyCalls } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { holdPoolLockPerTest } from '../../support/poolLock.ts';
 
 const SLUG = 'pool-a-v3';
 type Json = Record<string, any>;
 
+
+// Each test quotes and trades in the devnet's shared Uniswap pools: no other file trades there meanwhile.
+holdPoolLockPerTest({ beforeEach, afterEach });
 let svc: TestService;
 let client: AgentWalletClient;
 let c: ReturnType<typeof familyCalls>;
@@ -153,23 +157,26 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
       if (!w.ok) throw w.error;
       payerWallet = w.value.smart_wallet_address as Address;
       const funder = await newPayer(svc.devnet, 'ethereum');
-      await funder.mint('WETH', payerWallet, parseEther('5'));
+      await funder.mint('USDT', payerWallet, parseUnits('1000', 6));
     });
 
-    /** Someone else sells `weth` WETH into the USDC/WETH 0.05% pool straight through the router: the price of WETH falls. */
-    async function moveThePrice(weth: string): Promise<void> {
+    /**
+     * Someone else sells `usdt` USDT into the USDC/USDT 0.3% pool straight through the router: USDT gets cheaper. That
+     * pool is this file's alone (no other test, docs page or devnet check relies on its price).
+     */
+    async function moveThePrice(usdt: string): Promise<void> {
       const mover = await newPayer(svc.devnet, 'ethereum');
       const router = svc.devnet.chain('ethereum').protocols!.uniswapV3!.swapRouter02;
-      const amount = parseEther(weth);
-      await mover.mint('WETH', mover.address, amount);
-      await mover.wallet.writeContractSync({ address: token('WETH'), abi: erc20Abi, functionName: 'approve', args: [router, amount] });
-      const single = { tokenIn: token('WETH'), tokenOut: token('USDC'), fee: 500, recipient: mover.address, amountIn: amount, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n };
+      const amount = parseUnits(usdt, 6);
+      await mover.mint('USDT', mover.address, amount);
+      await mover.wallet.writeContractSync({ address: token('USDT'), abi: erc20Abi, functionName: 'approve', args: [router, amount] });
+      const single = { tokenIn: token('USDT'), tokenOut: token('USDC'), fee: 3000, recipient: mover.address, amountIn: amount, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n };
       await mover.wallet.writeContractSync({ address: router, abi: swapRouter02Abi, functionName: 'exactInputSingle', args: [single] });
     }
 
     /** The 402 (the first plan fixes the bounds), `between` it and the payment, then the paid resend to its end. */
     async function paidAfter(between: () => Promise<void>) {
-      const body = { agent_id: payer, token_in: 'WETH', token_out: 'USDC', amount_in: '1', fee: 500 };
+      const body = { agent_id: payer, token_in: 'USDT', token_out: 'USDC', amount_in: '100', fee: 3000 };
       const first = await manual.protocols.execute(SLUG, 'swap', body);
       if (first.ok || first.error.status !== 402) throw new Error(`expected 402, got ${first.ok ? 200 : first.error.status}`);
       const q = first.error.payment!;
@@ -188,7 +195,7 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
     }
 
     it('moved within the bounds: re-planned at signing, executed, and the wallet gets at least the first minimum', async () => {
-      const { done, received } = await paidAfter(() => moveThePrice('5'));
+      const { done, received } = await paidAfter(() => moveThePrice('10000')); // ≈ 0.2 % on 10 M a side: within the 0.5 %
       expect(done.status).toBe('confirmed');
       const minimum = BigInt(done.action.input.amount_out_minimum);
       expect(received).toBeGreaterThanOrEqual(minimum);
@@ -196,11 +203,11 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
 
     it('moved past the bounds: the swap fails with the router’s reason, nothing moves, and the payment becomes a credit', async () => {
       const before = await holdings(payerWallet);
-      const { done, received } = await paidAfter(() => moveThePrice('150'));
+      const { done, received } = await paidAfter(() => moveThePrice('200000')); // ≈ 4 %: past it
       expect(done.status).toBe('failed');
       expect(done.failure).toMatchObject({ protocol_error: { protocol: 'Uniswap v3', name: 'TooLittleReceived' } });
       expect(received).toBe(0n);
-      expect((await holdings(payerWallet)).WETH).toBe(before.WETH);
+      expect((await holdings(payerWallet)).USDT).toBe(before.USDT);
       expect(done.credit).not.toBeNull();
     });
   });

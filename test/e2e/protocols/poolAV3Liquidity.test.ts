@@ -7,7 +7,7 @@
  * position's token id from GET balances) is checked here.
  */
 import { erc20Abi, getAddress, maxUint256, parseUnits, type Address } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import { poolAbi, swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
 import { tickAtSqrtRatio } from '../../../src/protocols/uniswapV3/liquidity/tickMath.ts';
@@ -16,12 +16,16 @@ import { positionManagerAbi } from '../../../src/protocols/uniswapV3/positionMan
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { holdPoolLockPerTest } from '../../support/poolLock.ts';
 
 const SLUG = 'pool-a-v3';
 const CHAIN = 'ethereum';
 const FUNDER = 1; // this file's funded account on ethereum
 type Json = Record<string, any>;
 
+
+// Each test quotes and trades in the devnet's shared Uniswap pools: no other file trades there meanwhile.
+holdPoolLockPerTest({ beforeEach, afterEach });
 let svc: TestService;
 let client: AgentWalletClient;
 let c: ReturnType<typeof familyCalls>;
@@ -174,7 +178,7 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
   });
 
   it('a partial remove of a full-range position pays the quoted share', async () => {
-    const body = { agent_id: agent, pool: 'USDC/WETH', fee: 500, [usdcIs0 ? 'amount0' : 'amount1']: '3000' };
+    const body = { agent_id: agent, pool: 'USDC/WETH', fee: 3000, [usdcIs0 ? 'amount0' : 'amount1']: '3000' };
     const added = await quote('liquidity/add/quote', body);
     expect(added.full_range).toBe(true);
     await c.execute('liquidity/add', body);
@@ -197,7 +201,7 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
     await fundTokens(svc.devnet, CHAIN, ethWallet, { USDC: '5000' }, FUNDER);
     await pub.request({ method: 'anvil_setBalance', params: [ethWallet, '0x8ac7230489e80000'] } as never); // 10 ETH
     const wethIs = usdcIs0 ? 1 : 0;
-    const body = { agent_id: eth, pool: 'USDC/WETH', fee: 500, native: true, [usdcIs0 ? 'amount1' : 'amount0']: '0.5' };
+    const body = { agent_id: eth, pool: 'USDC/WETH', fee: 3000, native: true, [usdcIs0 ? 'amount1' : 'amount0']: '0.5' };
     const q = await quote('liquidity/add/quote', body);
     const taken = [BigInt(q.amount0.raw), BigInt(q.amount1.raw)];
     const sim = await c.simulate('liquidity/add', body);

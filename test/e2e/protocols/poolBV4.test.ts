@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { erc20Abi, parseEther, type Address } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import { permit2Abi } from '../../../src/protocols/uniswapV4/abi.ts';
 import { runCli } from '../../support/cli.ts';
@@ -17,11 +17,15 @@ import type { ChainName } from '../../../src/config/chains.ts';
 import { newPayer } from '../../support/payer.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { holdPoolLockPerTest } from '../../support/poolLock.ts';
 
 const SLUG = 'pool-b-v4';
 const FUNDER = 2; // this file's funded account (ethereum)
 type Json = Record<string, any>;
 
+
+// Each test quotes and trades in the devnet's shared Uniswap pools: no other file trades there meanwhile.
+holdPoolLockPerTest({ beforeEach, afterEach });
 let svc: TestService;
 let client: AgentWalletClient;
 let c: ReturnType<typeof familyCalls>;

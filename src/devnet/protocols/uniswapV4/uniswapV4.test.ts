@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, onTestFinished, test } from 'vitest';
+import { holdPoolLockPerTest } from '../../../../test/support/poolLock.ts';
 import { concat, encodeAbiParameters, hashDomain, maxUint48, parseUnits, toFunctionSignature, zeroAddress, type Abi, type AbiFunction, type Address, type Hex } from 'viem';
 import { newPayer } from '../../../../test/support/payer.ts';
 import { testDevnet } from '../../../../test/support/env.ts';
@@ -61,6 +62,10 @@ function v4SwapExactInSingle(key: UniswapV4PoolKey, zeroForOne: boolean, amountI
   const actions = concat([`0x${SWAP_EXACT_IN_SINGLE.toString(16).padStart(2, '0')}`, `0x${SETTLE_ALL.toString(16).padStart(2, '0')}`, `0x${TAKE_ALL.toString(16).padStart(2, '0')}`]);
   return encodeAbiParameters([{ type: 'bytes' }, { type: 'bytes[]' }], [actions, [swap, settle, take]]);
 }
+
+
+// Its swaps check a quote against the chain in the devnet's shared v4 pools: no other file trades there meanwhile.
+holdPoolLockPerTest({ beforeEach, afterEach });
 
 describe('Uniswap v4 on the devnet ethereum chain', () => {
   test('the configuration names the contracts at their CREATE2 addresses and the two pools, each with liquidity near its price', async () => {
