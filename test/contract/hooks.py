@@ -29,7 +29,14 @@ chain rather than the request's form: a token or market the deployment's protoco
 `unknown_market`, `ambiguous_market`), an amount with more decimals than that token has (`invalid_amount`), or an
 amount the wallet or the position cannot cover (`insufficient_balance`, `nothing_to_repay`,
 `nothing_to_withdraw`, `amount_above_debt`, `amount_above_supplied`, `conflicting_position`). They are dropped
-the same way, and only as 400s. Every other rejection of a schema-valid request, in
+the same way, and only as 400s. The exchange families add theirs: a pool, route or position the deployment does
+not offer or the wallet does not hold (`unknown_pool`, `invalid_route`, `unknown_position`), a swap the pools cannot
+fill or that the price rules out now (`insufficient_liquidity`, `price_impact_too_high`, `slippage_exceeded`), and
+`same_token` (token_in and token_out naming one token, ETH and WETH included: JSON Schema cannot compare two
+fields). One group is about the request's form and is dropped only where it is: the cross-field rules of
+pool-a-v3's liquidity bodies (a pool or a position, not both; both prices or neither, the upper above the lower;
+amount0 or amount1), which the published schema does not express yet (a gap the closing note of issue 19 names),
+each only with its field. Every other rejection of a schema-valid request, in
 particular any validation error, still fails the run; the answers dropped here are still held to the
 declared statuses and to the error body schema by the other checks.
 """
@@ -79,6 +86,29 @@ OUTCOMES = {
     (400, "amount_above_debt"),
     (400, "amount_above_supplied"),
     (400, "conflicting_position"),
+    # the exchange families: pools, routes and positions on chain, the price now, one token named twice
+    (400, "unknown_pool"),
+    (400, "invalid_route"),
+    (400, "unknown_position"),
+    (400, "insufficient_liquidity"),
+    (400, "price_impact_too_high"),
+    (400, "slippage_exceeded"),
+    (400, "same_token"),
+}
+
+# pool-a-v3's liquidity bodies: their cross-field rules, by (error, field), on those paths only.
+LIQUIDITY_PATHS = re.compile(r"^/protocols/pool-a-v3/liquidity/(add|remove)(/quote|/simulate)?$")
+LIQUIDITY_CROSS_FIELD = {
+    ("invalid_request_shape", "pool"),
+    ("invalid_request_shape", "fee"),
+    ("invalid_request_shape", "price_lower"),
+    ("invalid_request_shape", "price_upper"),
+    ("invalid_request_shape", "quote_token"),
+    ("missing_field", "pool"),
+    ("missing_field", "price_lower"),
+    ("missing_field", "price_upper"),
+    ("missing_field", "amount0"),
+    ("invalid_price", "price_upper"),
 }
 
 
@@ -88,7 +118,11 @@ def filter_failure(context, failure, case, response):
     if failure.code != "ST202":
         return True
     try:
-        error = json.loads(response.content).get("error")
+        body = json.loads(response.content)
+        error, field = body.get("error"), body.get("field")
     except (ValueError, AttributeError):
         return True
+    path = getattr(case, "path", None) or case.operation.path
+    if response.status_code == 400 and LIQUIDITY_PATHS.match(path) and (error, field) in LIQUIDITY_CROSS_FIELD:
+        return False
     return (response.status_code, error) not in OUTCOMES

@@ -46,6 +46,15 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   fee: 'invalid_fee',
   route: 'invalid_route',
   pool: 'invalid_pool',
+  position: 'invalid_position',
+  price_lower: 'invalid_price',
+  price_upper: 'invalid_price',
+  quote_token: 'invalid_token',
+  amount0: 'invalid_amount',
+  amount1: 'invalid_amount',
+  amount0_min: 'invalid_amount',
+  amount1_min: 'invalid_amount',
+  percentage: 'invalid_percentage',
 };
 
 export const LIMITS = {

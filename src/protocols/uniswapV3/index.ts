@@ -18,11 +18,19 @@ import { PositionSchema } from './positions.ts';
 /** `pool-a-v3`: Uniswap v3 on ethereum (Sepolia) and base (Base Sepolia). docs/protocols/pool-a-v3.md. */
 /** Its pool fields in short forms for the MCP tools (the API's carry patterns and /openapi.json's descriptions). */
 const toolFields = {
-  token_a: z.string().max(42).meta({ description: 'With token_b: one pair' }),
-  token_b: z.string().max(42),
-  pool: z.string().max(90).meta({ description: 'Address, or pair A/B' }),
+  token_a: z.string().meta({ description: 'Pools with it (with token_b: one pair)' }),
+  token_b: z.string(),
+  pool: z.string().meta({ description: 'Address, or pair A/B' }),
   fee: z.int().meta({ description: 'Fee tier (500 = 0.05%); default: the best' }),
-  route: z.string().max(250).meta({ description: 'Hops, e.g. WETH,500,USDC,3000,USDT' }),
+  route: z.string().meta({ description: 'Hops, e.g. WETH,500,USDC,3000,USDT' }),
+  position: z.string().meta({ description: 'Position NFT token id' }),
+  price_lower: z.string().meta({ description: 'Range low, in quote_token (none: full range)' }),
+  price_upper: z.string().meta({ description: 'Range high' }),
+  quote_token: z.string().meta({ description: 'Price unit (default token1)' }),
+  amount0: z.string().meta({ description: 'Max token0, units (one side: other computed)' }),
+  amount1: z.string().meta({ description: 'Max token1, units' }),
+  amount0_min: z.string().meta({ description: 'Raw; default from slippage_bps' }),
+  amount1_min: z.string().meta({ description: 'Raw; default from slippage_bps' }),
 };
 
 export const uniswapV3Family: ProtocolFamily<'uniswapV3'> = {

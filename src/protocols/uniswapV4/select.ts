@@ -6,7 +6,7 @@ import { poolsOfPair, resolvePoolToken, type V4Pool } from './pools.ts';
 
 export const PoolInput = z
   .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a pool id or a pair') })
-  .regex(/^[A-Za-z0-9._/-]{1,90}$/, 'must be a 0x-prefixed 32-byte pool id or a pair like ETH/USDC')
+  .regex(/^(?:0x[0-9a-fA-F]{64}|[A-Za-z0-9._-]{1,42}\/[A-Za-z0-9._-]{1,42})$/, 'must be a 0x-prefixed 32-byte pool id or a pair like ETH/USDC')
   .meta({ description: 'Id or pair (ETH/USDC)' });
 
 export const FeeInput = z

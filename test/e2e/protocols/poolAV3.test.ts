@@ -5,11 +5,16 @@
  * This file swaps in the USDC/WETH 500 and USDC/USDT 3000 pools only (the liquidity test and the docs use the
  * USDC/WETH 3000 pool), so no other test moves a price between a quote here and its swap.
  */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import type { ChainName } from '../../../src/config/chains.ts';
 import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
+import { runCli } from '../../support/cli.ts';
+import { tempDir } from '../../support/env.ts';
 import { familyCalls } from '../../support/protocols.ts';
 import { newPayer } from '../../support/payer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -145,6 +150,48 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
     const b = await c.get('balances', { agent_id: agent });
     const chain = await holdings(wallet);
     expect(Object.fromEntries(b.balances.map((x: Json) => [x.token.symbol, BigInt(x.balance.raw)]))).toEqual(chain);
+  });
+
+  it('the family’s CLI commands and MCP tools, generated from the registry, quote, swap and add liquidity', { timeout: 180_000 }, async () => {
+    const apiKey = (await svc.newKey('sponsored')).apiKey;
+    const cliAgent = `${agent}-cli`;
+    const env = { AGENT_WALLET_API_KEY: apiKey, AGENT_WALLET_BASE_URL: svc.url, AGENT_WALLET_JOURNAL: join(tempDir('aw-uni3-'), 'j.jsonl') };
+    const w = await createClient({ baseUrl: svc.url, apiKey }).wallet(cliAgent, 'ethereum');
+    if (!w.ok) throw w.error;
+    const funder = await newPayer(svc.devnet, 'ethereum');
+    await funder.mint('USDC', w.value.smart_wallet_address as Address, parseUnits('5000', 6));
+
+    const quoted = await runCli(['pool-a-v3', 'swap/quote', '--token-in', 'USDC', '--token-out', 'WETH', '--amount-in', '300', '--fee', '500', '--json'], env);
+    expect(quoted.code, quoted.stderr).toBe(0);
+    const q = JSON.parse(quoted.stdout);
+    expect(q).toMatchObject({ side: 'exact_in', route: [{ fee: 500 }], minimum_received: { decimals: 18 } });
+    const swapped = await runCli(['uniswap-v3', 'swap', '--agent-id', cliAgent, '--token-in', 'USDC', '--token-out', 'WETH', '--amount-in', '300', '--fee', '500', '--slippage-bps', '30', '--wait'], env);
+    expect(swapped.code, swapped.stderr).toBe(0);
+    expect(swapped.stdout).toMatch(/status\s+confirmed/);
+    const bad = await runCli(['pool-a-v3', 'swap', '--agent-id', cliAgent, '--token-in', 'USDC', '--token-out', 'WETH', '--amount-in', '1', '--slippage-bps', '900', '--json'], env);
+    expect(bad.code).toBe(3);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'invalid_slippage', field: 'slippage_bps' });
+
+    const mcp = new Client({ name: 'pool-a-v3-test', version: '1.0.0' });
+    const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
+    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env }, stderr: 'pipe' }));
+    try {
+      const call = async (name: string, args: Json) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Json; content: { text: string }[] };
+      const quote = await call('pool_a_v3_read', { action: 'swap/quote', token_in: 'WETH', token_out: 'USDC', amount_in: '0.05', fee: 500 });
+      expect(quote.isError, quote.content[0]?.text).toBeFalsy();
+      expect(quote.structuredContent).toMatchObject({ side: 'exact_in', token_out: { symbol: 'USDC' } });
+      const sim = await call('pool_a_v3_act', { action: 'swap', agent_id: cliAgent, token_in: 'WETH', token_out: 'USDC', amount_in: '0.05', fee: 500, simulate: true });
+      expect(sim.isError, sim.content[0]?.text).toBeFalsy();
+      expect(sim.structuredContent!.effects.balance_changes.map((b: Json) => b.token.symbol)).toEqual(['WETH', 'USDC']);
+      const add = await call('pool_a_v3_act', { action: 'liquidity/add', agent_id: cliAgent, pool: 'USDC/WETH', fee: 3000, amount0: '1000', simulate: true });
+      expect(add.isError, add.content[0]?.text).toBeFalsy();
+      expect(add.structuredContent!.effects.position_after).toMatchObject({ fee: 3000, full_range: true });
+      const route = await call('pool_a_v3_read', { action: 'swap/quote', token_in: 'WETH', token_out: 'USDT', amount_in: '1', route: 'WETH,500,USDT' });
+      expect(route.isError).toBe(true);
+      expect(route.structuredContent).toMatchObject({ error: 'invalid_route', field: 'route', http_status: 400 });
+    } finally {
+      await mcp.close();
+    }
   });
 
   describe('a manual key: the price moves between the 402 and the paid resend', () => {

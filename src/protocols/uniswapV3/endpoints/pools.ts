@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ChainOut, queryParam } from '../../../api/http/index.ts';
-import { ProtocolError } from '../../common/errors.ts';
 import { chainInput } from '../../common/inputs.ts';
 import { SwapTokenInput } from '../../common/swap.ts';
 import { CHAINS, defineRead } from '../define.ts';
@@ -11,7 +10,7 @@ export const pools = defineRead({
   summary: 'The pools offered, with their prices',
   description:
     'Every pool this deployment lists (pair and fee tier), with its current price both ways, tick and in-range liquidity. ' +
-    'token_a and token_b (both) narrow it to one pair.',
+    'token_a narrows it to the pools holding that token; with token_b too, to one pair.',
   query: z.object({
     token_a: queryParam(SwapTokenInput.optional()),
     token_b: queryParam(SwapTokenInput.optional()),
@@ -20,11 +19,12 @@ export const pools = defineRead({
   output: z.object({ chain: ChainOut, pools: z.array(PoolSchema) }),
   agent: false,
   async run(ctx, q) {
-    if ((q.token_a === undefined) !== (q.token_b === undefined)) {
-      throw new ProtocolError('unknown_pool', 'give both token_a and token_b (one pair), or neither (every pool)', { field: q.token_a === undefined ? 'token_a' : 'token_b' });
-    }
     const set = await loadPools(ctx);
-    const listed = q.token_a !== undefined ? poolsOfPair(set, resolveSwapToken(q.token_a, set, 'token_a').address, resolveSwapToken(q.token_b!, set, 'token_b').address) : set.pools;
+    const named = [q.token_a && resolveSwapToken(q.token_a, set, 'token_a'), q.token_b && resolveSwapToken(q.token_b, set, 'token_b')].filter((t) => !!t);
+    const listed =
+      named.length === 2
+        ? poolsOfPair(set, named[0]!.address, named[1]!.address)
+        : set.pools.filter((p) => named.every((t) => p.token0.address === t.address || p.token1.address === t.address));
     return { chain: ctx.chain, pools: listed.map(presentPool) };
   },
 });

@@ -12,38 +12,29 @@ import { pricesOrdered } from './range.ts';
  * both prices or neither) are checked here, so a wrong combination is a 400 naming the field before anything is read.
  */
 
-/** A string field checked by `test`, whose failure carries `code` (the API's error for that field). */
-const coded = (code: string, test: (v: string) => boolean, message: string, description: string, examples: string[]) =>
+/**
+ * A string field published with its pattern (so /openapi.json says what it takes); a mismatch's code is the field's
+ * own, from FIELD_ERROR_CODES (src/api/http/common.ts).
+ */
+const patterned = (pattern: RegExp, message: string, description: string) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a string') })
-    .superRefine((v, ctx) => {
-      if (!test(v)) ctx.addIssue({ code: 'custom', message, params: { code }, input: v });
-    })
-    .meta(examples.length > 0 ? { description, examples } : { description });
+    .regex(pattern, message)
+    .meta({ description });
 
 const DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,59})(?:\.[0-9]{1,36})?$/;
-const UINT = /^(0|[1-9][0-9]{0,77})$/;
 const MAX_UINT256 = 2n ** 256n - 1n;
 
-const positiveDecimal = (code: string, description: string, examples: string[]) =>
-  coded(code, (v) => DECIMAL.test(v), 'must be a positive decimal string, e.g. "1.5"', description, examples);
+const positiveDecimal = (description: string) => patterned(DECIMAL, 'must be a positive decimal string, e.g. "1.5"', description);
 const rawBound = (description: string) =>
-  coded('invalid_amount', (v) => UINT.test(v) && BigInt(v) <= MAX_UINT256, 'must be a non-negative integer in the smallest unit, as a decimal string', description, []);
+  patterned(/^(?:0|[1-9][0-9]{0,77})$/, 'must be a non-negative integer in the smallest unit, as a decimal string', description).refine((v) => BigInt(v) <= MAX_UINT256, 'must fit in a uint256');
 
-export const TokenIdInput = coded(
-  'invalid_position',
-  (v) => /^[1-9][0-9]{0,76}$/.test(v),
-  'must be a position NFT token id (a positive integer, as a decimal string)',
-  'Token id of a position NFT of the wallet',
-  [],
-);
+export const TokenIdInput = patterned(/^[1-9][0-9]{0,76}$/, 'must be a position NFT token id (a positive integer, as a decimal string)', 'Token id of a position NFT of the wallet');
 
-export const PoolInput = coded(
-  'invalid_pool',
-  (v) => /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32})$/.test(v),
+export const PoolInput = patterned(
+  /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32})$/,
   'must be a pool address or a pair of token symbols like USDC/WETH',
   'Pool address, or pair A/B (with fee)',
-  [],
 );
 
 const UnixSeconds = z
@@ -69,12 +60,12 @@ const addFields = {
   pool: PoolInput.optional(),
   fee: FeeTier.optional().meta({ description: 'Fee tier (500 = 0.05%)' }),
   position: TokenIdInput.optional().meta({ description: 'Add to this NFT instead of pool' }),
-  price_lower: positiveDecimal('invalid_price', 'Range low, in quote_token (none: full range)', []).optional(),
-  price_upper: positiveDecimal('invalid_price', 'Range high', []).optional(),
-  quote_token: coded('invalid_token', (v) => /^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/.test(v), 'must be a token symbol or address', 'Price unit (default token1)', []).optional(),
+  price_lower: positiveDecimal('Range low, in quote_token (none: full range)').optional(),
+  price_upper: positiveDecimal('Range high').optional(),
+  quote_token: patterned(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32})$/, 'must be a token symbol or address', 'Price unit (default token1)').optional(),
   native: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Pay the WETH side in native ETH' }),
-  amount0: positiveDecimal('invalid_amount', 'Max token0, units (one side: other computed)', []).optional(),
-  amount1: positiveDecimal('invalid_amount', 'Max token1, units', []).optional(),
+  amount0: positiveDecimal('Max token0, units (one side: other computed)').optional(),
+  amount1: positiveDecimal('Max token1, units').optional(),
 };
 
 export interface AddAsk {
@@ -117,10 +108,9 @@ const removeFields = {
   position: TokenIdInput,
   native: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Receive the WETH side as native ETH' }),
   percentage: z
-    .number({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a number from 1 to 100') })
-    .superRefine((v, ctx) => {
-      if (!Number.isInteger(v) || v < 1 || v > 100) ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 100', params: { code: 'invalid_percentage' }, input: v });
-    })
+    .int({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be an integer from 1 to 100') })
+    .min(1, 'must be an integer from 1 to 100')
+    .max(100, 'must be an integer from 1 to 100')
     .meta({ description: '1–100' }),
 };
 
