@@ -183,7 +183,7 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
       const sim = await call('pool_a_v3_act', { action: 'swap', agent_id: cliAgent, token_in: 'WETH', token_out: 'USDC', amount_in: '0.05', fee: 500, simulate: true });
       expect(sim.isError, sim.content[0]?.text).toBeFalsy();
       expect(sim.structuredContent!.effects.balance_changes.map((b: Json) => b.token.symbol)).toEqual(['WETH', 'USDC']);
-      const add = await call('pool_a_v3_act', { action: 'liquidity/add', agent_id: cliAgent, pool: 'USDC/WETH', fee: 3000, amount0: '1000', simulate: true });
+      const add = await call('pool_a_v3_act', { action: 'liquidity/add', agent_id: cliAgent, pool: 'USDC/WETH', fee: 3000, amount0: '200', simulate: true });
       expect(add.isError, add.content[0]?.text).toBeFalsy();
       expect(add.structuredContent!.effects.position_after).toMatchObject({ fee: 3000, full_range: true });
       const route = await call('pool_a_v3_read', { action: 'swap/quote', token_in: 'WETH', token_out: 'USDT', amount_in: '1', route: 'WETH,500,USDT' });
