@@ -50,7 +50,7 @@ export interface ProtocolLatency {
   coreExecute: number[];
 }
 
-const timed = async <T>(xs: number[], f: () => Promise<T>): Promise<T> => {
+export const timed = async <T>(xs: number[], f: () => Promise<T>): Promise<T> => {
   const t0 = performance.now();
   const v = await f();
   xs.push(performance.now() - t0);
@@ -58,7 +58,7 @@ const timed = async <T>(xs: number[], f: () => Promise<T>): Promise<T> => {
 };
 
 /** The value of an answer the benchmark needs; a refusal ends the run. */
-const valueOf = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => {
+export const valueOf = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => {
   if (!r.ok) throw r.error;
   return r.value;
 };

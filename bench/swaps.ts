@@ -15,6 +15,7 @@ import { counterAbi, testStablecoinAbi } from '../src/devnet/contracts.ts';
 import type { DevnetChain, DevnetManifest } from '../src/devnet/manifest.ts';
 import { swapRouter02Abi } from '../src/protocols/uniswapV3/abi.ts';
 import { fmt, pct } from './load.ts';
+import { timed, valueOf } from './protocols.ts';
 
 export interface SwapBenchTarget {
   url: string;
@@ -38,18 +39,6 @@ export interface SwapLatency {
 }
 
 const SWAP_USDC = '10';
-
-const timed = async <T>(xs: number[], f: () => Promise<T>): Promise<T> => {
-  const t0 = performance.now();
-  const v = await f();
-  xs.push(performance.now() - t0);
-  return v;
-};
-
-const valueOf = <T>(r: { ok: true; value: T } | { ok: false; error: unknown }): T => {
-  if (!r.ok) throw r.error;
-  return r.value;
-};
 
 type Funder = ReturnType<typeof devnetWalletClient>;
 

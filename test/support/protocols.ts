@@ -28,6 +28,12 @@ export function familyCalls(client: AgentWalletClient, slug: string) {
       if (!r.ok) throw r.error;
       return r.value;
     },
+    /** A read served as POST (a quote: `swap/quote`), with its body. */
+    async compute(path: string, body: Json): Promise<Json> {
+      const r = await client.protocols.compute<Json>(slug, path, body);
+      if (!r.ok) throw r.error;
+      return r.value;
+    },
     async simulate(action: string, body: Json): Promise<Json> {
       const r = await client.protocols.simulate<Json>(slug, action, body);
       if (!r.ok) throw r.error;

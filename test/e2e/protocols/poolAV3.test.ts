@@ -48,11 +48,7 @@ async function holdings(wallet: Address): Promise<Record<string, bigint>> {
   return out;
 }
 
-async function quote(body: Json): Promise<Json> {
-  const r = await client.protocols.compute<Json>(SLUG, 'swap/quote', body);
-  if (!r.ok) throw r.error;
-  return r.value;
-}
+const quote = (body: Json): Promise<Json> => c.compute('swap/quote', body);
 
 describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
   const agent = `uni3-${Date.now()}`;

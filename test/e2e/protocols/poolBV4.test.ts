@@ -40,11 +40,7 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const quote = async (body: Json): Promise<Json> => {
-  const r = await client.protocols.compute<Json>(SLUG, 'swap/quote', body);
-  if (!r.ok) throw r.error;
-  return r.value;
-};
+const quote = (body: Json): Promise<Json> => c.compute('swap/quote', body);
 
 describe('pool-b-v4: Uniswap v4 on the devnet', () => {
   const agent = `v4-${Date.now()}`;
