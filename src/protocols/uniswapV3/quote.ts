@@ -1,7 +1,7 @@
 import { amountOf } from '../common/amounts.ts';
 import { ProtocolError } from '../common/errors.ts';
 import { readOf, type Read } from '../common/reads.ts';
-import { exactAmount, priceImpactBps, priceOf, sideOf, swapBounds, type SwapAsk, type SwapQuote, type SwapSide } from '../common/swap.ts';
+import { exactAmount, midPriceOut, priceImpactBps, priceOf, sideOf, swapBounds, type SwapAsk, type SwapQuote, type SwapSide } from '../common/swap.ts';
 import type { ProtocolContext } from '../types.ts';
 import { quoterV2Abi } from './abi.ts';
 import type { UniswapV3Config } from './config.ts';
@@ -100,13 +100,8 @@ export function presentQuote(ctx: ProtocolContext<'uniswapV3'>, p: PricedSwap, a
 
 /** token_out per whole token_in at the pools' current √P, fees apart (one whole token_in through the mid prices). */
 function midPrice(p: PricedSwap): string {
-  const one = 10n ** BigInt(p.tokenIn.decimals);
-  const noFee = hopPrices(p.route).map((h) => ({ ...h, fee: 0 }));
-  const Q192 = 2n ** 192n;
-  let amount = one * 10n ** 18n; // 18 extra digits of precision through the hops
-  for (const h of noFee) {
-    const p2 = h.sqrtPriceX96 * h.sqrtPriceX96;
-    amount = h.zeroForOne ? (amount * p2) / Q192 : (amount * Q192) / p2;
-  }
-  return priceOf(one * 10n ** 18n, p.tokenIn, amount, p.tokenOut);
+  // One whole token_in with 18 extra digits of precision, through the hops at their √P with no fee.
+  const scaled = 10n ** BigInt(p.tokenIn.decimals + 18);
+  const out = midPriceOut(scaled, hopPrices(p.route).map((h) => ({ ...h, fee: 0 })));
+  return priceOf(scaled, p.tokenIn, out, p.tokenOut);
 }

@@ -1,4 +1,4 @@
-import { type Hex } from 'viem';
+import { encodeFunctionData, type Address, type Hex } from 'viem';
 import type { Call } from '../../../api/v1alpha1/index.ts';
 import { amountOf } from '../../common/amounts.ts';
 import { approveCall, callOf } from '../../common/calls.ts';
@@ -10,7 +10,6 @@ import type { UniswapV3Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
 import { priceSwap, type PricedSwap } from '../quote.ts';
 import { encodePath, routeFields } from '../route.ts';
-import type { Address } from 'viem';
 
 export const swap = defineAction({
   path: 'swap',
@@ -86,4 +85,5 @@ function swapData(p: PricedSwap, recipient: Address, b: SwapBounds): Hex {
     : encode('exactOutput', [{ path, recipient, amountOut: p.exact, amountInMaximum: b.limit }]);
 }
 
-const encode = (functionName: string, args: readonly unknown[]): Hex => callOf({ address: ADDRESS_THIS, abi: swapRouter02Abi, functionName: functionName as never, args: args as never }).data as Hex;
+/** One of SwapRouter02's calls inside its multicall. */
+const encode = (functionName: string, args: readonly unknown[]): Hex => encodeFunctionData({ abi: swapRouter02Abi, functionName: functionName as never, args: args as never });
