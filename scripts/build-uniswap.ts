@@ -14,24 +14,17 @@
  * Usage: node bin/run-ts.js scripts/build-uniswap.ts [--out <dir>]
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { getAddress, keccak256, type Address, type Hex } from 'viem';
+import { tarball, type Pinned } from './lib/npmTarball.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(homedir(), '.cache/agent-wallet/npm-tarballs');
 
-interface Pinned {
-  name: string;
-  version: string;
-  /** The registry's `dist.integrity` (`npm view <name>@<version> dist.integrity`). */
-  integrity: string;
-}
 const PACKAGES = {
   v3Core: { name: '@uniswap/v3-core', version: '1.0.1', integrity: 'sha512-7pVk4hEm00j9tc71Y9+ssYpO6ytkeI0y7WE9P6UcmNzhxPePwyAxImuhVsTqWK9YFvzgtvzJHi64pBl4jUzKMQ==' },
   v3Periphery: { name: '@uniswap/v3-periphery', version: '1.4.4', integrity: 'sha512-S4+m+wh8HbWSO3DKk4LwUCPZJTpCugIsHrWR86m/OrUyvSqGDTXKFfc2sMuGXCZrD1ZqO3rhQsKgdWg3Hbb2Kw==' },
@@ -81,25 +74,6 @@ const UNIVERSAL_ROUTER_VERSION = '2.0';
 
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
 const outDir = resolve(values.out ?? join(root, 'src/devnet/protocols/uniswap'));
-
-const sriOf = (bytes: Buffer) => `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
-const tarballPath = (p: Pinned) => join(CACHE, `${p.name.replace(/^@/, '').replace('/', '-')}-${p.version}.tgz`);
-
-/** The package's tarball, from the cache when its integrity matches, else fetched with `npm pack`. */
-function tarball(p: Pinned): { path: string; fetched: boolean } {
-  const path = tarballPath(p);
-  if (existsSync(path) && sriOf(readFileSync(path)) === p.integrity) return { path, fetched: false };
-  mkdirSync(CACHE, { recursive: true });
-  rmSync(path, { force: true });
-  // From the cache directory: npm pack writes a file and touches no project (nor its node_modules).
-  execFileSync('npm', ['pack', `${p.name}@${p.version}`, '--pack-destination', CACHE, '--silent'], { cwd: CACHE, stdio: ['ignore', 'ignore', 'inherit'] });
-  const got = sriOf(readFileSync(path));
-  if (got !== p.integrity) {
-    rmSync(path, { force: true });
-    throw new Error(`${p.name}@${p.version}: the tarball's integrity is ${got}, pinned ${p.integrity}`);
-  }
-  return { path, fetched: true };
-}
 
 const started = performance.now();
 const work = mkdtempSync(join(tmpdir(), 'uniswap-artifacts-'));

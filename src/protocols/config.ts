@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ChainName } from '../config/chains.ts';
 import type { AaveV3Config } from './aaveV3/config.ts';
 import type { CompoundV3Config } from './compoundV3/config.ts';
+import type { GmxV2Config } from './gmxV2/config.ts';
 import type { MorphoBlueConfig } from './morphoBlue/config.ts';
 import type { UniswapV3Config } from './uniswapV3/config.ts';
 import type { UniswapV4Config } from './uniswapV4/config.ts';
@@ -16,6 +17,7 @@ import type { UniswapV4Config } from './uniswapV4/config.ts';
 export interface ProtocolsConfig {
   aaveV3?: AaveV3Config;
   compoundV3?: CompoundV3Config;
+  gmxV2?: GmxV2Config;
   morphoBlue?: MorphoBlueConfig;
   uniswapV3?: UniswapV3Config;
   uniswapV4?: UniswapV4Config;
