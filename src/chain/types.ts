@@ -155,6 +155,35 @@ export interface ReceiptLog {
   logIndex: number;
 }
 
+/**
+ * Which logs to fetch: one contract's, by topic (each position one value, any of several, or null for any), over
+ * a block range of at most MAX_LOG_RANGE_BLOCKS (a protocol's event log: what a GMX order's keeper did to it).
+ */
+export interface LogQuery {
+  address: Address;
+  /** topics[0] is the event's signature hash; at most 4. */
+  topics: readonly (Hex | readonly Hex[] | null)[];
+  fromBlock: bigint;
+  /** Default: the head, or fromBlock + MAX_LOG_RANGE_BLOCKS − 1 when the head is further. */
+  toBlock?: bigint;
+}
+
+/** The most blocks one getLogs spans: RPC providers bound a log query's range. */
+export const MAX_LOG_RANGE_BLOCKS = 10_000n;
+
+/** A log with where it was mined. */
+export interface ChainLog extends ReceiptLog {
+  blockNumber: bigint;
+  blockHash: Hex;
+  transactionHash: Hex;
+}
+
+export interface LogsResult {
+  logs: ChainLog[];
+  /** The last block the query covered: the next query of the same logs starts after it. */
+  toBlock: bigint;
+}
+
 /** A mined transaction's receipt with its logs (what payment verification reads ERC-20 Transfer events from). */
 export interface TransactionReceiptInfo {
   transactionHash: Hex;
@@ -208,6 +237,11 @@ export interface ChainWorker {
   read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
   /** A transaction's receipt with its logs and confirmations, or undefined when the chain has not mined it. */
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
+  /**
+   * One contract's logs by topic over a bounded block range (at most MAX_LOG_RANGE_BLOCKS). Errors:
+   * invalid_request (a range beyond the bound, past the head, or more than 4 topics), rpc_unavailable.
+   */
+  getLogs(query: LogQuery): Promise<LogsResult>;
   /**
    * The accounts this worker sends transactions from (its bundles' executors and its sending accounts: the x402
    * settler, the faucet). A transaction one of them sent is the service's own, never a caller's payment: payment

@@ -30,6 +30,8 @@ import type {
   SimulationResult,
   SimulateOptions,
   TransactionReceiptInfo,
+  LogQuery,
+  LogsResult,
   WalletBalances,
   WalletInfo,
   WalletRef,
@@ -48,6 +50,8 @@ import {
   decodeOutcome,
   decodeReadResult,
   decodeReceipt,
+  decodeLogs,
+  encodeLogsQuery,
   decodeSimulation,
   decodeWalletBalances,
   decodeWalletInfo,
@@ -87,6 +91,7 @@ export type ChainWorkerMethod =
   | 'getTokenBalance'
   | 'getAuthorizationState'
   | 'findAuthorizationUse'
+  | 'getLogs'
   | 'simulateSend'
   | 'getSendingAccount'
   | 'signSend'
@@ -125,6 +130,7 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   getTokenBalance: 10_000,
   getAuthorizationState: 10_000,
   findAuthorizationUse: 20_000,
+  getLogs: 20_000,
   simulateSend: 10_000,
   getSendingAccount: 5_000,
   // Waits for the account's nonce lock, estimates and signs: a few RPC round trips, behind the settlements before it.
@@ -153,6 +159,7 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getTokenBalance: true, // reads
   getAuthorizationState: true, // reads
   findAuthorizationUse: true, // reads
+  getLogs: true, // reads
   simulateSend: true, // an eth_call: reads
   // Idempotent by what it spends: a retry after a lost answer gets the very transaction signed, while unsent. After
   // a worker restart nothing it signed was sent (the bytes never left it), so a new one takes the same nonce.
@@ -398,6 +405,11 @@ class GrpcChainWorker implements RemoteChainWorker {
     const req = { authorization: encodeAuthorizationRef(id), lookbackBlocks: String(lookbackBlocks) };
     const res = await this.#call<pb.FindAuthorizationUseResponse>('findAuthorizationUse', (md, o, cb) => this.#client.findAuthorizationUse(req, md, o, cb));
     return decodeOptionalHash(res.txHash, 'txHash');
+  }
+
+  async getLogs(query: LogQuery): Promise<LogsResult> {
+    const req = encodeLogsQuery(query);
+    return decodeLogs(await this.#call<pb.GetLogsResponse>('getLogs', (md, o, cb) => this.#client.getLogs(req, md, o, cb)));
   }
 
   async simulateSend(purpose: SendPurpose): Promise<Result<void, SendFailure>> {

@@ -20,6 +20,8 @@ import type {
   SimulationFailureCode,
   SimulationResult,
   TransactionReceiptInfo,
+  LogQuery,
+  LogsResult,
   WalletBalances,
   WalletInfo,
   WalletRef,
@@ -342,6 +344,55 @@ const ReceiptSchema = z.object({
   confirmations: UintSchema,
   blockTimestamp: UintSchema,
 });
+
+const LogSchema = z.object({ address: AddressSchema, topics: z.array(HashSchema), data: HexSchema, logIndex: z.number().int().min(0) });
+const ChainLogSchema = z.object({ log: LogSchema, blockNumber: UintSchema, blockHash: HashSchema, transactionHash: HashSchema });
+const LogsQuerySchema = z.object({
+  address: AddressSchema,
+  topics: z.array(z.object({ anyOf: z.array(HashSchema) })).max(4),
+  fromBlock: UintSchema,
+  toBlock: UintSchema.optional(),
+});
+
+export const encodeLogsQuery = (q: LogQuery): pb.GetLogsRequest => ({
+  address: q.address,
+  topics: q.topics.map((t) => ({ anyOf: t === null ? [] : typeof t === 'string' ? [t] : [...t] })),
+  fromBlock: q.fromBlock.toString(),
+  toBlock: q.toBlock?.toString(),
+});
+export function decodeLogsQuery(m: pb.GetLogsRequest): LogQuery {
+  const q = parse(LogsQuerySchema, m, 'logs query');
+  return compact({
+    address: q.address as Address,
+    topics: q.topics.map((t) => (t.anyOf.length === 0 ? null : t.anyOf.length === 1 ? (t.anyOf[0] as Hex) : (t.anyOf as Hex[]))),
+    fromBlock: BigInt(q.fromBlock),
+    toBlock: q.toBlock === undefined ? undefined : BigInt(q.toBlock),
+  });
+}
+export const encodeLogs = (r: LogsResult): pb.GetLogsResponse => ({
+  logs: r.logs.map((l) => ({
+    log: { address: l.address, topics: [...l.topics], data: l.data, logIndex: l.logIndex },
+    blockNumber: l.blockNumber.toString(),
+    blockHash: l.blockHash,
+    transactionHash: l.transactionHash,
+  })),
+  toBlock: r.toBlock.toString(),
+});
+export function decodeLogs(m: pb.GetLogsResponse): LogsResult {
+  const r = parse(z.object({ logs: z.array(ChainLogSchema), toBlock: UintSchema }), m, 'logs');
+  return {
+    logs: r.logs.map((l) => ({
+      address: l.log.address as Address,
+      topics: l.log.topics as Hex[],
+      data: l.log.data as Hex,
+      logIndex: l.log.logIndex,
+      blockNumber: BigInt(l.blockNumber),
+      blockHash: l.blockHash as Hex,
+      transactionHash: l.transactionHash as Hex,
+    })),
+    toBlock: BigInt(r.toBlock),
+  };
+}
 
 export const decodeReceiptRequest = (m: pb.GetTransactionReceiptRequest): Hex => parse(HashSchema, m.hash, 'hash') as Hex;
 

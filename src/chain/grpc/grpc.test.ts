@@ -137,6 +137,10 @@ describe('chain worker over gRPC (devnet)', () => {
     const mined = await env.client.getBlock({ blockHash: receipt!.blockHash });
     expect(receipt!.blockTimestamp).toBe(mined.timestamp);
     expect(await remote.getTransactionReceipt(`0x${'ee'.repeat(32)}`)).toBeUndefined();
+    const query = { address: token, topics: [receipt!.logs[0]!.topics[0]!, null, receipt!.logs[0]!.topics[2]!], fromBlock: receipt!.blockNumber, toBlock: receipt!.blockNumber };
+    const logs = await remote.getLogs(query);
+    expect(logs).toEqual(await worker.getLogs(query));
+    expect(logs.logs.map((l) => l.transactionHash)).toContain(hash);
   });
 
   it('names its senders: the executors of its bundles and its sending accounts (the devnet’s faucet)', async () => {

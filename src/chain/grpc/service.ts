@@ -18,6 +18,7 @@ import {
   decodeOperation,
   decodeReadRequest,
   decodeReceiptRequest,
+  decodeLogsQuery,
   decodeWalletRef,
   encodeHead,
   encodeSenders,
@@ -28,6 +29,7 @@ import {
   encodeOutcome,
   encodeReadResult,
   encodeReceipt,
+  encodeLogs,
   encodeSimulation,
   encodeWalletBalances,
   encodeWalletInfo,
@@ -152,6 +154,8 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
       const hash = await worker.findAuthorizationUse(decodeAuthorizationRef(req.authorization), decodeUint(req.lookbackBlocks, 'lookbackBlocks'));
       return hash ? { txHash: hash } : {};
     }),
+
+    getLogs: unary('GetLogs', async (req) => encodeLogs(await worker.getLogs(decodeLogsQuery(req)))),
 
     simulateSend: unary('SimulateSend', async (req) => encodeSendResult(await worker.simulateSend(decodeSignSend(req)))),
 

@@ -229,6 +229,11 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       return reads.getTransactionReceipt(hash);
     },
 
+    async getLogs(query) {
+      assertOpen();
+      return reads.getLogs(query);
+    },
+
     async senders() {
       return senders;
     },

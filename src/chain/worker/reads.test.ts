@@ -3,7 +3,7 @@ import { decodeEventLog, decodeFunctionResult, encodeFunctionData, getAddress, p
 import { testStablecoinAbi } from '../../devnet/contracts.ts';
 import { isChainError, type ChainError } from '../errors.ts';
 import { chainUnderTest, counterAbi, freshSecret, gateAbi } from '../../../test/support/chainUnderTest.ts';
-import type { ReadCall } from '../types.ts';
+import { MAX_LOG_RANGE_BLOCKS, type ReadCall } from '../types.ts';
 import { createChainWorker, type LocalChainWorker } from './index.ts';
 import { MAX_READ_CALLS } from './reads.ts';
 
@@ -121,5 +121,34 @@ describe('chain worker reads (devnet)', () => {
     const hash = await env.funded.writeContract({ address: env.gate, abi: gateAbi, functionName: 'pass', gas: 100_000n });
     await env.client.waitForTransactionReceipt({ hash });
     expect(await worker.getTransactionReceipt(hash)).toMatchObject({ status: 'reverted', logs: [], to: env.gate });
+  });
+
+  it('finds one contract\'s logs by topic over a bounded range, says how far it looked, and refuses a range beyond the bound or the head', async () => {
+    const token = env.config.tokens[0]!.address;
+    const from = await env.client.getBlockNumber({ cacheTime: 0 });
+    const recipient = getAddress(`0x${freshSecret().slice(2, 42)}`);
+    const receipt = await mined(await env.funded.writeContract({ address: token, abi: testStablecoinAbi, functionName: 'transfer', args: [recipient, 7n] }));
+    const transferTopic = receipt.logs[0]!.topics[0]!;
+    const toTopic = `0x${recipient.slice(2).toLowerCase().padStart(64, '0')}` as Hex;
+    const found = await worker.getLogs({ address: token, topics: [transferTopic, null, [toTopic, `0x${'11'.repeat(32)}`]], fromBlock: from });
+    expect(found.toBlock).toBeGreaterThanOrEqual(receipt.blockNumber);
+    expect(found.logs).toEqual([
+      {
+        address: getAddress(token),
+        topics: receipt.logs[0]!.topics,
+        data: receipt.logs[0]!.data,
+        logIndex: receipt.logs[0]!.logIndex,
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+        transactionHash: receipt.transactionHash,
+      },
+    ]);
+    // Nothing mined since: an empty answer up to the same head.
+    const after = await worker.getLogs({ address: token, topics: [transferTopic], fromBlock: found.toBlock + 1n });
+    expect(after).toEqual({ logs: [], toBlock: found.toBlock });
+    const beyond = await worker.getLogs({ address: token, topics: [], fromBlock: 0n, toBlock: found.toBlock + 5n }).catch((e: unknown) => e);
+    expect(isChainError(beyond, 'invalid_request')).toBe(true);
+    const tooWide = await worker.getLogs({ address: token, topics: [], fromBlock: 0n, toBlock: MAX_LOG_RANGE_BLOCKS }).catch((e: unknown) => e);
+    expect(isChainError(tooWide, 'invalid_request')).toBe(true);
   });
 });

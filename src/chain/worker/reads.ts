@@ -2,7 +2,7 @@ import { formatTransactionReceipt, getAddress, numberToHex, RpcRequestError, typ
 import type { ChainClient } from '../client.ts';
 import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
 import { decodeRevert, extractRevertData, isExecutionRevert } from '../revert.ts';
-import type { ChainHead, ReadCall, ReadCallResult, ReadOptions, ReadResult, TransactionReceiptInfo } from '../types.ts';
+import { MAX_LOG_RANGE_BLOCKS, type ChainHead, type LogQuery, type LogsResult, type ReadCall, type ReadCallResult, type ReadOptions, type ReadResult, type TransactionReceiptInfo } from '../types.ts';
 
 /** Most calls one read takes: a larger read is refused (`invalid_request`), not split silently. */
 export const MAX_READ_CALLS = 256;
@@ -11,6 +11,7 @@ export interface ChainReads {
   getHead(): Promise<ChainHead>;
   read(calls: readonly ReadCall[], opts?: ReadOptions): Promise<ReadResult>;
   getTransactionReceipt(hash: Hex): Promise<TransactionReceiptInfo | undefined>;
+  getLogs(query: LogQuery): Promise<LogsResult>;
   /**
    * The highest head any of these reads was answered with. The chain had a block there: a head found below it
    * later is a chain that rewound (a devnet reset), not a node that has yet to show a block it just mined.
@@ -96,6 +97,37 @@ export function createChainReads(client: ChainClient, opts: { onRewind?: (from: 
         logs: r.logs.map((l) => ({ address: getAddress(l.address), topics: [...l.topics], data: l.data, logIndex: l.logIndex })),
         confirmations,
       };
+    },
+
+    async getLogs(query) {
+      if (query.topics.length > 4) throw new ChainError('invalid_request', `a log query takes at most 4 topics, not ${query.topics.length}`);
+      const head = await blockNumber().catch(rethrowAsRpcUnavailable);
+      const last = query.fromBlock + MAX_LOG_RANGE_BLOCKS - 1n;
+      const toBlock = query.toBlock ?? (head < last ? head : last);
+      if (query.fromBlock > toBlock + 1n || toBlock > head || toBlock > last) {
+        throw new ChainError('invalid_request', `blocks ${query.fromBlock}..${toBlock} are not within the head ${head} and ${MAX_LOG_RANGE_BLOCKS} blocks`);
+      }
+      // Nothing mined since the last query: an empty answer that covers up to the head.
+      if (query.fromBlock > toBlock) return { logs: [], toBlock };
+      const raw = (await client
+        .request(
+          {
+            method: 'eth_getLogs',
+            params: [{ address: query.address, topics: query.topics.map((t) => (t === null ? null : typeof t === 'string' ? t : [...t])), fromBlock: numberToHex(query.fromBlock), toBlock: numberToHex(toBlock) }],
+          },
+          { dedupe: false },
+        )
+        .catch(rethrowAsRpcUnavailable)) as { address: Hex; topics: Hex[]; data: Hex; logIndex: Hex; blockNumber: Hex; blockHash: Hex; transactionHash: Hex }[];
+      const logs = raw.map((l) => ({
+        address: getAddress(l.address),
+        topics: [...l.topics],
+        data: l.data,
+        logIndex: Number(l.logIndex),
+        blockNumber: BigInt(l.blockNumber),
+        blockHash: l.blockHash,
+        transactionHash: l.transactionHash,
+      }));
+      return { logs, toBlock };
     },
   };
 }

@@ -68,6 +68,7 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
     ...(worker.onReconnect && { onReconnect: (listener: () => void) => worker.onReconnect!(listener) }),
     getHead: () => worker.getHead(),
     read: (calls, opts) => worker.read(calls, opts),
+    getLogs: (query) => worker.getLogs(query),
     getTransactionReceipt: (hash) => worker.getTransactionReceipt(hash),
     senders: () => worker.senders(),
     close: () => worker.close(),

@@ -411,6 +411,37 @@ export interface GetTransactionReceiptResponse {
 export interface GetTransactionReceiptResponse_NotFound {
 }
 
+export interface GetLogsRequest {
+  /** The emitting contract, 0x + 40 hex. */
+  address: string;
+  /** Topic positions in order: each matches any of its values (0x + 64 hex), or any topic when it has none. */
+  topics: GetLogsRequest_TopicFilter[];
+  /** Decimal string. */
+  fromBlock: string;
+  /** Decimal string; absent: the head (or the range's bound when the head is further). */
+  toBlock?: string | undefined;
+}
+
+export interface GetLogsRequest_TopicFilter {
+  anyOf: string[];
+}
+
+export interface ChainLog {
+  log?:
+    | ReceiptLog
+    | undefined;
+  /** Decimal string. */
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+}
+
+export interface GetLogsResponse {
+  logs: ChainLog[];
+  /** The last block the query covered, decimal string: the next query starts after it. */
+  toBlock: string;
+}
+
 export interface GetSendersRequest {
 }
 
@@ -3394,6 +3425,267 @@ export const GetTransactionReceiptResponse_NotFound: MessageFns<GetTransactionRe
   },
 };
 
+function createBaseGetLogsRequest(): GetLogsRequest {
+  return { address: "", topics: [], fromBlock: "", toBlock: undefined };
+}
+
+export const GetLogsRequest: MessageFns<GetLogsRequest> = {
+  encode(message: GetLogsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    for (const v of message.topics) {
+      GetLogsRequest_TopicFilter.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.fromBlock !== "") {
+      writer.uint32(26).string(message.fromBlock);
+    }
+    if (message.toBlock !== undefined) {
+      writer.uint32(34).string(message.toBlock);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLogsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLogsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.topics.push(GetLogsRequest_TopicFilter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fromBlock = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toBlock = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetLogsRequest_TopicFilter(): GetLogsRequest_TopicFilter {
+  return { anyOf: [] };
+}
+
+export const GetLogsRequest_TopicFilter: MessageFns<GetLogsRequest_TopicFilter> = {
+  encode(message: GetLogsRequest_TopicFilter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.anyOf) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLogsRequest_TopicFilter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLogsRequest_TopicFilter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.anyOf.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChainLog(): ChainLog {
+  return { log: undefined, blockNumber: "", blockHash: "", transactionHash: "" };
+}
+
+export const ChainLog: MessageFns<ChainLog> = {
+  encode(message: ChainLog, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.log !== undefined) {
+      ReceiptLog.encode(message.log, writer.uint32(10).fork()).join();
+    }
+    if (message.blockNumber !== "") {
+      writer.uint32(18).string(message.blockNumber);
+    }
+    if (message.blockHash !== "") {
+      writer.uint32(26).string(message.blockHash);
+    }
+    if (message.transactionHash !== "") {
+      writer.uint32(34).string(message.transactionHash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChainLog {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChainLog();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.log = ReceiptLog.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.blockNumber = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.blockHash = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.transactionHash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetLogsResponse(): GetLogsResponse {
+  return { logs: [], toBlock: "" };
+}
+
+export const GetLogsResponse: MessageFns<GetLogsResponse> = {
+  encode(message: GetLogsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.logs) {
+      ChainLog.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.toBlock !== "") {
+      writer.uint32(18).string(message.toBlock);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetLogsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetLogsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.logs.push(ChainLog.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toBlock = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBaseGetSendersRequest(): GetSendersRequest {
   return {};
 }
@@ -5162,6 +5454,20 @@ export const ChainWorkerServiceService = {
     responseDeserialize: (value: Buffer): GetTransactionReceiptResponse => GetTransactionReceiptResponse.decode(value),
   },
   /**
+   * One contract's logs by topic over at most 10 000 blocks (a protocol's events: what a GMX keeper did to an
+   * order). Idempotent. Errors: INVALID_ARGUMENT/invalid_request (a range beyond the bound or the head, more than
+   * 4 topics), UNAVAILABLE/rpc_unavailable.
+   */
+  getLogs: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetLogsRequest): Buffer => Buffer.from(GetLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetLogsRequest => GetLogsRequest.decode(value),
+    responseSerialize: (value: GetLogsResponse): Buffer => Buffer.from(GetLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetLogsResponse => GetLogsResponse.decode(value),
+  },
+  /**
    * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
    * verification refuses a transaction one of them sent, since it is the service's own. Idempotent.
    */
@@ -5368,6 +5674,12 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    * not mined it (payment verification reads ERC-20 Transfer logs from it). Idempotent.
    */
   getTransactionReceipt: handleUnaryCall<GetTransactionReceiptRequest, GetTransactionReceiptResponse>;
+  /**
+   * One contract's logs by topic over at most 10 000 blocks (a protocol's events: what a GMX keeper did to an
+   * order). Idempotent. Errors: INVALID_ARGUMENT/invalid_request (a range beyond the bound or the head, more than
+   * 4 topics), UNAVAILABLE/rpc_unavailable.
+   */
+  getLogs: handleUnaryCall<GetLogsRequest, GetLogsResponse>;
   /**
    * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
    * verification refuses a transaction one of them sent, since it is the service's own. Idempotent.
@@ -5619,6 +5931,26 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetTransactionReceiptResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One contract's logs by topic over at most 10 000 blocks (a protocol's events: what a GMX keeper did to an
+   * order). Idempotent. Errors: INVALID_ARGUMENT/invalid_request (a range beyond the bound or the head, more than
+   * 4 topics), UNAVAILABLE/rpc_unavailable.
+   */
+  getLogs(
+    request: GetLogsRequest,
+    callback: (error: ServiceError | null, response: GetLogsResponse) => void,
+  ): ClientUnaryCall;
+  getLogs(
+    request: GetLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetLogsResponse) => void,
+  ): ClientUnaryCall;
+  getLogs(
+    request: GetLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetLogsResponse) => void,
   ): ClientUnaryCall;
   /**
    * The accounts the worker sends transactions from (its bundles' executors, the x402 settler, the faucet): payment
