@@ -12,6 +12,7 @@ import { executionIndexers, startExecutionController } from './execution/control
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
 import { apiClientWatch } from './execution/keyChange.ts';
 import type { ManagedController } from './manager.ts';
+import { startOrderController } from './orders/index.ts';
 import { startRetentionController } from './retention/index.ts';
 import { startWebhookController, webhookIndexers } from './webhook/index.ts';
 import { createHttpsTransport } from '../webhooks/deliver.ts';
@@ -38,6 +39,8 @@ export interface ServiceControllerDeps {
   families: readonly AnyFamily[];
   /** How often each chain's recorded inclusions are looked at again (default 30 s). */
   inclusionWatchMs?: number | undefined;
+  /** How often a pending protocol order (a perp-v2 order a keeper settles later) is looked for again (default 1 s). */
+  orderPollMs?: number | undefined;
   /** The completion webhooks' sender. */
   webhooks: WebhookSenderDeps;
   metrics?: Metrics | undefined;
@@ -56,7 +59,7 @@ export interface WebhookSenderDeps {
 
 /**
  * The service's controllers, in the order the manager starts them: execution first (it restores the chain
- * workers' in-flight operations before anything reconciles), then the webhook sender, then retention. A new
+ * workers' in-flight operations before anything reconciles), then the webhook sender, the order follower, then retention. A new
  * controller is one entry.
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
@@ -111,6 +114,22 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           logger: childLogger(deps.logger, { controller: 'webhook' }),
         });
       },
+    },
+    {
+      // After the create of an order a keeper settles later (perp-v2) is confirmed: what the keeper did.
+      name: 'orders',
+      indexers: { ExecutionRequest: {} },
+      start: (cache) =>
+        startOrderController({
+          store: deps.store,
+          informer: cache.informerFor('ExecutionRequest'),
+          workers: deps.workers,
+          protocols: deps.protocols,
+          families: deps.families,
+          pollMs: deps.orderPollMs,
+          metrics: deps.metrics && controllerMetrics(deps.metrics, 'orders'),
+          logger: childLogger(deps.logger, { controller: 'orders' }),
+        }),
     },
     {
       name: 'retention',

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { z } from 'zod';
-import type { Call } from '../api/v1alpha1/index.ts';
+import type { Call, ProtocolOrderState } from '../api/v1alpha1/index.ts';
+import type { ChainWorker, ReceiptLog } from '../chain/types.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { ProtocolKey, ProtocolsConfig } from './config.ts';
 import type { TokenInfo } from './common/amounts.ts';
@@ -17,6 +18,8 @@ export interface ProtocolContext<K extends ProtocolKey> {
   read: Reader;
   /** The chain's latest block time (Unix seconds): interest accrued since a protocol's last update is computed to it. */
   now(): Promise<bigint>;
+  /** The chain's event logs and receipts (what a keeper did to an order), through the chain worker. */
+  events: Pick<ChainWorker, 'getLogs' | 'getTransactionReceipt'>;
 }
 
 /** An endpoint about an agent also gets the agent's smart wallet (resolved, counterfactual or not). */
@@ -64,6 +67,34 @@ export interface ActionPlan<P> {
   bounds?: Record<string, string | number>;
 }
 
+/** What a keeper did to an order, as found in the protocol's logs. */
+export interface OrderSettlement {
+  state: Exclude<ProtocolOrderState, 'Pending'>;
+  /** As the API shows it (perp-v2: USD per index token, decimal). */
+  fillPrice?: string;
+  /** The protocol's reason for a cancel or a freeze (perp-v2: the error's name). */
+  reason?: string;
+  txHash: Hex;
+  blockNumber: bigint;
+}
+
+/**
+ * An action whose protocol settles later what the operation created (a GMX order: a keeper executes or cancels it
+ * after the create is confirmed). The order controller follows each confirmed request of such an action
+ * (status.order, its webhook events), so the agent never polls the chain for it.
+ */
+export interface OrderFollow<K extends ProtocolKey> {
+  /** The order the operation created, from the logs of that operation alone; undefined when it created none. */
+  created(ctx: ProtocolContext<K>, logs: readonly ReceiptLog[]): { key: Hex } | undefined;
+  /**
+   * The latest settlement of the order in blocks fromBlock.. (as far as one bounded log query reaches), and the
+   * last block searched: the next search starts after it.
+   */
+  settled(ctx: ProtocolContext<K>, key: Hex, fromBlock: bigint): Promise<{ settlement?: OrderSettlement; searchedTo: bigint }>;
+  /** The webhook event of each state it can reach. */
+  events: Readonly<Record<OrderSettlement['state'], 'perp.order_executed' | 'perp.order_cancelled' | 'perp.order_frozen'>>;
+}
+
 /** A POST endpoint (and its `.../simulate`): one batch UserOperation through the execute pipeline. */
 export interface ActionEndpoint<K extends ProtocolKey, I extends z.ZodType = z.ZodType> {
   kind: 'action';
@@ -78,6 +109,8 @@ export interface ActionEndpoint<K extends ProtocolKey, I extends z.ZodType = z.Z
    * bound fields, so a caller may also give them. Default: the calls planned at acceptance are signed.
    */
   replan?: boolean;
+  /** The order the confirmed operation creates is settled later by the protocol (a GMX order): follow it. */
+  follow?: OrderFollow<K>;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- a family's list holds endpoints of different schemas */

@@ -16,7 +16,16 @@ import { presentStatus } from '../api/http/presentStatus.ts';
  */
 export const WEBHOOK_EVENT_VERSION = 1;
 
-export const WEBHOOK_EVENT_TYPES = ['execution.confirmed', 'execution.reverted', 'execution.failed', 'execution.inclusion_lost'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'execution.confirmed',
+  'execution.reverted',
+  'execution.failed',
+  'execution.inclusion_lost',
+  // What a keeper did to the order a confirmed perp-v2 request created (status.order; docs/protocols/perp-v2.md).
+  'perp.order_executed',
+  'perp.order_cancelled',
+  'perp.order_frozen',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 const EVENT_OF_PHASE: Partial<Record<ExecutionPhase, WebhookEventType>> = {
@@ -53,7 +62,10 @@ export const eventTypeOf = (phase: ExecutionPhase | undefined): WebhookEventType
  * phase) and `id` (default: its first event's). The caller freezes the body where it records the event
  * (status.webhookEvents), so every attempt sends the same bytes whatever the request does afterwards.
  */
-export function buildWebhookEvent(request: ExecutionRequest, opts: { id?: string; type?: WebhookEventType } = {}): { event: WebhookEvent; body: string } {
+export function buildWebhookEvent(
+  request: ExecutionRequest,
+  opts: { id?: string; type?: WebhookEventType; timestamp?: string } = {},
+): { event: WebhookEvent; body: string } {
   const phase = request.status?.phase;
   const type = opts.type ?? eventTypeOf(phase);
   if (type === undefined) throw new Error(`request ${request.metadata.name} is not in a terminal phase`);
@@ -63,7 +75,7 @@ export function buildWebhookEvent(request: ExecutionRequest, opts: { id?: string
     id: opts.id ?? `evt_${request.metadata.name}`,
     type,
     version: WEBHOOK_EVENT_VERSION,
-    timestamp: completed ? new Date(completed).toISOString() : data.updated_at,
+    timestamp: opts.timestamp ?? (completed ? new Date(completed).toISOString() : data.updated_at),
     data,
   };
   return { event, body: JSON.stringify(event) };

@@ -82,3 +82,16 @@ export function withTransitionEvent(before: ExecutionRequest, next: ExecutionReq
   const { webhook: _legacy, ...rest } = next;
   return { ...rest, webhookEvents: [...earlier, { id, event: type, time: event.timestamp, body, attempts: 0 }] };
 }
+
+/**
+ * `next` with an event about the request's order appended (status.order changed state: `perp.order_executed` …),
+ * its body the request as it will be, its timestamp when the order changed. In the same write as the change.
+ */
+export function withOrderEvent(before: ExecutionRequest, next: ExecutionRequestStatus, type: WebhookEventType, timestamp: string): ExecutionRequestStatus {
+  if (before.spec.callbackUrl === undefined) return next;
+  const earlier = owedEvents(before);
+  const id = webhookEventId(before.metadata.name, earlier.length);
+  const { event, body } = buildWebhookEvent({ ...before, status: next }, { id, type, timestamp });
+  const { webhook: _legacy, ...rest } = next;
+  return { ...rest, webhookEvents: [...earlier, { id, event: type, time: event.timestamp, body, attempts: 0 }] };
+}

@@ -1,4 +1,4 @@
-import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest } from '../v1alpha1/index.ts';
+import { ANNOTATIONS, requestIdTimeMs, type ExecutionPhase, type ExecutionRequest, type ProtocolOrder } from '../v1alpha1/index.ts';
 import type { RequestStatus, StatusRecord } from './status.ts';
 
 /**
@@ -109,7 +109,18 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     ...(request.spec.action && { action: { name: request.spec.action.name, input: request.spec.action.input } }),
     history: historyOf(request),
     ...(request.spec.cancelRequestedTime !== undefined && { cancel_requested_at: iso(request.spec.cancelRequestedTime)! }),
+    ...(s?.order && { order: presentOrder(s.order) }),
     ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),
   };
 }
 
+
+/** status.order as the API shows it. */
+const presentOrder = (o: ProtocolOrder): NonNullable<StatusRecord['order']> => ({
+  key: o.key,
+  state: o.state.toLowerCase() as NonNullable<StatusRecord['order']>['state'],
+  fill_price: o.fillPrice ?? null,
+  reason: o.reason ?? null,
+  tx_hash: o.txHash ?? null,
+  updated_at: iso(o.time)!,
+});

@@ -95,6 +95,23 @@ export const StatusRecordSchema = z.object({
         'Present only when an inclusion this request reported left the chain afterwards (a chain that lost blocks): each such ' +
         'transaction, its block, and when that was found. The request was then sent again, or failed (docs/api.md)',
     }),
+  order: z
+    .object({
+      key: z.string().meta({ description: "The protocol's id of the order (GMX: its order key)" }),
+      state: z.enum(['pending', 'executed', 'cancelled', 'frozen']).meta({
+        description: '`pending` until a keeper acts; `executed` and `cancelled` are final; `frozen` may still be executed or cancelled',
+      }),
+      fill_price: z.string().nullable().meta({ description: 'The price it executed at (perp-v2: USD per index token, decimal)' }),
+      reason: z.string().nullable().meta({ description: 'Why it was cancelled or frozen, as the protocol says it (perp-v2: the error name)' }),
+      tx_hash: z.string().nullable().meta({ description: "The keeper's transaction that executed, cancelled or froze it" }),
+      updated_at: z.string().meta({ description: 'When it entered its state (as found)' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'Present only for an action whose protocol settles orders later (perp-v2 orders): `status` is `confirmed` once the order is ' +
+        'created, and what the keeper then did is told here and by its own webhook events (docs/protocols/perp-v2.md)',
+    }),
 });
 export type StatusRecord = z.infer<typeof StatusRecordSchema>;
 

@@ -325,6 +325,31 @@ export type InclusionChange = z.infer<typeof InclusionChangeSchema>;
 /** The newest changes a request keeps (older ones are dropped: a request cannot grow without bound). */
 export const MAX_INCLUSION_CHANGES = 10;
 
+/**
+ * What became of an order the request's operation created, when its protocol settles orders later (a GMX order,
+ * which a keeper executes or cancels after the create is confirmed): followed by the order controller, so the
+ * request's phase stays Confirmed (the create is) and the outcome is told here, in its own webhook events.
+ */
+export const ProtocolOrderSchema = z.object({
+  /** The protocol's id of the order (GMX: its order key). */
+  key: Hash,
+  /** Pending until a keeper acts; Frozen may still be executed or cancelled later, the other two are final. */
+  state: z.enum(['Pending', 'Executed', 'Cancelled', 'Frozen']),
+  /** When it entered that state (found on chain: the including block's time is not read). */
+  time: z.string(),
+  /** The price it executed at, as the family presents it (GMX: USD per index token, decimal). */
+  fillPrice: z.string().optional(),
+  /** Why it was cancelled or frozen, as the protocol says it (GMX: the error's name). */
+  reason: z.string().optional(),
+  /** The keeper's transaction that settled it. */
+  txHash: Hash.optional(),
+  blockNumber: z.string().optional(),
+});
+export type ProtocolOrder = z.infer<typeof ProtocolOrderSchema>;
+export type ProtocolOrderState = ProtocolOrder['state'];
+/** A state the order controller stops following at. */
+export const isFinalOrderState = (s: ProtocolOrderState | undefined): boolean => s === 'Executed' || s === 'Cancelled';
+
 /** One transition of a request's phase: where it went, and when (status.history). */
 export const PhaseTransitionSchema = z.object({ phase: ExecutionPhaseSchema, time: z.string() });
 export type PhaseTransition = z.infer<typeof PhaseTransitionSchema>;
@@ -368,6 +393,8 @@ export const ExecutionRequestStatusSchema = z.object({
    * write that made it: where the request's time went. Absent on requests written before it was kept.
    */
   history: z.array(PhaseTransitionSchema).max(MAX_PHASE_HISTORY).optional(),
+  /** The order its operation created, for an action whose protocol settles orders later (ActionEndpoint.follow). */
+  order: ProtocolOrderSchema.optional(),
   /** Changes of the request's inclusion found after it finished, oldest first (at most MAX_INCLUSION_CHANGES). */
   inclusionChanges: z.array(InclusionChangeSchema).optional(),
   /**

@@ -58,6 +58,12 @@ export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
       { name: 'Chain', type: 'string', jsonPath: '.spec.chain' },
       { name: 'Agent', type: 'string', jsonPath: '.spec.agentId' },
       { name: 'Action', type: 'string', jsonPath: '.spec.action.name', description: 'The protocol action it was made with (empty for POST /execute).' },
+      {
+        name: 'Order',
+        type: 'string',
+        jsonPath: '.status.order.state',
+        description: 'What a keeper did to the order it created (perp-v2): Pending, Executed, Cancelled or Frozen; empty for other actions.',
+      },
       { name: 'Client', type: 'string', jsonPath: '.spec.apiClient', description: 'The ApiClient (API key id).', priority: 1 },
       { name: 'Tx', type: 'string', jsonPath: '.status.txHash', description: 'Hash of the bundle transaction that included it.' },
       { name: 'Wallet', type: 'string', jsonPath: '.status.smartWalletAddress', priority: 1 },

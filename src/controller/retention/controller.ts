@@ -1,4 +1,4 @@
-import { DEFAULT_NAMESPACE, isTerminal, webhookOwed, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, isFinalOrderState, isTerminal, webhookOwed, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ExecutionArchive } from '../../archive/types.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { Controller, Informer, type ControllerHooks, type Logger, type ReconcileResult } from '../../runtime/index.ts';
@@ -46,6 +46,9 @@ const SUSPECT_RECHECK_MS = 5_000;
 const deliveryStates = (r: ExecutionRequest): string =>
   `${(r.status?.webhookEvents ?? []).map((e) => e.state ?? '').join(',')}|${r.status?.webhook?.state ?? ''}`;
 
+/** An order its operation created that a keeper has yet to settle (status.order): the order controller follows it. */
+const orderOpen = (r: ExecutionRequest): boolean => r.status?.order !== undefined && !isFinalOrderState(r.status.order.state);
+
 /**
  * When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention;
  * and not before an unused credit it holds expires (the credit lives in the request).
@@ -68,7 +71,8 @@ function dueAt(req: ExecutionRequest, retentionMs: number): number {
  *
  * A request that still owes a webhook event (a callback URL, and an event whose delivery is not yet Delivered,
  * Gone or Abandoned) is kept however old it is: the delivery state lives in the request, and archiving it would
- * end the delivery. It goes once every delivery ends, their final states archived with it.
+ * end the delivery. It goes once every delivery ends, their final states archived with it. Likewise a request
+ * whose order a keeper has yet to settle (status.order Pending or Frozen): archived once the order is final.
  *
  * Archive first, then delete with the archived resourceVersion as a precondition: a crash in between
  * leaves the request in the store (archived again next time, harmless), and a change made after the archive
@@ -94,6 +98,8 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     if (dueAt(cached, retentionMs) > Date.now()) return { requeueAfterMs: dueAt(cached, retentionMs) - Date.now() };
     // Its completion webhook is still owed: kept until the delivery ends (the change of its state brings it back).
     if (webhookOwed(cached)) return { done: true };
+    // Its order is still followed: kept until the keeper settles it (the order's change brings it back).
+    if (orderOpen(cached)) return { done: true };
     // Its inclusion was found gone: what it says is about to change (to a phase it is not archived in, or a new block).
     if (opts.inclusionSuspects?.has(ns, name)) return { requeueAfterMs: SUSPECT_RECHECK_MS };
 
@@ -108,7 +114,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
     if (!isTerminal(current.status?.phase) || current.metadata.deletionTimestamp !== undefined) return { done: true };
     const wait = dueAt(current, retentionMs) - Date.now();
     if (wait > 0) return { requeueAfterMs: wait };
-    if (webhookOwed(current)) return { done: true };
+    if (webhookOwed(current) || orderOpen(current)) return { done: true };
 
     await archive.put(current);
     await markInclusion(current);
@@ -174,6 +180,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
       a.status?.phase !== b.status?.phase ||
       a.status?.completionTime !== b.status?.completionTime ||
       deliveryStates(a) !== deliveryStates(b) ||
+      a.status?.order?.state !== b.status?.order?.state ||
       a.status?.payment?.credit?.usedBy !== b.status?.payment?.credit?.usedBy ||
       a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp,
     ...(opts.hooks && { hooks: opts.hooks }),

@@ -157,6 +157,7 @@ describe('names and printer columns', () => {
       'Chain .spec.chain',
       'Agent .spec.agentId',
       'Action .spec.action.name',
+      'Order .status.order.state',
       'Tx .status.txHash',
       'Age .metadata.creationTimestamp',
     ]);

@@ -1,0 +1,1 @@
+export { startOrderController, type OrderController, type OrderControllerOptions } from './controller.ts';
