@@ -16,7 +16,7 @@ import { startOrderController } from './orders/index.ts';
 import { startRetentionController } from './retention/index.ts';
 import { startWebhookController, webhookIndexers } from './webhook/index.ts';
 import { createHttpsTransport } from '../webhooks/deliver.ts';
-import type { Resolver } from '../webhooks/egress.ts';
+import type { Resolver } from '../lib/egress/egress.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import type { WebhookSettings } from '../webhooks/settings.ts';
 import { createSigningSecretSource } from '../webhooks/signingSecrets.ts';

@@ -27,7 +27,7 @@ import { cancelRoutes } from './routes/cancel.ts';
 import { FAMILIES } from '../protocols/index.ts';
 import { protocolRoutes } from './routes/protocols.ts';
 import { walletRoutes } from './routes/wallet.ts';
-import { createCallbackGuard } from '../webhooks/egress.ts';
+import { createCallbackGuard } from '../lib/egress/egress.ts';
 
 const DEFAULTS = {
   namespace: DEFAULT_NAMESPACE,

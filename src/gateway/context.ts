@@ -12,7 +12,7 @@ import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
-import type { CallbackGuard } from '../webhooks/egress.ts';
+import type { CallbackGuard } from '../lib/egress/egress.ts';
 
 /** What the gateway needs to price requests and answer 402s; the controller's payment policies decide the rest. */
 export interface GatewayPayments {

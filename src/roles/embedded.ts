@@ -21,7 +21,7 @@ import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
-import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../webhooks/egress.ts';
+import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../lib/egress/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { WebhookSettingsSchema, type WebhookSettingsInput } from '../webhooks/settings.ts';

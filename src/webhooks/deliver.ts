@@ -1,8 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { readFileSync } from 'node:fs';
-import { EgressRefusedError, guardedLookup, guardSocket, hostOf, isLoopbackHost, resolveAllowed, type EgressPolicy } from './egress.ts';
-import { parseIp } from './addresses.ts';
+import { EgressRefusedError, guardedLookup, guardSocket, hostOf, isLoopbackHost, resolveAllowed, type EgressPolicy } from '../lib/egress/egress.ts';
+import { parseIp } from '../lib/egress/addresses.ts';
 import { parseRetryAfter } from './schedule.ts';
 
 /**

@@ -16,8 +16,8 @@ export {
 export { owedEvents, transitionEventType, webhookEventId, withTransitionEvent } from './eventLog.ts';
 export { signWebhook, type WebhookMessage, type WebhookSignatureHeaders } from './sign.ts';
 export { generateWebhookSecret, webhookSigningKey, WebhookSecretError, WEBHOOK_SECRET_PREFIX } from './secret.ts';
-export { createCallbackGuard, EgressRefusedError, resolveAllowed, systemResolver, type CallbackGuard, type EgressPolicy, type Resolver } from './egress.ts';
-export { blockedCategory, type BlockedCategory } from './addresses.ts';
+export { createCallbackGuard, EgressRefusedError, resolveAllowed, systemResolver, type CallbackGuard, type EgressPolicy, type Resolver } from '../lib/egress/egress.ts';
+export { blockedCategory, type BlockedCategory } from '../lib/egress/addresses.ts';
 export { createHttpsTransport, FAILURE_CAUSES, type AttemptResult, type FailureCause, type WebhookTransport } from './deliver.ts';
 export { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetryAfter, retryDelayMs } from './schedule.ts';
 export { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema, type WebhookSettings } from './settings.ts';

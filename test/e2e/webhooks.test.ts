@@ -14,7 +14,7 @@ import { encodeFunctionData } from 'viem';
 import { callAdminSocket } from '../../src/admin/socket.ts';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { WebhookEventSchema } from '../../src/webhooks/event.ts';
-import type { Resolver } from '../../src/webhooks/egress.ts';
+import type { Resolver } from '../../src/lib/egress/egress.ts';
 import { killHard, spawnServiceChild } from '../support/child.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';

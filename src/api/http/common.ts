@@ -226,7 +226,7 @@ const LAST_LABEL = '(?![Xx][Nn]--)[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const PORT = '(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
 // Plain http:// is let through to the service's own check only for a loopback host (localhost, 127/8): a
-// receiver on the same machine, accepted in development only (src/webhooks/egress.ts names the setting).
+// receiver on the same machine, accepted in development only (src/lib/egress/egress.ts names the setting).
 const CALLBACK_URL_PATTERN =
   `^(?:https://(?:(?:${DNS_LABEL}\\.)*${LAST_LABEL}|${OCTET}(?:\\.${OCTET}){3})|http://(?:localhost|127(?:\\.${OCTET}){3}))` +
   `(?::${PORT})?(?:[/?#][^\\x00-\\x20\\x7f]*)?$`;

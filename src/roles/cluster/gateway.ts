@@ -10,7 +10,7 @@ import { createKubeStore } from '../../store/kube/index.ts';
 import { paymentTermsOf } from '../../payments/terms.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
-import { CLUSTER_LOOPBACK_SETTING, createCallbackGuard } from '../../webhooks/egress.ts';
+import { CLUSTER_LOOPBACK_SETTING, createCallbackGuard } from '../../lib/egress/egress.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 

@@ -1,5 +1,5 @@
 import type { LookupFunction, Socket } from 'node:net';
-import { AgentWalletError } from '../lib/errors.ts';
+import { AgentWalletError } from '../errors.ts';
 import { blockedCategory, parseIp, type BlockedCategory } from './addresses.ts';
 import { createDnsResolver } from './dnsResolver.ts';
 
