@@ -20,6 +20,12 @@ export function familyContext(family: AnyFamily, chain: ChainName, worker: Chain
 }
 
 /** The same, for one agent, whose smart wallet is `wallet` (counterfactual or deployed: its address is known either way). */
-export function agentFamilyContext(base: ProtocolContext<never>, worker: Pick<ChainWorker, 'getBalances'>, ref: WalletRef, wallet: Address): AgentContext<never> {
-  return { ...base, agentId: ref.agentId, wallet, nativeBalance: async () => BigInt((await worker.getBalances(ref)).nativeWei) };
+export function agentFamilyContext(base: ProtocolContext<never>, worker: Pick<ChainWorker, 'getBalances' | 'simulate'>, ref: WalletRef, wallet: Address): AgentContext<never> {
+  return {
+    ...base,
+    agentId: ref.agentId,
+    wallet,
+    nativeBalance: async () => BigInt((await worker.getBalances(ref)).nativeWei),
+    simulate: (calls) => worker.simulate(ref, calls),
+  };
 }

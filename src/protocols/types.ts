@@ -1,7 +1,8 @@
 import type { Address, Hex } from 'viem';
 import type { z } from 'zod';
 import type { Call, ProtocolOrderState } from '../api/v1alpha1/index.ts';
-import type { ChainWorker, ReceiptLog } from '../chain/types.ts';
+import type { ChainWorker, ReceiptLog, SimulationFailure, SimulationResult } from '../chain/types.ts';
+import type { Result } from '../lib/result.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { ProtocolKey, ProtocolsConfig } from './config.ts';
 import type { TokenInfo } from './common/amounts.ts';
@@ -28,6 +29,11 @@ export interface AgentContext<K extends ProtocolKey> extends ProtocolContext<K> 
   wallet: Address;
   /** The wallet's native coin (ETH) now: no contract read gives it, so the chain worker does. */
   nativeBalance(): Promise<bigint>;
+  /**
+   * Simulates calls from the wallet (as the chain worker simulates an operation; nothing is signed): for a protocol
+   * whose clients check an action with a call made to revert (GMX's simulateExecuteLatestOrder).
+   */
+  simulate(calls: readonly Call[]): Promise<Result<SimulationResult, SimulationFailure>>;
 }
 
 /**
@@ -65,6 +71,11 @@ export interface ActionPlan<P> {
    * (a raw amount as a string, a deadline as a number), so the stored input still parses. Lending derives none.
    */
   bounds?: Record<string, string | number>;
+  /**
+   * What the action would do when the protocol settles it later, at the current price (a perp order: its expected
+   * fill, size, fees and liquidation price), in the family's `preview` schema: the simulation answers it.
+   */
+  preview?: unknown;
 }
 
 /** What a keeper did to an order, as found in the protocol's logs. */
@@ -141,6 +152,8 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
   description: string;
   /** The schema of a position, as effects report it before and after an action. */
   position: z.ZodType;
+  /** The schema of ActionPlan.preview, for a family whose actions are settled later (perp-v2 orders). Optional. */
+  preview?: z.ZodType;
   endpoints: readonly AnyEndpoint<K>[];
   /**
    * Shorter schemas of its own fields for the MCP tools, by field name (a tool list is read by a model on every
@@ -149,6 +162,12 @@ export interface ProtocolFamily<K extends ProtocolKey = ProtocolKey> {
   toolFields?: Readonly<Record<string, z.ZodType>>;
   /** The protocol's own error in revert data (Aave's numeric codes, Comet's and Morpho's errors), if it is one. */
   decodeRevert(data: Hex): ProtocolRevert | undefined;
+  /**
+   * Whether the configured deployment can be used: undefined when it can, else why not (perp-v2: its ExchangeRouter
+   * is no longer a CONTROLLER in GMX's RoleStore, after an upgrade). Checked now and then; while unavailable only this
+   * family's endpoints answer 503 protocol_unavailable, and /health says degraded. Optional.
+   */
+  availability?(ctx: ProtocolContext<K>): Promise<string | undefined>;
 }
 
 export type AnyFamily = ProtocolFamily<any>;

@@ -30,5 +30,19 @@ export const HealthSchema = z.object({
       history_detail: z.string().nullable().meta({ description: 'What does not match, when history is mismatch' }),
     }),
   ),
+  protocols: z
+    .array(
+      z.object({
+        family: z.string().meta({ description: 'The family’s slug, e.g. `perp-v2`' }),
+        chain: z.string(),
+        available: z.boolean(),
+        reason: z.string().nullable().meta({ description: 'Why its endpoints answer 503 protocol_unavailable (e.g. a stale contract address)' }),
+      }),
+    )
+    .meta({
+      description:
+        'The protocol families that check their deployment (perp-v2: its ExchangeRouter still a CONTROLLER of GMX’s RoleStore), ' +
+        'each chain that configures one; one unavailable makes the status `degraded`, and only its endpoints refuse',
+    }),
 });
 export type Health = z.infer<typeof HealthSchema>;

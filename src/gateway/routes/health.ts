@@ -4,6 +4,7 @@ import { workerFor, type GatewayContext } from '../context.ts';
 import { HealthSchema, type Health } from '../../api/http/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { createChainHistoryCheck } from '../chainHistory.ts';
+import { availabilityOf } from '../protocols/availability.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 type ChainHealth = Health['chains'][number];
@@ -64,9 +65,10 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         },
       },
       async (_request, reply) => {
-        const chains = await Promise.all([...ctx.workers.keys()].map(health));
+        const [chains, protocols] = await Promise.all([Promise.all([...ctx.workers.keys()].map(health)), availabilityOf(ctx).report()]);
         const store = ctx.store.health();
-        const ok = store.writable && ctx.informer.synced && chains.every((c) => c.reachable !== false && c.history !== 'mismatch');
+        const ok =
+          store.writable && ctx.informer.synced && chains.every((c) => c.reachable !== false && c.history !== 'mismatch') && protocols.every((p) => p.available);
         // A store that cannot write is the one state in which the service cannot do its job at all: 503, so a
         // load balancer or monitor that only reads status codes sees it. Chains and sync lag are `degraded`.
         if (!store.writable) reply.code(503);
@@ -81,6 +83,7 @@ export function healthRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
             ...(!store.writable && { reason: store.reason, since: store.since }),
           },
           chains,
+          protocols,
         };
       },
     );

@@ -13,6 +13,7 @@ import { GatewayError } from '../errors.ts';
 import { executeAndAnswer, paymentOf, requestAskedAgain, simulateExecution, type ExecutionHeaders } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { agentContext, protocolContext } from '../protocols/context.ts';
+import { availabilityOf } from '../protocols/availability.ts';
 import { answering } from '../protocols/errors.ts';
 
 type App = FastifyInstance<never, never, never, never, ZodTypeProvider>;
@@ -34,6 +35,11 @@ export const actionSimulationSchema = (family: AnyFamily) =>
           'The absolute bounds the plan fixed from relative ones (a minimum received from slippage_bps and the quote, a deadline in unix seconds): ' +
           'sent with the same fields, the action is held to them. Absent where the action has none (lending).',
       }),
+    ...(family.preview && {
+      preview: family.preview.optional().meta({
+        description: 'What the order would do when the protocol’s keeper executes it at the current price (it is only created by this action)',
+      }),
+    }),
   });
 
 const PAYMENT_402 = jsonResponse(
@@ -111,6 +117,7 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
       const q = (post ? request.body : request.query) as { agent_id?: string; chain?: ChainName };
       const chain = familyChain(family, q.chain);
       return answering(family, async () => {
+        await availabilityOf(ctx).ensure(family, chain);
         const run = endpoint.run as (c: unknown, q: unknown) => Promise<unknown>;
         if (!endpoint.agent) return run(protocolContext(ctx, family, chain), q);
         return run(await agentContext(ctx, family, chain, clientOf(request), q.agent_id!), q);
@@ -131,6 +138,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
   const common = { hide: alias, tags: ['protocols', family.slug], security: [{ apiKey: [] }], body: endpoint.input };
   const planOf = async (request: { body: unknown }, client: ReturnType<typeof clientOf>) => {
     const body = request.body as ActionBody;
+    await availabilityOf(ctx).ensure(family, familyChain(family, body.chain));
     const actx = await agentContext(ctx, family, familyChain(family, body.chain), client, body.agent_id);
     return { body, actx, plan: await endpoint.plan(actx, body) };
   };
@@ -206,6 +214,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           calls: plan.calls.map((c) => ({ target_contract: c.target, calldata: c.data, value: c.value })),
           effects: effectsOf(plan.tokens, plan.position, reads, observed!),
           ...(plan.bounds && { bounds: plan.bounds }),
+          ...(plan.preview !== undefined && { preview: plan.preview }),
         };
       });
     },

@@ -25,6 +25,7 @@ export type ProtocolErrorCode =
   | 'insufficient_liquidity' // the pools cannot fill the amount (the quoter reverted)
   | 'unknown_position' // no such liquidity position of the wallet
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
+  | 'protocol_unavailable' // the configured deployment cannot be used now (e.g. a contract address gone stale)
   | 'protocol_read_failed'; // a read of the protocol's contracts failed
 
 const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
@@ -46,6 +47,7 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   insufficient_liquidity: 400,
   unknown_position: 400,
   protocol_not_configured: 404,
+  protocol_unavailable: 503,
   protocol_read_failed: 502,
 };
 
