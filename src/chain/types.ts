@@ -53,6 +53,13 @@ export interface Observed {
   after: ReadCallResult[];
 }
 
+/** Gas prices in wei: maxFeePerGas = 2 × the base fee + the tip, what operations and bundles are signed with. */
+export interface GasFees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  baseFeePerGas: bigint;
+}
+
 export interface SimulateOptions {
   /**
    * Reads (eth_calls the caller encodes) to run before and after the calls, on the state the calls leave:
@@ -225,6 +232,12 @@ export interface ChainWorker {
   onReconnect?(listener: () => void): () => void;
   /** The chain's latest block (the gateway's /health probe). Errors: rpc_unavailable. */
   getHead(): Promise<ChainHead>;
+  /**
+   * The gas prices the worker signs and sends with now (read at most once a second): what a protocol that charges
+   * for its own keepers' gas (GMX's execution fee, checked against the bundle's gas price) is priced from.
+   * Errors: rpc_unavailable.
+   */
+  getFees(): Promise<GasFees>;
   /**
    * Many `eth_call`s at one block in one round trip (a JSON-RPC batch at a pinned block number). Each call
    * succeeds or fails on its own. Errors: invalid_request (more than MAX_READ_CALLS calls, a block beyond the

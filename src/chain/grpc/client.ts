@@ -32,6 +32,7 @@ import type {
   TransactionReceiptInfo,
   LogQuery,
   LogsResult,
+  GasFees,
   WalletBalances,
   WalletInfo,
   WalletRef,
@@ -51,6 +52,7 @@ import {
   decodeReadResult,
   decodeReceipt,
   decodeLogs,
+  decodeFees,
   encodeLogsQuery,
   decodeSimulation,
   decodeWalletBalances,
@@ -92,6 +94,7 @@ export type ChainWorkerMethod =
   | 'getAuthorizationState'
   | 'findAuthorizationUse'
   | 'getLogs'
+  | 'getFees'
   | 'simulateSend'
   | 'getSendingAccount'
   | 'signSend'
@@ -131,6 +134,7 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   getAuthorizationState: 10_000,
   findAuthorizationUse: 20_000,
   getLogs: 20_000,
+  getFees: 5_000,
   simulateSend: 10_000,
   getSendingAccount: 5_000,
   // Waits for the account's nonce lock, estimates and signs: a few RPC round trips, behind the settlements before it.
@@ -160,6 +164,7 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getAuthorizationState: true, // reads
   findAuthorizationUse: true, // reads
   getLogs: true, // reads
+  getFees: true, // reads
   simulateSend: true, // an eth_call: reads
   // Idempotent by what it spends: a retry after a lost answer gets the very transaction signed, while unsent. After
   // a worker restart nothing it signed was sent (the bytes never left it), so a new one takes the same nonce.
@@ -405,6 +410,10 @@ class GrpcChainWorker implements RemoteChainWorker {
     const req = { authorization: encodeAuthorizationRef(id), lookbackBlocks: String(lookbackBlocks) };
     const res = await this.#call<pb.FindAuthorizationUseResponse>('findAuthorizationUse', (md, o, cb) => this.#client.findAuthorizationUse(req, md, o, cb));
     return decodeOptionalHash(res.txHash, 'txHash');
+  }
+
+  async getFees(): Promise<GasFees> {
+    return decodeFees(await this.#call<pb.GetFeesResponse>('getFees', (md, o, cb) => this.#client.getFees({}, md, o, cb)));
   }
 
   async getLogs(query: LogQuery): Promise<LogsResult> {

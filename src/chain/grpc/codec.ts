@@ -22,6 +22,7 @@ import type {
   TransactionReceiptInfo,
   LogQuery,
   LogsResult,
+  GasFees,
   WalletBalances,
   WalletInfo,
   WalletRef,
@@ -392,6 +393,16 @@ export function decodeLogs(m: pb.GetLogsResponse): LogsResult {
     })),
     toBlock: BigInt(r.toBlock),
   };
+}
+
+export const encodeFees = (f: GasFees): pb.GetFeesResponse => ({
+  maxFeePerGas: f.maxFeePerGas.toString(),
+  maxPriorityFeePerGas: f.maxPriorityFeePerGas.toString(),
+  baseFeePerGas: f.baseFeePerGas.toString(),
+});
+export function decodeFees(m: pb.GetFeesResponse): GasFees {
+  const f = parse(z.object({ maxFeePerGas: UintSchema, maxPriorityFeePerGas: UintSchema, baseFeePerGas: UintSchema }), m, 'fees');
+  return { maxFeePerGas: BigInt(f.maxFeePerGas), maxPriorityFeePerGas: BigInt(f.maxPriorityFeePerGas), baseFeePerGas: BigInt(f.baseFeePerGas) };
 }
 
 export const decodeReceiptRequest = (m: pb.GetTransactionReceiptRequest): Hex => parse(HashSchema, m.hash, 'hash') as Hex;

@@ -141,6 +141,9 @@ describe('chain worker over gRPC (devnet)', () => {
     const logs = await remote.getLogs(query);
     expect(logs).toEqual(await worker.getLogs(query));
     expect(logs.logs.map((l) => l.transactionHash)).toContain(hash);
+    const fees = await remote.getFees();
+    expect(fees.maxFeePerGas).toBe(fees.baseFeePerGas * 2n + fees.maxPriorityFeePerGas);
+    expect(fees.maxFeePerGas).toBeGreaterThan(0n);
   });
 
   it('names its senders: the executors of its bundles and its sending accounts (the devnet’s faucet)', async () => {

@@ -30,6 +30,7 @@ import {
   encodeReadResult,
   encodeReceipt,
   encodeLogs,
+  encodeFees,
   encodeSimulation,
   encodeWalletBalances,
   encodeWalletInfo,
@@ -154,6 +155,8 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
       const hash = await worker.findAuthorizationUse(decodeAuthorizationRef(req.authorization), decodeUint(req.lookbackBlocks, 'lookbackBlocks'));
       return hash ? { txHash: hash } : {};
     }),
+
+    getFees: unary('GetFees', async () => encodeFees(await worker.getFees())),
 
     getLogs: unary('GetLogs', async (req) => encodeLogs(await worker.getLogs(decodeLogsQuery(req)))),
 

@@ -219,6 +219,12 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       return reads.getHead();
     },
 
+    async getFees() {
+      assertOpen();
+      const f = await fees().catch(rethrowAsRpcUnavailable);
+      return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas, baseFeePerGas: f.baseFeePerGas };
+    },
+
     async read(calls, opts) {
       assertOpen();
       return reads.read(calls, opts);

@@ -69,6 +69,7 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
     getHead: () => worker.getHead(),
     read: (calls, opts) => worker.read(calls, opts),
     getLogs: (query) => worker.getLogs(query),
+    getFees: () => worker.getFees(),
     getTransactionReceipt: (hash) => worker.getTransactionReceipt(hash),
     senders: () => worker.senders(),
     close: () => worker.close(),

@@ -314,6 +314,16 @@ export interface WatchOutcomesResponse {
   outcome?: OperationOutcome | undefined;
 }
 
+export interface GetFeesRequest {
+}
+
+export interface GetFeesResponse {
+  /** Wei, decimal strings. */
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  baseFeePerGas: string;
+}
+
 export interface GetHeadRequest {
 }
 
@@ -2608,6 +2618,109 @@ export const WatchOutcomesResponse: MessageFns<WatchOutcomesResponse> = {
             }
 
             message.outcome = OperationOutcome.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetFeesRequest(): GetFeesRequest {
+  return {};
+}
+
+export const GetFeesRequest: MessageFns<GetFeesRequest> = {
+  encode(_: GetFeesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFeesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFeesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseGetFeesResponse(): GetFeesResponse {
+  return { maxFeePerGas: "", maxPriorityFeePerGas: "", baseFeePerGas: "" };
+}
+
+export const GetFeesResponse: MessageFns<GetFeesResponse> = {
+  encode(message: GetFeesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.maxFeePerGas !== "") {
+      writer.uint32(10).string(message.maxFeePerGas);
+    }
+    if (message.maxPriorityFeePerGas !== "") {
+      writer.uint32(18).string(message.maxPriorityFeePerGas);
+    }
+    if (message.baseFeePerGas !== "") {
+      writer.uint32(26).string(message.baseFeePerGas);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFeesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFeesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.maxFeePerGas = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.maxPriorityFeePerGas = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.baseFeePerGas = reader.string();
             continue;
           }
         }
@@ -5424,6 +5537,19 @@ export const ChainWorkerServiceService = {
     responseDeserialize: (value: Buffer): GetHeadResponse => GetHeadResponse.decode(value),
   },
   /**
+   * The gas prices the worker signs and sends with now (max fee = 2 × base fee + tip; read at most once a second):
+   * what GMX's execution fee is priced from. Idempotent.
+   */
+  getFees: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/GetFees" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetFeesRequest): Buffer => Buffer.from(GetFeesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetFeesRequest => GetFeesRequest.decode(value),
+    responseSerialize: (value: GetFeesResponse): Buffer => Buffer.from(GetFeesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetFeesResponse => GetFeesResponse.decode(value),
+  },
+  /**
    * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
    * with its own ABI (protocol reads, balances, allowances). Each call succeeds or fails on its own; one
    * reverting call does not fail the others. Idempotent (reads only). Errors: INVALID_ARGUMENT/invalid_request
@@ -5663,6 +5789,11 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    */
   getHead: handleUnaryCall<GetHeadRequest, GetHeadResponse>;
   /**
+   * The gas prices the worker signs and sends with now (max fee = 2 × base fee + tip; read at most once a second):
+   * what GMX's execution fee is priced from. Idempotent.
+   */
+  getFees: handleUnaryCall<GetFeesRequest, GetFeesResponse>;
+  /**
    * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
    * with its own ABI (protocol reads, balances, allowances). Each call succeeds or fails on its own; one
    * reverting call does not fail the others. Idempotent (reads only). Errors: INVALID_ARGUMENT/invalid_request
@@ -5894,6 +6025,25 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetHeadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The gas prices the worker signs and sends with now (max fee = 2 × base fee + tip; read at most once a second):
+   * what GMX's execution fee is priced from. Idempotent.
+   */
+  getFees(
+    request: GetFeesRequest,
+    callback: (error: ServiceError | null, response: GetFeesResponse) => void,
+  ): ClientUnaryCall;
+  getFees(
+    request: GetFeesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetFeesResponse) => void,
+  ): ClientUnaryCall;
+  getFees(
+    request: GetFeesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetFeesResponse) => void,
   ): ClientUnaryCall;
   /**
    * Many eth_calls at one block in one round trip: a generic contract read, encoded and decoded by the caller
