@@ -210,3 +210,9 @@ export function randomPosition(r: Prng, m: PricedMarket): RandomPosition {
     fundingFeeAmount: (feeShare() * 10n ** BigInt(prices.decimals)) / prices.min,
   };
 }
+
+/** The SDK's field → DataStore key maps for one market (utils/marketKeysAndConfigs.js): what it reads, and from where. */
+export const sdkMarketKeys = load('utils/marketKeysAndConfigs.js') as {
+  hashMarketConfigKeys(market: { marketTokenAddress: Address; longTokenAddress: Address; shortTokenAddress: Address; indexTokenAddress: Address }): Record<string, `0x${string}`>;
+  hashMarketValuesKeys(market: { marketTokenAddress: Address; longTokenAddress: Address; shortTokenAddress: Address; indexTokenAddress: Address }): Record<string, `0x${string}`>;
+};
