@@ -20,7 +20,9 @@ export const sdk = {
   fees: load('utils/fees/index.js'),
   prices: load('utils/prices.js'),
   trade: load('utils/trade/trade.js'),
+  increase: load('utils/trade/increase.js'),
   markets: load('utils/markets.js'),
+  tokens: load('utils/tokens.js'),
   orders: load('types/orders.js'),
 };
 

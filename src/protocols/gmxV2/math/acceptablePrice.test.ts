@@ -77,3 +77,19 @@ describe('acceptable prices, against the SDK', () => {
     }
   });
 });
+
+describe('price scales', () => {
+  it('tokenPricesFromContract and priceToContract match the SDK parseContractPrice / convertToContractPrice', async () => {
+    const { tokenPricesFromContract, priceToContract } = await import('./units.ts');
+    const tokens = sdk.tokens;
+    const r = prng(33);
+    for (let i = 0; i < 500; i++) {
+      const decimals = r.pick([6, 8, 18]);
+      const min = r.logBig(1n, 10n ** 30n);
+      const max = min + r.logBig(1n, min);
+      expect(tokenPricesFromContract({ min, max }, decimals)).toEqual({ decimals, min: tokens.parseContractPrice(min, decimals), max: tokens.parseContractPrice(max, decimals) });
+      const price = r.logBig(1n, 10n ** 40n);
+      expect(priceToContract(price, decimals)).toBe(tokens.convertToContractPrice(price, decimals));
+    }
+  });
+});

@@ -108,6 +108,7 @@ function sdkPositionFigures(m: PricedMarket, p: RandomPosition, referral: Return
     closingFeeUsd,
     closeImpactUsd: impact.totalImpactDeltaUsd,
     closeImpactDiffUsd: impact.priceImpactDiffUsd,
+    pendingImpactUsd: impact.proportionalPendingImpactDeltaUsd,
     netValueUsd: sdk.positions.getPositionNetValue({ ...net, collateralUsd }),
     pnlAfterFeesUsd: sdk.positions.getPositionPnlAfterFees(net),
     leverageBps: sdk.positions.getLeverage({ ...fees, sizeInUsd: p.sizeInUsd, collateralUsd, pnl: undefined }),

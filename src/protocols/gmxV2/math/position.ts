@@ -95,6 +95,16 @@ export function proportionalPendingImpact(
 }
 
 /**
+ * How far a negative impact goes beyond MAX_POSITION_IMPACT_FACTOR (negative) of the size: GMX charges only up to
+ * the cap and lets the rest be claimed later; 0 for a positive impact or one within the cap.
+ */
+export function priceImpactDiffUsd(m: PricedMarket, totalImpactUsd: bigint, sizeDeltaUsd: bigint): bigint {
+  if (totalImpactUsd > 0n) return 0n;
+  const maxNegative = -applyFactor(sizeDeltaUsd, maxPositionImpactFactors(m).maxNegative);
+  return totalImpactUsd < maxNegative ? maxNegative - totalImpactUsd : 0n;
+}
+
+/**
  * The impact a decrease realises (DecreasePositionCollateralUtils): the order's impact plus the proportional pending
  * impact; a positive total capped by the max factor and the impact pool; the part of a negative total beyond
  * MAX_POSITION_IMPACT_FACTOR (negative) reported apart as `priceImpactDiffUsd` (GMX lets it be claimed later).
@@ -107,12 +117,8 @@ export function netPriceImpactForDecrease(
 ): { totalImpactUsd: bigint; proportionalPendingImpactUsd: bigint; priceImpactDiffUsd: bigint } {
   const proportional = proportionalPendingImpact(m, p, sizeDeltaUsd).usd;
   let total = priceImpactUsd + proportional;
-  let priceImpactDiffUsd = 0n;
-  if (total <= 0n) {
-    const maxNegative = -applyFactor(sizeDeltaUsd, maxPositionImpactFactors(m).maxNegative);
-    if (total < maxNegative) priceImpactDiffUsd = maxNegative - total;
-  }
+  const diff = priceImpactDiffUsd(m, total, sizeDeltaUsd);
   if (total > 0n) total = capPositionImpactByMaxFactor(m, sizeDeltaUsd, total);
   total = capPositionImpactByImpactPool(m, total);
-  return { totalImpactUsd: total, proportionalPendingImpactUsd: proportional, priceImpactDiffUsd };
+  return { totalImpactUsd: total, proportionalPendingImpactUsd: proportional, priceImpactDiffUsd: diff };
 }

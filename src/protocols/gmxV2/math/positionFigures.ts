@@ -30,6 +30,8 @@ export interface PositionFigures {
   /** The impact closing the whole position now would realise, incl. its pending impact, capped. */
   closeImpactUsd: bigint;
   closeImpactDiffUsd: bigint;
+  /** The position's pending impact (Position.pendingImpactAmount) valued in USD: realised on decrease. */
+  pendingImpactUsd: bigint;
   netValueUsd: bigint;
   pnlAfterFeesUsd: bigint;
   /** Leverage without / with PnL, basis points (10000 = 1×); undefined when the remaining collateral is not positive. */
@@ -72,6 +74,7 @@ export function positionFigures(
     closingFeeUsd,
     closeImpactUsd: impact.totalImpactUsd,
     closeImpactDiffUsd: impact.priceImpactDiffUsd,
+    pendingImpactUsd: impact.proportionalPendingImpactUsd,
     netValueUsd: positionNetValueUsd({ ...net, collateralUsd }),
     pnlAfterFeesUsd: positionPnlAfterFeesUsd(net),
     leverageBps: leverageBps({ ...fees, sizeInUsd: pos.sizeInUsd, collateralUsd }),

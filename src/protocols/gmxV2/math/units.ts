@@ -57,3 +57,10 @@ export function basisPointsOf(numerator: bigint, denominator: bigint, roundUp = 
   if (roundUp && (numerator * BASIS_POINTS) % denominator !== 0n) return q < 0n ? q - 1n : q + 1n;
   return q;
 }
+
+/** A token's contract / oracle min-max prices (per smallest unit) as TokenPrices (per whole token). */
+export const tokenPricesFromContract = (p: { min: bigint; max: bigint }, decimals: number): TokenPrices => ({
+  decimals,
+  min: priceFromContract(p.min, decimals),
+  max: priceFromContract(p.max, decimals),
+});
