@@ -21,6 +21,7 @@ export const sdk = {
   prices: load('utils/prices.js'),
   trade: load('utils/trade/trade.js'),
   increase: load('utils/trade/increase.js'),
+  decrease: load('utils/trade/decrease.js'),
   markets: load('utils/markets.js'),
   tokens: load('utils/tokens.js'),
   orders: load('types/orders.js'),
