@@ -16,7 +16,7 @@ export function familyContext(family: AnyFamily, chain: ChainName, worker: Chain
   if (config === undefined) {
     throw new ProtocolError('protocol_not_configured', `this deployment does not serve ${family.protocol} on ${chain}`);
   }
-  return { chain, config: config as never, read: createReader(worker), now: async () => (await worker.getHead()).timestamp, events: worker };
+  return { chain, config: config as never, read: createReader(worker), now: async () => (await worker.getHead()).timestamp, events: worker, fees: () => worker.getFees() };
 }
 
 /** The same, for one agent, whose smart wallet is `wallet` (counterfactual or deployed: its address is known either way). */

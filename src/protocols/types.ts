@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { z } from 'zod';
 import type { Call, ProtocolOrderState } from '../api/v1alpha1/index.ts';
-import type { ChainWorker, ReceiptLog, SimulationFailure, SimulationResult } from '../chain/types.ts';
+import type { ChainWorker, GasFees, ReceiptLog, SimulationFailure, SimulationResult } from '../chain/types.ts';
 import type { Result } from '../lib/result.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { ProtocolKey, ProtocolsConfig } from './config.ts';
@@ -21,6 +21,8 @@ export interface ProtocolContext<K extends ProtocolKey> {
   now(): Promise<bigint>;
   /** The chain's event logs and receipts (what a keeper did to an order), through the chain worker. */
   events: Pick<ChainWorker, 'getLogs' | 'getTransactionReceipt'>;
+  /** The gas prices operations are signed and bundles sent with now (a keeper's execution fee is priced from them). */
+  fees(): Promise<GasFees>;
 }
 
 /** An endpoint about an agent also gets the agent's smart wallet (resolved, counterfactual or not). */

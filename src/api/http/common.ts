@@ -55,6 +55,13 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   amount0_min: 'invalid_amount',
   amount1_min: 'invalid_amount',
   percentage: 'invalid_percentage',
+  // perp-v2 (src/protocols/gmxV2)
+  type: 'invalid_order_type',
+  side: 'invalid_side',
+  size_usd: 'invalid_size',
+  collateral_amount: 'invalid_amount',
+  acceptable_price: 'invalid_price',
+  execution_fee: 'invalid_execution_fee',
 };
 
 export const LIMITS = {

@@ -23,7 +23,9 @@ export type ProtocolErrorCode =
   | 'price_impact_too_high' // the swap would move the price past max_price_impact_bps
   | 'slippage_exceeded' // the swap's price already lies past its bound (amount_in_maximum)
   | 'insufficient_liquidity' // the pools cannot fill the amount (the quoter reverted)
-  | 'unknown_position' // no such liquidity position of the wallet
+  | 'unknown_position' // no such position of the wallet (a liquidity NFT, a perp position)
+  | 'execution_fee_too_low' // a perp order's execution fee is below what GMX's keeper needs at the current gas price
+  | 'order_not_executable' // GMX's simulated execution of the order fails now: protocol_error says why
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
   | 'protocol_unavailable' // the configured deployment cannot be used now (e.g. a contract address gone stale)
   | 'protocol_read_failed'; // a read of the protocol's contracts failed
@@ -46,6 +48,8 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   slippage_exceeded: 400,
   insufficient_liquidity: 400,
   unknown_position: 400,
+  execution_fee_too_low: 400,
+  order_not_executable: 400,
   protocol_not_configured: 404,
   protocol_unavailable: 503,
   protocol_read_failed: 502,

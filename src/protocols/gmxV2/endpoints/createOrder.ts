@@ -1,0 +1,270 @@
+import { formatUnits, parseUnits, zeroAddress, type Address } from 'viem';
+import { z } from 'zod';
+import { REQUIRED } from '../../../api/http/index.ts';
+import { amountOf, AmountSchema, type TokenInfo } from '../../common/amounts.ts';
+import { ProtocolError } from '../../common/errors.ts';
+import { actionFields, decimalAmount, RawAmount, TokenInput } from '../../common/inputs.ts';
+import { readOf } from '../../common/reads.ts';
+import { balanceOfRead, resolveToken } from '../../common/tokens.ts';
+import type { AgentContext } from '../../types.ts';
+import { readerAbi } from '../abis.generated.ts';
+import type { GmxV2Config } from '../config.ts';
+import { CHAINS, defineAction } from '../define.ts';
+import { followOrder } from '../follow.ts';
+import { positionKey } from '../keys.ts';
+import { executionFeeReads, executionFeeParamsOf } from '../marketParams.ts';
+import { findMarket } from '../markets.ts';
+import { marketOrderAcceptablePrice } from '../math/acceptablePrice.ts';
+import { decreaseQuote } from '../math/decrease.ts';
+import { decreaseOrderGasLimit, executionFee, increaseOrderGasLimit, orderOraclePriceCount, withFeeBuffer } from '../math/executionFee.ts';
+import { increaseQuote, type ExistingPosition } from '../math/increase.ts';
+import { positionFigures } from '../math/positionFigures.ts';
+import { priceToContract, tokensOfUsd } from '../math/units.ts';
+import { checkOrderExecutes, orderCalls, type OrderSpec } from '../orderCalls.ts';
+import { ORDER_TYPES } from '../orderTypes.ts';
+import { multiple, PriceUsd, Side, usd, Usd } from '../present.ts';
+import { collateralPrices, snapshot, type PerpMarket } from '../snapshot.ts';
+
+/** Slippage when the caller names none, and the most perp-v2 accepts (past it, give acceptable_price yourself). */
+export const DEFAULT_ORDER_SLIPPAGE_BPS = 50;
+export const MAX_ORDER_SLIPPAGE_BPS = 500;
+
+const UsdDecimal = (what: string) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a decimal string') })
+    .regex(/^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,30})?$/, `must be a positive decimal ${what}, e.g. "1500.5"`);
+
+const OrderInput = z.object({
+  ...actionFields(CHAINS),
+  type: z.enum(['market_increase', 'market_decrease']).meta({
+    description: 'market_increase opens or adds to a position; market_decrease reduces or closes one. Both execute at the next oracle price.',
+  }),
+  market: z
+    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a market address or an index symbol') })
+    .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}(?:\/USD)?)$/i, 'must be a market address or an index symbol like ETH (or ETH/USD)')
+    .meta({ description: 'The market: its address (GET markets), or its index symbol (ETH, ETH/USD) when one market has it', examples: ['ETH'] }),
+  side: Side.meta({ description: 'long profits when the index price rises, short when it falls' }),
+  size_usd: z
+    .union([UsdDecimal('USD amount'), z.literal('max')])
+    .meta({ description: 'The size to add (increase) or remove (decrease), in USD; "max" closes the whole position (decrease only)', examples: ['1500'] }),
+  collateral_token: TokenInput.meta({
+    description: "The position's collateral: the market's long or short token (ETH for its WETH, paid or paid out in native ETH)",
+    examples: ['USDC', 'ETH'],
+  }),
+  collateral_amount: decimalAmount(false)
+    .optional()
+    .meta({ description: 'Increase: the collateral to add (required). Decrease: the collateral to withdraw besides the PnL (default 0). Token units.' }),
+  slippage_bps: z
+    .int({ error: `must be an integer number of basis points from 0 to ${MAX_ORDER_SLIPPAGE_BPS}` })
+    .min(0, `must be from 0 to ${MAX_ORDER_SLIPPAGE_BPS} basis points`)
+    .max(MAX_ORDER_SLIPPAGE_BPS, `must be at most ${MAX_ORDER_SLIPPAGE_BPS} basis points: give acceptable_price to set the bound yourself`)
+    .optional()
+    .meta({ description: `Tolerated move of the execution price from the expected one, basis points (default ${DEFAULT_ORDER_SLIPPAGE_BPS})`, examples: [50] }),
+  acceptable_price: UsdDecimal('price in USD')
+    .optional()
+    .meta({ description: 'The worst index price to execute at, USD (default: the expected price moved by slippage_bps); the keeper cancels the order past it' }),
+  execution_fee: RawAmount.optional().meta({
+    description: "Wei of native ETH for GMX's keeper (default: its gas limit × the current gas price, plus headroom); what it does not spend is refunded",
+  }),
+});
+type OrderInputT = z.output<typeof OrderInput>;
+
+export const OrderPreviewSchema = z
+  .object({
+    mark_price: PriceUsd.meta({ description: 'The oracle price the order is marked at now (max for a long increase, min for a short one; the reverse to decrease)' }),
+    expected_price: PriceUsd.meta({ description: 'The price it would execute at now, its own price impact included' }),
+    acceptable_price: PriceUsd,
+    price_impact_usd: Usd,
+    position_fee_usd: Usd,
+    execution_fee: AmountSchema.meta({ description: 'Native ETH sent for the keeper (refunded in part)' }),
+    size_delta_usd: Usd,
+    receive: z
+      .object({ token: z.string(), amount: z.string(), usd: Usd, realized_pnl_usd: Usd })
+      .nullable()
+      .meta({ description: 'A decrease: what the wallet would receive, and the PnL it realises' }),
+    position_after: z
+      .object({ size_usd: Usd, collateral_usd: Usd, entry_price: PriceUsd.nullable(), leverage: z.string().nullable(), liquidation_price: PriceUsd.nullable() })
+      .nullable()
+      .meta({ description: 'The position once executed; null when the order closes it' }),
+  })
+  .meta({ id: 'PerpOrderPreview' });
+
+const native = (wnt: Address): TokenInfo => ({ symbol: 'ETH', address: wnt, decimals: 18, native: true });
+
+export const createOrder = defineAction({
+  path: 'orders',
+  summary: 'Open, increase, reduce or close a position with a market order',
+  description:
+    "Creates a GMX v2 market order from the wallet in one operation: the execution fee in native ETH for GMX's keeper (from the " +
+    'current gas price; the unspent part is refunded), the collateral (approved exactly), and the order with an acceptable price ' +
+    "fixed now from slippage_bps (default 50). Before it is sent, GMX's own execution is simulated at the oracle's prices, as GMX's " +
+    'clients do: an order the keeper would cancel is refused with the reason. The request is `confirmed` once the order exists; ' +
+    "what the keeper then does is status.order (executed with its fill price, or cancelled with the reason) and a webhook event.",
+  input: OrderInput,
+  follow: followOrder,
+  async plan(ctx, input) {
+    const config = ctx.config as GmxV2Config;
+    const snap = await snapshot(ctx);
+    const m = findMarket(snap.perp, input.market);
+    if (m.priced.isDisabled) throw new ProtocolError('unknown_market', `${m.name} is disabled`, { field: 'market' });
+    const isLong = input.side === 'long';
+    const isIncrease = input.type === 'market_increase';
+    const ethAllowed = m.long.address.toLowerCase() === config.wnt.toLowerCase() || m.short.address.toLowerCase() === config.wnt.toLowerCase();
+    const token = resolveToken(input.collateral_token, [m.long, m.short, ...(ethAllowed ? [native(config.wnt)] : [])], 'collateral_token', `${m.name}'s collateral`);
+    const collateralToken = token.native ? config.wnt : token.address;
+    const collateral = collateralPrices(m, collateralToken);
+
+    const [feeValues, [info]] = await Promise.all([
+      ctx.read(executionFeeReads(config.dataStore)),
+      ctx.read([readOf({ address: config.reader, abi: readerAbi, functionName: 'getPositionInfo', args: [config.dataStore, config.referralStorage, positionKey(ctx.wallet, m.address, collateralToken, isLong), m.contractPrices, 0n, zeroAddress, true] })]),
+    ]);
+    const feeParams = executionFeeParamsOf(feeValues as bigint[]);
+    const n = info.position.numbers;
+    const reader = { sizeInUsd: n.sizeInUsd, sizeInTokens: n.sizeInTokens, collateralAmount: n.collateralAmount, pendingImpactAmount: n.pendingImpactAmount, isLong, pendingBorrowingFeesUsd: info.fees.borrowing.borrowingFeeUsd, fundingFeeAmount: info.fees.funding.fundingFeeAmount };
+    const figures = n.sizeInUsd > 0n ? positionFigures(m.priced, reader, collateral) : undefined;
+    const existing: ExistingPosition | undefined = figures && { ...reader, collateralUsd: figures.collateralUsd, pendingFundingFeesUsd: figures.pendingFundingFeesUsd, pendingImpactUsd: figures.pendingImpactUsd };
+
+    // The execution fee: the caller's (a bound the first plan fixed), never below what the keeper needs now.
+    const gasLimit = isIncrease ? increaseOrderGasLimit(feeParams) : decreaseOrderGasLimit(feeParams);
+    const fees = await ctx.fees();
+    const needed = executionFee(feeParams, gasLimit, fees.maxFeePerGas, orderOraclePriceCount()).feeAmount;
+    const fee = input.execution_fee !== undefined ? BigInt(input.execution_fee) : withFeeBuffer(needed, config.executionFeeBufferBps);
+    if (fee < needed) {
+      throw new ProtocolError('execution_fee_too_low', `execution_fee ${formatUnits(fee, 18)} ETH is below the ${formatUnits(needed, 18)} ETH GMX's keeper needs at the current gas price`, {
+        field: 'execution_fee',
+        details: { needed: needed.toString() },
+      });
+    }
+
+    const sized = isIncrease ? increaseOf(m, input, token, collateral, existing) : decreaseOf(m, input, token, collateral, existing);
+    const slippage = input.slippage_bps ?? DEFAULT_ORDER_SLIPPAGE_BPS;
+    const price = marketOrderAcceptablePrice(m.priced, { sizeDeltaUsd: sized.sizeDeltaUsd, isIncrease, isLong, slippageBps: slippage });
+    const acceptable = input.acceptable_price !== undefined ? parseUnits(input.acceptable_price, 30) : price.acceptablePrice;
+
+    const order: OrderSpec = {
+      market: m.address,
+      collateralToken,
+      ...(isIncrease && { send: { native: token.native === true, amount: sized.collateralAmount } }),
+      orderType: isIncrease ? ORDER_TYPES.market_increase : ORDER_TYPES.market_decrease,
+      isLong,
+      sizeDeltaUsd: sized.sizeDeltaUsd,
+      initialCollateralDeltaAmount: isIncrease ? 0n : sized.collateralAmount,
+      triggerPrice: 0n,
+      acceptablePrice: priceToContract(acceptable, m.index.decimals),
+      executionFee: fee,
+      unwrap: token.native === true,
+    };
+    await ensureFunds(ctx, order, token);
+    const tokens = [m.index, m.long, m.short].map((t) => t.address);
+    const contract = [m.contractPrices.indexTokenPrice, m.contractPrices.longTokenPrice, m.contractPrices.shortTokenPrice];
+    const unique = tokens.flatMap((t, i) => (tokens.findIndex((x) => x.toLowerCase() === t.toLowerCase()) === i ? [i] : []));
+    await checkOrderExecutes(ctx, order, { tokens: unique.map((i) => tokens[i]!), prices: unique.map((i) => contract[i]!), at: await ctx.now() });
+
+    return {
+      calls: orderCalls(config, ctx.wallet, order),
+      tokens: token.native ? [native(config.wnt)] : [native(config.wnt), token],
+      bounds: { acceptable_price: usd(acceptable), execution_fee: fee.toString() },
+      preview: {
+        mark_price: usd(price.markPrice),
+        expected_price: usd(price.impactedPrice),
+        acceptable_price: usd(acceptable),
+        price_impact_usd: usd(price.priceImpactUsd),
+        position_fee_usd: usd(sized.positionFeeUsd),
+        execution_fee: amountOf(fee, 18),
+        size_delta_usd: usd(sized.sizeDeltaUsd),
+        receive: sized.receive,
+        position_after: sized.after,
+      },
+    };
+  },
+});
+
+interface Sized {
+  sizeDeltaUsd: bigint;
+  /** Increase: collateral sent. Decrease: collateral withdrawn. */
+  collateralAmount: bigint;
+  positionFeeUsd: bigint;
+  receive: z.infer<typeof OrderPreviewSchema>['receive'];
+  after: z.infer<typeof OrderPreviewSchema>['position_after'];
+}
+
+function collateralAmountOf(input: OrderInputT, token: TokenInfo): bigint | undefined {
+  if (input.collateral_amount === undefined) return undefined;
+  const [, fraction = ''] = input.collateral_amount.split('.');
+  if (fraction.length > token.decimals) {
+    throw new ProtocolError('invalid_amount', `collateral_amount has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field: 'collateral_amount' });
+  }
+  return parseUnits(input.collateral_amount, token.decimals);
+}
+
+function increaseOf(m: PerpMarket, input: OrderInputT, token: TokenInfo, collateral: ReturnType<typeof collateralPrices>, existing: ExistingPosition | undefined): Sized {
+  if (input.size_usd === 'max') throw new ProtocolError('invalid_amount', 'size_usd "max" closes a position: it is for market_decrease only', { field: 'size_usd' });
+  const collateralAmount = collateralAmountOf(input, token);
+  if (collateralAmount === undefined) throw new ProtocolError('invalid_amount', 'an increase needs collateral_amount: the collateral it adds', { field: 'collateral_amount' });
+  const sizeDeltaUsd = parseUnits(input.size_usd, 30);
+  const markPrice = input.side === 'long' ? m.priced.prices.index.max : m.priced.prices.index.min;
+  const q = increaseQuote(m.priced, {
+    isLong: input.side === 'long',
+    collateral,
+    collateralAmount,
+    size: { indexTokenAmount: tokensOfUsd(sizeDeltaUsd, m.index.decimals, markPrice) ?? 0n },
+    ...(existing && { existing }),
+  });
+  return {
+    sizeDeltaUsd,
+    collateralAmount,
+    positionFeeUsd: q.positionFeeUsd,
+    receive: null,
+    after: {
+      size_usd: usd(q.next.sizeInUsd),
+      collateral_usd: usd(q.next.collateralUsd),
+      entry_price: usd(q.next.entryPrice),
+      leverage: multiple(q.next.leverageBps),
+      liquidation_price: q.next.liquidationPrice === undefined ? null : usd(q.next.liquidationPrice),
+    },
+  };
+}
+
+function decreaseOf(m: PerpMarket, input: OrderInputT, token: TokenInfo, collateral: ReturnType<typeof collateralPrices>, existing: ExistingPosition | undefined): Sized {
+  if (!existing) {
+    throw new ProtocolError('unknown_position', `the wallet has no ${input.side} position in ${m.name} with ${token.symbol} collateral to decrease`, { field: 'market' });
+  }
+  const sizeDeltaUsd = input.size_usd === 'max' ? existing.sizeInUsd : parseUnits(input.size_usd, 30);
+  if (sizeDeltaUsd > existing.sizeInUsd) {
+    throw new ProtocolError('invalid_amount', `size_usd ${usd(sizeDeltaUsd)} is more than the position's ${usd(existing.sizeInUsd)}`, { field: 'size_usd' });
+  }
+  const withdraw = collateralAmountOf(input, token) ?? 0n;
+  if (withdraw > existing.collateralAmount) {
+    throw new ProtocolError('invalid_amount', `collateral_amount is more than the position's ${formatUnits(existing.collateralAmount, token.decimals)} ${token.symbol}`, { field: 'collateral_amount' });
+  }
+  const q = decreaseQuote(m.priced, { position: existing, collateral, sizeDeltaUsd });
+  return {
+    sizeDeltaUsd,
+    collateralAmount: withdraw,
+    positionFeeUsd: q.positionFeeUsd,
+    receive: { token: token.symbol, amount: formatUnits(q.receiveTokenAmount, token.decimals), usd: usd(q.receiveUsd), realized_pnl_usd: usd(q.realizedPnlUsd) },
+    after: q.isFullClose
+      ? null
+      : {
+          size_usd: usd(q.next.sizeInUsd),
+          collateral_usd: usd(q.next.collateralUsd),
+          entry_price: null,
+          leverage: multiple(q.next.leverageBps),
+          liquidation_price: q.next.liquidationPrice === undefined ? null : usd(q.next.liquidationPrice),
+        },
+  };
+}
+
+/** The wallet must hold the ETH the order sends (the fee, native collateral) and the token collateral. */
+async function ensureFunds(ctx: AgentContext<'gmxV2'>, o: OrderSpec, token: TokenInfo): Promise<void> {
+  const ethNeeded = o.executionFee + (o.send?.native ? o.send.amount : 0n);
+  const [eth, [held]] = await Promise.all([ctx.nativeBalance(), o.send && !o.send.native ? ctx.read([balanceOfRead(token.address, ctx.wallet)]) : Promise.resolve([undefined])]);
+  if (eth < ethNeeded) {
+    throw new ProtocolError('insufficient_balance', `the wallet holds ${formatUnits(eth, 18)} ETH, less than the ${formatUnits(ethNeeded, 18)} ETH this order sends (execution fee${o.send?.native ? ' and collateral' : ''})`, {
+      field: o.send?.native ? 'collateral_amount' : 'execution_fee',
+    });
+  }
+  if (held !== undefined && o.send && held < o.send.amount) {
+    throw new ProtocolError('insufficient_balance', `the wallet holds ${formatUnits(held, token.decimals)} ${token.symbol}, less than collateral_amount`, { field: 'collateral_amount' });
+  }
+}

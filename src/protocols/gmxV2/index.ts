@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { ProtocolFamily } from '../types.ts';
+import { exchangeRouterAvailability } from './availability.ts';
+import { GmxV2ConfigSchema } from './config.ts';
+import { CHAINS } from './define.ts';
+import { balances } from './endpoints/balances.ts';
+import { createOrder, OrderPreviewSchema } from './endpoints/createOrder.ts';
+import { markets } from './endpoints/markets.ts';
+import { orders } from './endpoints/orders.ts';
+import { positions } from './endpoints/positions.ts';
+import { decodeGmxRevert } from './errors.ts';
+
+/** Short forms of its fields for the MCP tools (the API's carry the patterns and the long descriptions). */
+const toolFields = {
+  market: z.string().meta({ description: 'Market address, or index symbol (ETH)' }),
+  type: z.enum(['market_increase', 'market_decrease']),
+  side: z.enum(['long', 'short']),
+  size_usd: z.string().meta({ description: 'USD; "max" closes (decrease)' }),
+  collateral_token: z.string().meta({ description: 'Long or short token; ETH for native' }),
+  collateral_amount: z.string().meta({ description: 'Token units: added (increase), withdrawn (decrease)' }),
+  acceptable_price: z.string().meta({ description: 'Worst USD price; default from slippage_bps' }),
+  execution_fee: z.string().meta({ description: 'Wei for the keeper; default from gas price' }),
+};
+
+/** `perp-v2`: GMX v2 synthetics on arbitrum (Arbitrum Sepolia). docs/protocols/perp-v2.md. */
+export const gmxV2Family: ProtocolFamily<'gmxV2'> = {
+  slug: 'perp-v2',
+  aliases: ['gmx-v2'],
+  protocol: 'GMX v2',
+  key: 'gmxV2',
+  config: GmxV2ConfigSchema,
+  chains: CHAINS,
+  description: "GMX v2 perpetuals on arbitrum: markets, positions with PnL and liquidation price, market orders followed to the keeper's execution.",
+  // Orders change no position when they are created (the keeper executes them later): effects report none.
+  position: z.null(),
+  preview: OrderPreviewSchema,
+  // The spec's order (4.3), the parts built so far.
+  endpoints: [createOrder, markets, positions, orders, balances],
+  toolFields,
+  decodeRevert: decodeGmxRevert,
+  availability: exchangeRouterAvailability,
+};
