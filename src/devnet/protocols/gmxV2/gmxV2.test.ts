@@ -279,6 +279,26 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
 
     await rpc('evm_increaseTime', [3600]);
     await rpc('evm_mine');
+    const marketInfo = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getMarketInfo', args: [config.dataStore, marketPrices, market] });
+    expect(marketInfo.borrowingFactorPerSecondForLongs).toBeGreaterThan(0n);
+    expect(marketInfo.nextFunding.longsPayShorts).toBe(true);
+    expect(marketInfo.nextFunding.fundingFeeAmountPerSizeDelta.long.shortToken).toBeGreaterThan(0n);
+    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getMarketInfoList', args: [config.dataStore, [marketPrices], 0n, 10n] })).toEqual([marketInfo]);
+    const more = await client.readContract({
+      address: config.reader,
+      abi: readerAbi,
+      functionName: 'getExecutionPrice',
+      args: [config.dataStore, market, marketPrices, 0n, 0n, usd('1000'), 0n, true],
+    });
+    expect(more.priceImpactUsd).toBeLessThan(0n); // more longs: a worse imbalance
+    expect(more.executionPrice).toBeGreaterThan(ETH_PRICE);
+    const infos = await client.readContract({
+      address: config.reader,
+      abi: readerAbi,
+      functionName: 'getAccountPositionInfoList',
+      args: [config.dataStore, config.referralStorage, trader.address, [market], [marketPrices], zeroAddress, 0n, 10n],
+    });
+    expect(infos.map((i) => i.positionKey)).toEqual([positionKey()]);
     const info = await client.readContract({
       address: config.reader,
       abi: readerAbi,
