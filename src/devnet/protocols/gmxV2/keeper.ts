@@ -70,7 +70,7 @@ export function startGmxKeeper(p: {
       p.log(`gmxV2 keeper: executeOrder ${key} reverted (tx ${hash}, attempt ${n} of ${MAX_ATTEMPTS})`);
       return;
     }
-    p.log(`gmxV2 keeper: order ${key} ${outcomeOf(receipt.logs)} (tx ${hash})`);
+    p.log(`gmxV2 keeper: order ${key} ${outcomeOf(receipt.logs)} (tx ${hash}, gas ${receipt.gasUsed})`);
   };
 
   const waitForReceipt = async (hash: Hex) => {
