@@ -27,7 +27,12 @@ import { newPayer } from '../../../../test/support/payer.ts';
 import { requireGmxSdk } from '../../../../scripts/lib/gmxSdk.ts';
 import { devnetPriceFeedAbi, testStablecoinAbi } from '../../contracts.ts';
 import { customErrorsAbi, dataStoreAbi, eventEmitterAbi, exchangeRouterAbi, readerAbi } from '../../../protocols/gmxV2/abis.generated.ts';
-import { gmxDeployments } from './deployments.ts';
+import { ANVIL_ACCOUNT_COUNT, devnetAccounts } from '../../accounts.ts';
+import { startAnvil } from '../../anvil.ts';
+import { devnetChain, devnetWalletClient } from '../../clients.ts';
+import { deployChain } from '../../deploy.ts';
+import { devnetGmxAbis, gmxDeployments } from './deployments.ts';
+import { gmxV2 } from './index.ts';
 import { dsKeys, keyOf } from './keys.ts';
 import { GLOBAL_PARAMS } from './market.ts';
 
@@ -340,5 +345,31 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     expect(await usdcBalance()).toBe(before);
     const orders = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getAccountOrders', args: [config.dataStore, trader.address, 0n, 10n] });
     expect(orders).toEqual([]);
+  });
+});
+
+describe('gmxV2 deployment on a fresh chain', () => {
+  test("same addresses as the run's devnet; a reload sends nothing; a half-configured chain is finished", async () => {
+    const accounts = devnetAccounts();
+    const node = await startAnvil({ chainId: arbitrum.chainId, marker: `gmxV2-test-${process.pid}`, accounts: ANVIL_ACCOUNT_COUNT });
+    try {
+      const chain = devnetChain({ chainId: node.chainId, name: CHAIN, rpcUrl: node.rpcUrl });
+      await deployChain({ chain, accounts, log: () => undefined });
+      const ctx = { chain, name: CHAIN, deployer: accounts.protocolDeployer, funded: accounts.funded, tokens: arbitrum.tokens, log: () => undefined } as const;
+      const first = await gmxV2.deploy(ctx);
+      const plan = gmxDeployments({ tokens: arbitrum.tokens, owner: accounts.protocolDeployer.address });
+      expect(first.deployed.slice(0, plan.all.length)).toEqual(plan.all.map((d) => d.label));
+      // The run's devnet's config but for the price server's URL (its run replaces the placeholder).
+      expect({ ...first.config, oracleUrl: config.oracleUrl }).toEqual(config);
+      const reload = await gmxV2.deploy(ctx);
+      expect(reload.deployed).toEqual([]);
+
+      // A setting lost (as a chain stopped mid-configuration would have it): the reload sets exactly that one.
+      const wallet = devnetWalletClient(chain, accounts.protocolDeployer.privateKey);
+      await wallet.writeContractSync({ address: plan.dataStore.address, abi: devnetGmxAbis.dataStore, functionName: 'setUint', args: [keyOf('INCREASE_ORDER_GAS_LIMIT'), 0n] });
+      expect((await gmxV2.deploy(ctx)).deployed).toEqual(['1 DataStore settings']);
+    } finally {
+      await node.stop();
+    }
   });
 });
