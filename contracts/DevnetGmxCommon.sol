@@ -250,6 +250,9 @@ library GmxErrors {
     error InsufficientPoolAmount(uint256 poolAmount, uint256 amount);
     error PriceImpactLargerThanOrderSize(int256 priceImpactUsd, uint256 sizeDeltaUsd);
     error RequestNotYetCancellable(uint256 requestAge, uint256 requestExpirationAge, string requestType);
+    error InvalidOrderPrices(uint256 primaryPriceMin, uint256 primaryPriceMax, uint256 triggerPrice, uint256 orderType);
+    error OrderNotUpdatable(uint256 orderType);
+    error InvalidKeeperForFrozenOrder(address keeper);
 
     /// The name of a revert the devnet knows (OrderCancelled's `reason`), else "" as GMX gives for others.
     function nameOf(bytes memory reasonBytes) internal pure returns (string memory) {

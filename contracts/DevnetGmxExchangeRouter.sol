@@ -24,10 +24,10 @@ interface IDevnetGmxOrderHandler {
 
 /// @notice GMX v2's ExchangeRouter for the devnet, with the real ABI for what a trading client sends:
 /// `multicall` (delegatecalls to itself, bubbling the revert data), `sendWnt`, `sendTokens` (through the Router,
-/// the spender users approve), `createOrder` for market increase/decrease orders (GMX's validation and custom
+/// the spender users approve), `createOrder` for market and limit increase/decrease orders (GMX's validation and custom
 /// errors, the execution fee and collateral taken as what the OrderVault received), `cancelOrder` by the order's
-/// account and `simulateExecuteLatestOrder` (executes the order last created at the given prices, then reverts
-/// EndOfOracleSimulation). Swaps, deposits, withdrawals, limit orders and updateOrder are not on the devnet.
+/// account, `updateOrder` of a limit order, and `simulateExecuteLatestOrder` (executes the order last created at
+/// the given prices, then reverts EndOfOracleSimulation). Swaps, deposits and withdrawals are not on the devnet.
 contract DevnetGmxExchangeRouter {
     struct CreateOrderParamsAddresses {
         address receiver;
@@ -143,8 +143,55 @@ contract DevnetGmxExchangeRouter {
         orderHandler.simulateExecuteOrder(key, simulatedOracleParams);
     }
 
-    function updateOrder(bytes32, uint256, uint256, uint256, uint256, uint256, bool) external payable {
-        revert NotOnTheDevnet("updateOrder (limit orders)");
+    /// A limit order's account changes its numbers (WNT sent to the OrderVault first adds to the fee): it is
+    /// unfrozen and its updatedAtTime moves (OrderUpdated).
+    function updateOrder(
+        bytes32 key,
+        uint256 sizeDeltaUsd,
+        uint256 acceptablePrice,
+        uint256 triggerPrice,
+        uint256 minOutputAmount,
+        uint256 validFromTime,
+        bool autoCancel
+    ) external payable {
+        IGmxDataStore ds = dataStore;
+        address account = _updatable(ds, key);
+        ds.setUint(GmxKeys.field(key, GmxFields.SIZE_DELTA_USD), sizeDeltaUsd);
+        ds.setUint(GmxKeys.field(key, GmxFields.ACCEPTABLE_PRICE), acceptablePrice);
+        ds.setUint(GmxKeys.field(key, GmxFields.TRIGGER_PRICE), triggerPrice);
+        ds.setUint(GmxKeys.field(key, GmxFields.MIN_OUTPUT_AMOUNT), minOutputAmount);
+        ds.setUint(GmxKeys.field(key, GmxFields.VALID_FROM_TIME), validFromTime);
+        ds.setUint(GmxKeys.field(key, GmxFields.UPDATED_AT_TIME), block.timestamp);
+        ds.setBool(GmxKeys.field(key, GmxFields.AUTO_CANCEL), autoCancel);
+        ds.setBool(GmxKeys.field(key, GmxFields.IS_FROZEN), false);
+        _emitOrderUpdated(ds, key, account);
+    }
+
+    /// The order's account, once it is the caller's limit order; the fee topped up by what the vault received.
+    function _updatable(IGmxDataStore ds, bytes32 key) private returns (address account) {
+        if (!GmxStore.orderExists(ds, key)) revert GmxErrors.OrderNotFound(key);
+        account = ds.getAddress(GmxKeys.field(key, GmxFields.ACCOUNT));
+        if (account != msg.sender) revert Unauthorized(msg.sender, "account for updateOrder");
+        uint256 orderType = ds.getUint(GmxKeys.field(key, GmxFields.ORDER_TYPE));
+        if (orderType != GmxTypes.LIMIT_INCREASE && orderType != GmxTypes.LIMIT_DECREASE) revert GmxErrors.OrderNotUpdatable(orderType);
+        uint256 fee = ds.getUint(GmxKeys.field(key, GmxFields.EXECUTION_FEE)) + orderVault.recordTransferIn(ds.getAddress(GmxKeys.WNT));
+        _validateExecutionFee(ds, orderType == GmxTypes.LIMIT_INCREASE, ds.getUint(GmxKeys.field(key, GmxFields.CALLBACK_GAS_LIMIT)), fee);
+        ds.setUint(GmxKeys.field(key, GmxFields.EXECUTION_FEE), fee);
+    }
+
+    /// OrderEventUtils.emitOrderUpdated's items, read back from the store.
+    function _emitOrderUpdated(IGmxDataStore ds, bytes32 key, address account) private {
+        GmxEvents.EventLogData memory d = GmxEvents.init(1, 6, 0, 1, 1);
+        GmxEvents.b32(d, 0, "key", key);
+        GmxEvents.addr(d, 0, "account", account);
+        GmxEvents.uintItem(d, 0, "sizeDeltaUsd", ds.getUint(GmxKeys.field(key, GmxFields.SIZE_DELTA_USD)));
+        GmxEvents.uintItem(d, 1, "acceptablePrice", ds.getUint(GmxKeys.field(key, GmxFields.ACCEPTABLE_PRICE)));
+        GmxEvents.uintItem(d, 2, "triggerPrice", ds.getUint(GmxKeys.field(key, GmxFields.TRIGGER_PRICE)));
+        GmxEvents.uintItem(d, 3, "minOutputAmount", ds.getUint(GmxKeys.field(key, GmxFields.MIN_OUTPUT_AMOUNT)));
+        GmxEvents.uintItem(d, 4, "updatedAtTime", block.timestamp);
+        GmxEvents.uintItem(d, 5, "validFromTime", ds.getUint(GmxKeys.field(key, GmxFields.VALID_FROM_TIME)));
+        GmxEvents.boolItem(d, 0, "autoCancel", ds.getBool(GmxKeys.field(key, GmxFields.AUTO_CANCEL)));
+        eventEmitter.emitEventLog2("OrderUpdated", key, bytes32(uint256(uint160(account))), d);
     }
 
     function claimFundingFees(address[] memory, address[] memory, address) external payable returns (uint256[] memory) {
@@ -154,8 +201,9 @@ contract DevnetGmxExchangeRouter {
     function _createOrder(address account, CreateOrderParams calldata params) private returns (bytes32 key) {
         IGmxDataStore ds = dataStore;
         address wnt = ds.getAddress(GmxKeys.WNT);
-        bool isIncrease = params.orderType == GmxTypes.MARKET_INCREASE;
-        if (!isIncrease && params.orderType != GmxTypes.MARKET_DECREASE) revert GmxErrors.UnsupportedOrderType(params.orderType);
+        uint8 t = params.orderType;
+        bool isIncrease = t == GmxTypes.MARKET_INCREASE || t == GmxTypes.LIMIT_INCREASE;
+        if (!isIncrease && t != GmxTypes.MARKET_DECREASE && t != GmxTypes.LIMIT_DECREASE) revert GmxErrors.UnsupportedOrderType(t);
 
         GmxTypes.OrderProps memory o;
         o.numbers.executionFee = params.numbers.executionFee;

@@ -54,12 +54,30 @@ contract DevnetGmxOrderHandler is GmxRoleModule {
         uint256 startingGas = gasleft();
         if (!GmxStore.orderExists(dataStore, key)) revert GmxErrors.OrderNotFound(key);
         GmxTypes.OrderProps memory order = GmxStore.getOrder(dataStore, key);
+        // GMX leaves frozen orders to its FROZEN_ORDER_KEEPERs; the devnet has none: updateOrder unfreezes.
+        if (order.flags.isFrozen) revert GmxErrors.InvalidKeeperForFrozenOrder(msg.sender);
         GmxTypes.MarketPrices memory prices = _oraclePrices(order, oracleParams);
+        // Not reached yet: the whole call reverts (the order waits), as GMX's BaseOrderUtils.validateOrderTriggerPrice.
+        _validateTrigger(order, prices.indexTokenPrice);
         try this.executeOrderInternal(key, prices) {}
         catch (bytes memory reasonBytes) {
-            _cancel(key, order, GmxErrors.nameOf(reasonBytes), reasonBytes);
+            if (_isLimit(order.numbers.orderType)) _freeze(key, order, GmxErrors.nameOf(reasonBytes), reasonBytes);
+            else _cancel(key, order, GmxErrors.nameOf(reasonBytes), reasonBytes);
         }
         _payExecutionFee(order, startingGas, msg.sender);
+    }
+
+    function _isLimit(uint8 orderType) private pure returns (bool) {
+        return orderType == GmxTypes.LIMIT_INCREASE || orderType == GmxTypes.LIMIT_DECREASE;
+    }
+
+    /// A limit increase fills at or better than its trigger (long: price ≤ trigger), a limit decrease at or past it.
+    function _validateTrigger(GmxTypes.OrderProps memory order, GmxTypes.PriceProps memory price) private pure {
+        uint8 t = order.numbers.orderType;
+        if (!_isLimit(t)) return;
+        uint256 trigger = order.numbers.triggerPrice;
+        bool below = (t == GmxTypes.LIMIT_INCREASE) == order.flags.isLong;
+        if (below ? price.max > trigger : price.min < trigger) revert GmxErrors.InvalidOrderPrices(price.min, price.max, trigger, t);
     }
 
     function executeOrderInternal(bytes32 key, GmxTypes.MarketPrices memory prices) external {
@@ -75,6 +93,7 @@ contract DevnetGmxOrderHandler is GmxRoleModule {
         prices.indexTokenPrice = _simulatedPrice(params, m.indexToken);
         prices.longTokenPrice = _simulatedPrice(params, m.longToken);
         prices.shortTokenPrice = _simulatedPrice(params, m.shortToken);
+        _validateTrigger(GmxStore.getOrder(dataStore, key), prices.indexTokenPrice);
         _execute(key, prices);
         revert GmxErrors.EndOfOracleSimulation();
     }
@@ -161,19 +180,32 @@ contract DevnetGmxOrderHandler is GmxRoleModule {
     /// GMX's cancellation: the increase order's collateral back to the cancellation receiver (else the account),
     /// the order removed, OrderCancelled with the reason and its bytes.
     function _cancel(bytes32 key, GmxTypes.OrderProps memory order, string memory reason, bytes memory reasonBytes) private {
-        if (order.numbers.orderType == GmxTypes.MARKET_INCREASE) {
+        uint8 t = order.numbers.orderType;
+        if (t == GmxTypes.MARKET_INCREASE || t == GmxTypes.LIMIT_INCREASE) {
             address to = order.addresses.cancellationReceiver != address(0) ? order.addresses.cancellationReceiver : order.addresses.account;
             orderVault.transferOut(order.addresses.initialCollateralToken, to, order.numbers.initialCollateralDeltaAmount);
         }
         GmxStore.removeOrder(dataStore, key, order.addresses.account);
+        _emitOrderEnded("OrderCancelled", key, order.addresses.account, reason, reasonBytes);
+    }
+
+    /// A limit order that failed for another reason than its trigger stays, frozen (OrderFrozen), its execution
+    /// fee spent on this attempt; the account's updateOrder unfreezes it (with a new fee).
+    function _freeze(bytes32 key, GmxTypes.OrderProps memory order, string memory reason, bytes memory reasonBytes) private {
+        dataStore.setBool(GmxKeys.field(key, GmxFields.IS_FROZEN), true);
+        dataStore.setUint(GmxKeys.field(key, GmxFields.EXECUTION_FEE), 0);
+        _emitOrderEnded("OrderFrozen", key, order.addresses.account, reason, reasonBytes);
+    }
+
+    function _emitOrderEnded(string memory name, bytes32 key, address account, string memory reason, bytes memory reasonBytes) private {
         GmxEvents.EventLogData memory d = GmxEvents.init(1, 0, 0, 0, 1);
         GmxEvents.b32(d, 0, "key", key);
-        GmxEvents.addr(d, 0, "account", order.addresses.account);
+        GmxEvents.addr(d, 0, "account", account);
         d.stringItems.items = new GmxEvents.StringKeyValue[](1);
         d.stringItems.items[0] = GmxEvents.StringKeyValue("reason", reason);
         d.bytesItems.items = new GmxEvents.BytesKeyValue[](1);
         d.bytesItems.items[0] = GmxEvents.BytesKeyValue("reasonBytes", reasonBytes);
-        eventEmitter.emitEventLog2("OrderCancelled", key, _topic(order.addresses.account), d);
+        eventEmitter.emitEventLog2(name, key, _topic(account), d);
     }
 
     /// GasUtils.payExecutionFee: the keeper gets (EXECUTION_GAS_FEE_BASE_AMOUNT_V2_1 + gas used × the

@@ -56,7 +56,7 @@ contract DevnetGmxPositionHandler is GmxRoleModule {
         x.positionKey = GmxKeys.positionKey(order.addresses.account, x.market.marketToken, order.addresses.initialCollateralToken, order.flags.isLong);
         x.position = GmxStore.getPosition(dataStore, x.positionKey);
         x.collateralPrice = GmxMath.collateralPrice(x.market, prices, order.addresses.initialCollateralToken);
-        if (order.numbers.orderType == GmxTypes.MARKET_INCREASE) _increase(x);
+        if (order.numbers.orderType == GmxTypes.MARKET_INCREASE || order.numbers.orderType == GmxTypes.LIMIT_INCREASE) _increase(x);
         else _decrease(x);
     }
 

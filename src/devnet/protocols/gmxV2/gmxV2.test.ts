@@ -114,7 +114,7 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
   let trader: Awaited<ReturnType<typeof newPayer>>;
   let executionFee: bigint;
 
-  const orderParams = (p: { orderType: number; sizeDeltaUsd: bigint; acceptablePrice: bigint; collateralDelta?: bigint; fee?: bigint }) => ({
+  const orderParams = (p: { orderType: number; sizeDeltaUsd: bigint; acceptablePrice: bigint; collateralDelta?: bigint; fee?: bigint; trigger?: bigint }) => ({
     addresses: {
       receiver: trader.address,
       cancellationReceiver: zeroAddress,
@@ -127,7 +127,7 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     numbers: {
       sizeDeltaUsd: p.sizeDeltaUsd,
       initialCollateralDeltaAmount: p.collateralDelta ?? 0n,
-      triggerPrice: 0n,
+      triggerPrice: p.trigger ?? 0n,
       acceptablePrice: p.acceptablePrice,
       executionFee: p.fee ?? executionFee,
       callbackGasLimit: 0n,
@@ -345,6 +345,50 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     expect(await usdcBalance()).toBe(before);
     const orders = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getAccountOrders', args: [config.dataStore, trader.address, 0n, 10n] });
     expect(orders).toEqual([]);
+  });
+
+  test('limit orders wait for their trigger; one failing is frozen, updateOrder unfreezes it, then it executes', async () => {
+    const plan = gmxDeployments({ tokens: arbitrum.tokens, owner: devnet.manifest.accounts.protocolDeployer!.address });
+    const feed = plan.feeds.find((f) => f.symbol === 'WETH')!.deployment.address;
+    const owner = devnetWalletClient(devnetChain(arbitrum), devnet.manifest.accounts.protocolDeployer!.privateKey);
+    const setEthPrice = (usdPrice: string) => owner.writeContractSync({ address: feed, abi: devnetPriceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usdPrice, 8)] });
+    const getOrder = (key: Hex) => client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getOrder', args: [config.dataStore, key] });
+
+    // A long limit increase at $2950 while ETH is $3000: the keeper leaves it.
+    const open = await createOrder({ orderType: 3, sizeDeltaUsd: usd('5000'), acceptablePrice: parseUnits('2960', 12), collateralDelta: usdc('500'), trigger: parseUnits('2950', 12) });
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await isPending(open.key)).toBe(true);
+    await setEthPrice('2940');
+    await keeperTook(open.key);
+    const increased = gmxEvents(await emitterLogs(open.block)).find((e) => e.name === 'PositionIncrease' && e.item('bytes32Items', 'orderKey') === open.key);
+    expect(increased, 'PositionIncrease').toBeDefined();
+    expect(increased!.item('uintItems', 'executionPrice') as bigint).toBeLessThanOrEqual(parseUnits('2960', 12));
+
+    // A limit decrease whose trigger ($2900) is passed but whose acceptable price ($3100) is not met: frozen.
+    const close = await createOrder({ orderType: 5, sizeDeltaUsd: usd('5000'), acceptablePrice: parseUnits('3100', 12), trigger: parseUnits('2900', 12) });
+    const deadline = Date.now() + 15_000;
+    while (!(await getOrder(close.key)).flags.isFrozen) {
+      if (Date.now() > deadline) throw new Error('the keeper did not freeze the order');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const frozen = gmxEvents(await emitterLogs(close.block)).find((e) => e.name === 'OrderFrozen' && e.topic1 === close.key);
+    expect(frozen?.item('stringItems', 'reason')).toBe('OrderNotFulfillableAtAcceptablePrice');
+    expect(await isPending(close.key)).toBe(true);
+
+    // The account lowers the acceptable price (with a new fee): unfrozen, executed, the position closed.
+    const receipt = await trader.wallet.writeContractSync({
+      address: config.exchangeRouter,
+      abi: exchangeRouterAbi,
+      functionName: 'multicall',
+      args: [[call('sendWnt', [config.orderVault, executionFee]), call('updateOrder', [close.key, usd('5000'), 0n, parseUnits('2900', 12), 0n, 0n, false])]],
+      value: executionFee,
+      gas: 2_000_000n,
+    });
+    expect(gmxEvents(receipt.logs).map((e) => e.name)).toEqual(['OrderUpdated']);
+    await keeperTook(close.key);
+    expect(gmxEvents(await emitterLogs(receipt.blockNumber)).some((e) => e.name === 'PositionDecrease' && e.item('bytes32Items', 'orderKey') === close.key)).toBe(true);
+    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getAccountPositions', args: [config.dataStore, trader.address, 0n, 10n] })).toEqual([]);
+    await setEthPrice('3000');
   });
 });
 

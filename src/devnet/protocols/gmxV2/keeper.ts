@@ -1,7 +1,7 @@
 import { decodeEventLog, encodeAbiParameters, type Address, type Chain, type Hex, type Log } from 'viem';
 import { devnetPublicClient, devnetWalletClient } from '../../clients.ts';
 import type { DevnetAccount } from '../../accounts.ts';
-import { dataStoreAbi, eventEmitterAbi } from '../../../protocols/gmxV2/abis.generated.ts';
+import { dataStoreAbi, eventEmitterAbi, readerAbi } from '../../../protocols/gmxV2/abis.generated.ts';
 import { devnetGmxAbis } from './deployments.ts';
 import { dsKeys } from './keys.ts';
 import type { GmxPricedToken, GmxTokenPrice } from './prices.ts';
@@ -10,6 +10,18 @@ import type { GmxPricedToken, GmxTokenPrice } from './prices.ts';
 const EXECUTE_GAS = 6_000_000n;
 /** Attempts at an order whose executeOrder transaction itself reverts (not a cancellation) before it is left. */
 const MAX_ATTEMPTS = 3;
+const LIMIT_INCREASE = 3;
+const LIMIT_DECREASE = 5;
+
+/**
+ * Whether an order may execute at this index price: market orders always; a limit increase once the price is at or
+ * better than its trigger (long: ≤), a limit decrease once it is at or past it (long: ≥), as the OrderHandler checks.
+ */
+export function triggerReached(order: { orderType: number; triggerPrice: bigint; isLong: boolean }, indexPrice: bigint): boolean {
+  if (order.orderType !== LIMIT_INCREASE && order.orderType !== LIMIT_DECREASE) return true;
+  const below = (order.orderType === LIMIT_INCREASE) === order.isLong;
+  return below ? indexPrice <= order.triggerPrice : indexPrice >= order.triggerPrice;
+}
 
 export interface GmxKeeper {
   stop(): Promise<void>;
@@ -19,13 +31,17 @@ export interface GmxKeeper {
  * The devnet's GMX order keeper: every `pollMs` it reads the DataStore's ORDER_LIST and executes each order it
  * has seen for `delayMs` (wall clock) at the feeds' prices, from the keeper account, one at a time. It keeps no
  * state of its own (a restart reads the list again) and never executes twice: an executed or cancelled order
- * leaves the list, and an order gone by the time its turn comes (the account cancelled it) is skipped.
+ * leaves the list, and an order gone by the time its turn comes (the account cancelled it) is skipped. Limit
+ * orders wait for their trigger price; frozen ones (a limit order that failed) wait for their account's updateOrder.
  */
 export function startGmxKeeper(p: {
   chain: Chain;
   dataStore: Address;
   orderHandler: Address;
   eventEmitter: Address;
+  reader: Address;
+  /** The market's index token, whose price limit orders' triggers are compared with. */
+  indexToken: Address;
   keeper: DevnetAccount;
   tokens: readonly GmxPricedToken[];
   read: (tokens: readonly GmxPricedToken[]) => Promise<GmxTokenPrice[]>;
@@ -49,8 +65,17 @@ export function startGmxKeeper(p: {
     return client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'getBytes32ValuesAt', args: [dsKeys.orderList, 0n, count] });
   };
 
-  const execute = async (key: Hex): Promise<void> => {
-    const [prices, block] = await Promise.all([p.read(p.tokens), client.getBlock()]);
+  /** Executes the order if it may execute now; false when it waits (a limit order's trigger, a frozen order). */
+  const execute = async (key: Hex): Promise<boolean> => {
+    const [prices, block, order] = await Promise.all([
+      p.read(p.tokens),
+      client.getBlock(),
+      client.readContract({ address: p.reader, abi: readerAbi, functionName: 'getOrder', args: [p.dataStore, key] }),
+    ]);
+    const index = prices.find((t) => t.token.toLowerCase() === p.indexToken.toLowerCase());
+    if (!index) throw new Error(`no price for the index token ${p.indexToken}`);
+    if (order.flags.isFrozen) return false;
+    if (!triggerReached({ orderType: order.numbers.orderType, triggerPrice: order.numbers.triggerPrice, isLong: order.flags.isLong }, index.price)) return false;
     const params = {
       tokens: prices.map((t) => t.token),
       providers: prices.map((t) => t.feed),
@@ -68,9 +93,10 @@ export function startGmxKeeper(p: {
       const n = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, n);
       p.log(`gmxV2 keeper: executeOrder ${key} reverted (tx ${hash}, attempt ${n} of ${MAX_ATTEMPTS})`);
-      return;
+      return true;
     }
     p.log(`gmxV2 keeper: order ${key} ${outcomeOf(receipt.logs)} (tx ${hash}, gas ${receipt.gasUsed})`);
+    return true;
   };
 
   const waitForReceipt = async (hash: Hex) => {
@@ -88,9 +114,9 @@ export function startGmxKeeper(p: {
         const event = decodeEventLog({ abi: eventEmitterAbi, data: log.data, topics: log.topics });
         const name = (event.args as { eventName: string }).eventName;
         if (name === 'OrderExecuted') return 'executed';
-        if (name === 'OrderCancelled') {
+        if (name === 'OrderCancelled' || name === 'OrderFrozen') {
           const reason = (event.args as { eventData: { stringItems: { items: readonly { key: string; value: string }[] } } }).eventData.stringItems.items.find((i) => i.key === 'reason');
-          return `cancelled (${reason?.value || 'no reason'})`;
+          return `${name === 'OrderFrozen' ? 'frozen' : 'cancelled'} (${reason?.value || 'no reason'})`;
         }
       } catch {
         // not one of the emitter's events

@@ -33,6 +33,8 @@ export async function runGmxV2(ctx: ProtocolRunContext<'gmxV2'>): Promise<Protoc
     dataStore: plan.dataStore.address,
     orderHandler: plan.orderHandler.address,
     eventEmitter: plan.eventEmitter.address,
+    reader: plan.reader.address,
+    indexToken: plan.market.indexToken,
     keeper: devnetAccounts().gmxKeeper,
     tokens,
     read,
