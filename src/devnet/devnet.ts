@@ -64,6 +64,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const manifestPath = join(dir, 'manifest.json');
   const hadManifest = existsSync(manifestPath);
   const rpcPorts = previousRpcPorts(manifestPath);
+  const lastProtocols = previousProtocols(manifestPath);
   const accounts = devnetAccounts();
 
   const chains = new Map<ChainName, ChainNode>();
@@ -118,7 +119,8 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
           let config = r.config;
           if (p.run) {
             // Its processes talk to the journaled RPC (rpcUrl), as the service does: their transactions replay.
-            const run = await p.run({ ...ctx, chain: devnetChain({ chainId: node.chainId, name, rpcUrl }), config, options: opts.protocols ?? {} });
+            const previous = lastProtocols.get(name)?.[p.key];
+            const run = await p.run({ ...ctx, chain: devnetChain({ chainId: node.chainId, name, rpcUrl }), config, previous, options: opts.protocols ?? {} });
             runs.push(run);
             config = { ...config, ...run.configPatch } as typeof config;
           }
@@ -204,6 +206,15 @@ function previousRpcPorts(manifestPath: string): Map<ChainName, number> {
     if (Number.isInteger(port) && port > 0) ports.set(c.name, port);
   }
   return ports;
+}
+
+/** Each chain's protocol sections in the last run's manifest (so a restarted server keeps its URL), if readable. */
+function previousProtocols(manifestPath: string): Map<ChainName, ProtocolsConfig> {
+  try {
+    return new Map(loadManifest(manifestPath).chains.map((c) => [c.name, (c.protocols ?? {}) as ProtocolsConfig]));
+  } catch {
+    return new Map();
+  }
 }
 
 /** Reads and validates a manifest written by startDevnet (for tests and other processes). */

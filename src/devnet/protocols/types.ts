@@ -26,6 +26,8 @@ export interface DevnetProtocolOptions {
 /** What a protocol's processes get: the deploy's context on the chain's journaled RPC, and its config. */
 export interface ProtocolRunContext<K extends ProtocolKey = ProtocolKey> extends ProtocolDeployContext {
   config: NonNullable<ProtocolsConfig[K]>;
+  /** The protocol's section in the last run's manifest, if any: a server restarted on the same port keeps its URL. */
+  previous?: ProtocolsConfig[K];
   options: DevnetProtocolOptions;
 }
 

@@ -19,13 +19,15 @@ export interface GmxPriceServer {
 
 /**
  * The devnet's stand-in for GMX's oracle keeper API, for what integrators read: `GET /prices/tickers` (the feeds'
- * prices, read on each request, min = max: the devnet has no spread) and `GET /tokens`. Loopback only, a free
- * port. Anything else is a 404 with a JSON `error`.
+ * prices, read on each request, min = max: the devnet has no spread) and `GET /tokens`. Loopback only, on the
+ * last run's port when free, else a free one. Anything else is a 404 with a JSON `error`.
  */
 export async function startGmxPriceServer(p: {
   tokens: readonly GmxPricedToken[];
   read: (tokens: readonly GmxPricedToken[]) => Promise<GmxTokenPrice[]>;
   log: (line: string) => void;
+  /** The port to try first (the last run's); a free one if it is taken or unset. */
+  port?: number | undefined;
 }): Promise<GmxPriceServer> {
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -60,10 +62,23 @@ export async function startGmxPriceServer(p: {
     }
     json(res, 404, { error: 'not_found', message: `no route ${path || '/'}: the devnet serves /prices/tickers and /tokens` });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      const failed = (error: Error) => reject(error);
+      server.once('error', failed);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', failed);
+        resolve();
+      });
+    });
+  const wanted = p.port !== undefined && Number.isInteger(p.port) && p.port > 0 ? p.port : 0;
+  try {
+    await listen(wanted);
+  } catch (error) {
+    if (wanted === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    p.log(`gmxV2 price server: port ${wanted} is taken, using a free one`);
+    await listen(0);
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -27,7 +27,9 @@ export async function runGmxV2(ctx: ProtocolRunContext<'gmxV2'>): Promise<Protoc
   const plan = gmxDeployments({ tokens: ctx.tokens, owner: ctx.deployer.address });
   const tokens: GmxPricedToken[] = plan.feeds.map((f) => ({ symbol: f.symbol, token: f.token, decimals: f.decimals, feed: f.deployment.address }));
   const read = feedReader(ctx.chain);
-  const server = await startGmxPriceServer({ tokens, read, log: ctx.log });
+  // The last run's port when it is free: the oracleUrl handed out stays valid across restarts, as the RPC URLs do.
+  const lastPort = ctx.previous?.oracleUrl ? Number(new URL(ctx.previous.oracleUrl).port) : undefined;
+  const server = await startGmxPriceServer({ tokens, read, log: ctx.log, port: lastPort });
   const keeper = startGmxKeeper({
     chain: ctx.chain,
     dataStore: plan.dataStore.address,
