@@ -22,6 +22,7 @@ import {
   type Hex,
   type Log,
 } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { testDevnet } from '../../../../test/support/env.ts';
 import { newPayer } from '../../../../test/support/payer.ts';
 import { requireGmxSdk } from '../../../../scripts/lib/gmxSdk.ts';
@@ -345,6 +346,41 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     expect(await usdcBalance()).toBe(before);
     const orders = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getAccountOrders', args: [config.dataStore, trader.address, 0n, 10n] });
     expect(orders).toEqual([]);
+  });
+
+  test('a short with WETH collateral (sendWnt carries fee and collateral), closed with shouldUnwrapNativeToken: paid in ETH', async () => {
+    const receiver = privateKeyToAccount(generatePrivateKey()).address;
+    const collateral = parseUnits('0.5', 18);
+    const params = (p: { orderType: number; sizeDeltaUsd: bigint; acceptablePrice: bigint }) => ({
+      ...orderParams(p),
+      addresses: { ...orderParams(p).addresses, receiver, initialCollateralToken: WETH },
+      isLong: false,
+      shouldUnwrapNativeToken: true,
+    });
+    const send = async (calls: Hex[], value: bigint) => {
+      const receipt = await trader.wallet.writeContractSync({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: 'multicall', args: [calls], value, gas: 3_000_000n });
+      const created = gmxEvents(receipt.logs).find((e) => e.name === 'OrderCreated')!;
+      return { key: created.topic1!, block: receipt.blockNumber };
+    };
+    const open = await send([call('sendWnt', [config.orderVault, executionFee + collateral]), call('createOrder', [params({ orderType: 2, sizeDeltaUsd: usd('3000'), acceptablePrice: 0n })])], executionFee + collateral);
+    const order = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getOrder', args: [config.dataStore, open.key] });
+    // GMX's recordTransferIn: the WNT collateral is what arrived less the execution fee.
+    expect(order.numbers.initialCollateralDeltaAmount).toBe(collateral);
+    await keeperTook(open.key);
+    const short = sdkKeys.hashedPositionKey(trader.address, market, WETH, false);
+    const info = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getPositionInfo', args: [config.dataStore, config.referralStorage, short, marketPrices, 0n, zeroAddress, true] });
+    expect(info.position.flags.isLong).toBe(false);
+    expect(info.position.numbers.sizeInUsd).toBe(usd('3000'));
+
+    const close = await send([call('sendWnt', [config.orderVault, executionFee]), call('createOrder', [params({ orderType: 4, sizeDeltaUsd: usd('3000'), acceptablePrice: maxUint256 })])], executionFee);
+    await keeperTook(close.key);
+    const decreased = gmxEvents(await emitterLogs(close.block)).find((e) => e.name === 'PositionDecrease' && e.item('bytes32Items', 'orderKey') === close.key)!;
+    const payout = decreased.item('uintItems', 'outputAmount') as bigint;
+    expect(payout).toBeGreaterThan(parseUnits('0.49', 18));
+    expect(payout).toBeLessThan(collateral);
+    // Unwrapped: the receiver holds ETH (the payout and the fee refunds), no WETH.
+    expect(await client.readContract({ address: WETH, abi: testStablecoinAbi, functionName: 'balanceOf', args: [receiver] })).toBe(0n);
+    expect(await client.getBalance({ address: receiver })).toBeGreaterThan(payout);
   });
 
   test('limit orders wait for their trigger; one failing is frozen, updateOrder unfreezes it, then it executes', async () => {
