@@ -48,6 +48,8 @@ if ((output.errors ?? []).some((e) => e.severity === 'error')) process.exit(1);
 for (const dir of [outDir, ...Object.values(OWNERS)]) mkdirSync(dir, { recursive: true });
 for (const file of files) {
   for (const [contractName, c] of Object.entries(output.contracts?.[file] ?? {})) {
+    // One artifact per file, the contract named after it (a file may add libraries and interfaces it uses).
+    if (contractName !== file.replace(/\.sol$/, '')) continue;
     // Runtime code too: the simulation lens is never deployed, only put at an address by state override.
     const artifact = { contractName, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
     writeFileSync(join(OWNERS[contractName] ?? outDir, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);

@@ -17,6 +17,7 @@ export const ANVIL_MNEMONIC = 'test test test test test test test test test test
  * - protocolDeployer: deploys and owns the DeFi protocols the devnet runs (src/devnet/protocols).
  * - settler: sends the service's x402 settlements (transferWithAuthorization), so no other role's nonce moves.
  * - faucet: sends the aUSD faucet's drips.
+ * - gmxKeeper: the devnet GMX v2's order keeper (executes pending orders; src/devnet/protocols/gmxV2).
  */
 export const ACCOUNT_INDEX = {
   deployer: 0,
@@ -28,10 +29,11 @@ export const ACCOUNT_INDEX = {
   protocolDeployer: 13,
   settler: 14,
   faucet: 15,
+  gmxKeeper: 16,
 } as const;
 
 /** How many mnemonic accounts anvil must fund for the roles above. */
-export const ANVIL_ACCOUNT_COUNT = 16;
+export const ANVIL_ACCOUNT_COUNT = 17;
 
 export interface DevnetAccount {
   address: `0x${string}`;
@@ -48,6 +50,7 @@ export interface DevnetAccounts {
   protocolDeployer: DevnetAccount;
   settler: DevnetAccount;
   faucet: DevnetAccount;
+  gmxKeeper: DevnetAccount;
 }
 
 function accountAt(addressIndex: number): DevnetAccount {
@@ -71,6 +74,7 @@ export function devnetAccounts(): DevnetAccounts {
     protocolDeployer: accountAt(ACCOUNT_INDEX.protocolDeployer),
     settler: accountAt(ACCOUNT_INDEX.settler),
     faucet: accountAt(ACCOUNT_INDEX.faucet),
+    gmxKeeper: accountAt(ACCOUNT_INDEX.gmxKeeper),
   };
   return cached;
 }

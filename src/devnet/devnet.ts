@@ -8,8 +8,8 @@ import { startChainNode, type ChainNode } from './chainNode.ts';
 import { devnetChain } from './clients.ts';
 import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
-import { DEVNET_PROTOCOLS } from './protocols/index.ts';
-import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
+import { DEVNET_PROTOCOLS, type DevnetProtocolOptions, type ProtocolRun } from './protocols/index.ts';
+import { DevnetManifestSchema, servedProtocols, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import type { ProtocolsConfig } from '../protocols/config.ts';
 import { DevnetError } from './errors.ts';
 import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
@@ -23,6 +23,8 @@ export interface StartDevnetOptions {
   snapshots?: { pollMs?: number; maxDuty?: number };
   /** Starts one chain's node; anvil unless a test wraps it (to make one start fail, or finish late). */
   startNode?: (chain: ChainName, params: StartAnvilParameters) => Promise<AnvilInstance>;
+  /** Options of what the protocols run beside their contracts (the GMX keeper's delay). */
+  protocols?: DevnetProtocolOptions;
 }
 
 export interface Devnet {
@@ -62,13 +64,17 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const manifestPath = join(dir, 'manifest.json');
   const hadManifest = existsSync(manifestPath);
   const rpcPorts = previousRpcPorts(manifestPath);
+  const lastProtocols = previousProtocols(manifestPath);
   const accounts = devnetAccounts();
 
   const chains = new Map<ChainName, ChainNode>();
+  const runs: ProtocolRun[] = [];
   let stopping: Promise<void> | undefined;
   const stop = (opts: { final: boolean }): Promise<void> =>
     (stopping ??= (async () => {
       unregisterSignalExit();
+      // The protocols' processes first: a keeper must not send to a chain that is stopping.
+      await Promise.all(runs.splice(0).map((r) => r.stop()));
       await Promise.all([...chains.values()].map((chain) => chain.stop(opts)));
       chains.clear();
     })());
@@ -108,8 +114,17 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         const protocols: ProtocolsConfig = {};
         // One after another: they share the protocol deployer's account, hence its nonce.
         for (const p of DEVNET_PROTOCOLS.filter((x) => x.chains.includes(name))) {
-          const r = await p.deploy({ chain, name, deployer: accounts.protocolDeployer, funded: accounts.funded, tokens: entry.tokens, log });
-          Object.assign(protocols, { [p.key]: r.config });
+          const ctx = { chain, name, deployer: accounts.protocolDeployer, funded: accounts.funded, tokens: entry.tokens, log };
+          const r = await p.deploy(ctx);
+          let config = r.config;
+          if (p.run) {
+            // Its processes talk to the journaled RPC (rpcUrl), as the service does: their transactions replay.
+            const previous = lastProtocols.get(name)?.[p.key];
+            const run = await p.run({ ...ctx, chain: devnetChain({ chainId: node.chainId, name, rpcUrl }), config, previous, options: opts.protocols ?? {} });
+            runs.push(run);
+            config = { ...config, ...run.configPatch } as typeof config;
+          }
+          Object.assign(protocols, { [p.key]: config });
           deployed.push(...r.deployed.map((d) => `${p.key}: ${d}`));
         }
         return { entry: { ...entry, ...(Object.keys(protocols).length > 0 && { protocols }) }, deployed };
@@ -138,6 +153,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         protocolDeployer: accounts.protocolDeployer,
         settler: accounts.settler,
         faucet: accounts.faucet,
+        gmxKeeper: accounts.gmxKeeper,
         funded: accounts.funded,
       },
     } satisfies DevnetManifest);
@@ -192,6 +208,15 @@ function previousRpcPorts(manifestPath: string): Map<ChainName, number> {
   return ports;
 }
 
+/** Each chain's protocol sections in the last run's manifest (so a restarted server keeps its URL), if readable. */
+function previousProtocols(manifestPath: string): Map<ChainName, ProtocolsConfig> {
+  try {
+    return new Map(loadManifest(manifestPath).chains.map((c) => [c.name, (c.protocols ?? {}) as ProtocolsConfig]));
+  } catch {
+    return new Map();
+  }
+}
+
 /** Reads and validates a manifest written by startDevnet (for tests and other processes). */
 export function loadManifest(path: string): DevnetManifest {
   return DevnetManifestSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
@@ -220,7 +245,7 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       beneficiary,
       treasury: c.treasury,
       tokens: c.tokens,
-      protocols: c.protocols ?? {},
+      protocols: servedProtocols(c.protocols as Record<string, unknown> | undefined),
       // The faucet's drips go through the chain worker, from the devnet's faucet account (older manifests: funded[4]).
       sendingAccounts: { faucetKey: (manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_FUNDED_INDEX])?.privateKey },
       faucetCap: { tokens: { aUSD: DEVNET_FAUCET_CAP_AUSD } },

@@ -29,7 +29,7 @@ export async function runDev(argv: string[]): Promise<number> {
 
   say(`agent-wallet dev: data directory ${dataDir}`);
   const t0 = performance.now();
-  const devnet = await startDevnet({ dataDir, log: (l) => say(`[devnet] ${l}`) });
+  const devnet = await startDevnet({ dataDir, log: (l) => say(`[devnet] ${l}`), protocols: { gmxKeeperDelayMs: gmxKeeperDelay(values['gmx-keeper-delay-ms']) } });
   say(`devnet ${devnet.manifest.fresh ? 'deployed (fresh chain state)' : 'reloaded'} in ${Math.round(performance.now() - t0)} ms; manifest ${devnet.manifestPath}`);
 
   let service;
@@ -109,4 +109,14 @@ export async function runDev(argv: string[]): Promise<number> {
   await service.stop();
   await devnet.stop();
   return 0;
+}
+
+/** `--gmx-keeper-delay-ms`: milliseconds, a whole number; unset leaves it to the environment or the default. */
+function gmxKeeperDelay(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (value.trim() === '' || !Number.isInteger(ms) || ms < 0 || ms > 3_600_000) {
+    throw new CliError(`invalid --gmx-keeper-delay-ms ${value}: a whole number of milliseconds from 0 to 3600000`);
+  }
+  return ms;
 }

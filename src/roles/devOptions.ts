@@ -21,6 +21,11 @@ export const DEV_OPTIONS = {
       'development only: deliver webhooks to a receiver on this machine (127.0.0.1,\n' +
       'localhost), plain http:// too (AGENT_WALLET_WEBHOOKS_ALLOW_LOOPBACK=1); docs/webhooks.md',
   },
+  'gmx-keeper-delay-ms': {
+    type: 'string',
+    arg: 'MS',
+    help: "how long the devnet's GMX v2 keeper waits before executing an order\n(AGENT_WALLET_GMX_KEEPER_DELAY_MS, default 1000)",
+  },
   quiet: { type: 'boolean', help: 'log warnings only' },
 } as const satisfies Record<string, DevOption>;
 

@@ -17,6 +17,28 @@ export interface ProtocolDeployContext {
   log: (line: string) => void;
 }
 
+/** Options of what the devnet's protocols run beside their contracts (startDevnet passes them on). */
+export interface DevnetProtocolOptions {
+  /** gmxV2: how long the order keeper waits after seeing an order before executing it (default 1000 ms). */
+  gmxKeeperDelayMs?: number;
+}
+
+/** What a protocol's processes get: the deploy's context on the chain's journaled RPC, and its config. */
+export interface ProtocolRunContext<K extends ProtocolKey = ProtocolKey> extends ProtocolDeployContext {
+  config: NonNullable<ProtocolsConfig[K]>;
+  /** The protocol's section in the last run's manifest, if any: a server restarted on the same port keeps its URL. */
+  previous?: ProtocolsConfig[K];
+  options: DevnetProtocolOptions;
+}
+
+/** Processes a protocol runs while the devnet does (a keeper, a price server). */
+export interface ProtocolRun<K extends ProtocolKey = ProtocolKey> {
+  /** What the processes add to the protocol's config (a server's URL), merged before the manifest is written. */
+  configPatch?: Partial<NonNullable<ProtocolsConfig[K]>>;
+  /** Stops them; the devnet awaits it before it stops the chains. */
+  stop(): Promise<void>;
+}
+
 export interface ProtocolDeployResult<K extends ProtocolKey = ProtocolKey> {
   /** What this call deployed: empty when the chain state already had everything (a reload). */
   deployed: string[];
@@ -35,4 +57,9 @@ export interface DevnetProtocol<K extends ProtocolKey = ProtocolKey> {
   /** The chains it is deployed on (its family's chain). */
   readonly chains: readonly ChainName[];
   deploy(ctx: ProtocolDeployContext): Promise<ProtocolDeployResult<K>>;
+  /**
+   * Starts what the protocol runs beside its contracts, after every chain deployed and before the manifest is
+   * written. Its transactions go through the journaled RPC, so a restart replays them.
+   */
+  run?(ctx: ProtocolRunContext<K>): Promise<ProtocolRun<K>>;
 }

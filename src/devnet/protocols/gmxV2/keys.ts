@@ -1,0 +1,35 @@
+import { encodeAbiParameters, keccak256, type Address, type Hex } from 'viem';
+
+/**
+ * GMX's DataStore keys (Keys.sol) as the devnet's contracts use them: keccak256(abi.encode("NAME")) and composite
+ * keys keccak256(abi.encode(BASE, ...)). (The service's own copy is src/protocols/gmxV2/keys.ts; this one is the
+ * devnet's, tested against the SDK's.)
+ */
+export const keyOf = (name: string): Hex => keccak256(encodeAbiParameters([{ type: 'string' }], [name]));
+
+type Part = { type: 'address'; value: Address } | { type: 'bool'; value: boolean } | { type: 'bytes32'; value: Hex };
+const compose = (base: string, ...parts: Part[]): Hex =>
+  keccak256(encodeAbiParameters([{ type: 'bytes32' }, ...parts.map((p) => ({ type: p.type }))], [keyOf(base), ...parts.map((p) => p.value)]));
+
+export const addr = (value: Address): Part => ({ type: 'address', value });
+export const flag = (value: boolean): Part => ({ type: 'bool', value });
+
+export const dsKeys = {
+  global: keyOf,
+  market: (base: string, market: Address) => compose(base, addr(market)),
+  marketFlag: (base: string, market: Address, isPositive: boolean) => compose(base, addr(market), flag(isPositive)),
+  marketToken: (base: string, market: Address, token: Address) => compose(base, addr(market), addr(token)),
+  oracleProvider: (token: Address) => compose('ORACLE_PROVIDER_FOR_TOKEN', addr(token)),
+  /** MarketStoreUtils: keccak256(abi.encode(marketToken, keccak256(abi.encode("FIELD")))). */
+  marketField: (market: Address, field: string) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [market, keyOf(field)])),
+  orderList: keyOf('ORDER_LIST'),
+  marketList: keyOf('MARKET_LIST'),
+} as const;
+
+/** GMX's role keys (Role.sol). */
+export const ROLES = {
+  CONTROLLER: keyOf('CONTROLLER'),
+  ORDER_KEEPER: keyOf('ORDER_KEEPER'),
+  ROUTER_PLUGIN: keyOf('ROUTER_PLUGIN'),
+  ROLE_ADMIN: keyOf('ROLE_ADMIN'),
+} as const;
