@@ -15,6 +15,8 @@ export interface GmxMarket {
   address: Address;
   /** `ETH/USD [WETH-USDC]`, as GMX's interface names it. */
   name: string;
+  /** What the market trades, as GMX's interface says it: ETH for a WETH index (the wrapped native token), else the index symbol. */
+  indexSymbol: string;
   index: OracleToken;
   long: TokenInfo;
   short: TokenInfo;
@@ -55,9 +57,11 @@ export async function marketsNow(ctx: ProtocolContext<'gmxV2'>): Promise<Markets
     if (wanted && !wanted.includes(m.marketToken.toLowerCase())) continue;
     const [index, long, short] = [tokens.get(m.indexToken), tokens.get(m.longToken), tokens.get(m.shortToken)];
     if (!index || !long || !short) continue;
+    const indexSymbol = index.address.toLowerCase() === config.wnt.toLowerCase() ? index.symbol.replace(/^W/, '') : index.symbol;
     markets.push({
       address: getAddress(m.marketToken),
-      name: `${index.symbol}/USD [${long.symbol}-${short.symbol}]`,
+      name: `${indexSymbol}/USD [${long.symbol}-${short.symbol}]`,
+      indexSymbol,
       index,
       long: tokenInfo(long),
       short: tokenInfo(short),
@@ -91,7 +95,7 @@ export function findMarket<M extends GmxMarket>(markets: readonly M[], input: st
     if (m) return m;
   } else {
     const symbol = input.replace(/\/USD$/i, '').toLowerCase();
-    const found = markets.filter((x) => x.index.symbol.toLowerCase() === symbol);
+    const found = markets.filter((x) => x.indexSymbol.toLowerCase() === symbol || x.index.symbol.toLowerCase() === symbol);
     if (found.length === 1) return found[0]!;
     if (found.length > 1) {
       throw new ProtocolError('ambiguous_market', `${input} names ${found.length} markets: give one's address (${found.map((f) => `${f.name} ${f.address}`).join(', ')})`, { field });

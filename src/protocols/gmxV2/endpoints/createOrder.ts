@@ -1,13 +1,11 @@
-import { formatUnits, parseUnits, zeroAddress, type Address } from 'viem';
+import { formatUnits, parseUnits, type Address } from 'viem';
 import { z } from 'zod';
 import { REQUIRED } from '../../../api/http/index.ts';
 import { amountOf, AmountSchema, type TokenInfo } from '../../common/amounts.ts';
 import { ProtocolError } from '../../common/errors.ts';
 import { actionFields, decimalAmount, RawAmount, TokenInput } from '../../common/inputs.ts';
-import { readOf } from '../../common/reads.ts';
 import { balanceOfRead, resolveToken } from '../../common/tokens.ts';
 import type { AgentContext } from '../../types.ts';
-import { readerAbi } from '../abis.generated.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
 import { followOrder } from '../follow.ts';
@@ -24,6 +22,7 @@ import { checkOrderExecutes, orderCalls, type OrderSpec } from '../orderCalls.ts
 import { ORDER_TYPES } from '../orderTypes.ts';
 import { multiple, PriceUsd, Side, usd, Usd } from '../present.ts';
 import { collateralPrices, snapshot, type PerpMarket } from '../snapshot.ts';
+import { positionInfos } from './positions.ts';
 
 /** Slippage when the caller names none, and the most perp-v2 accepts (past it, give acceptable_price yourself). */
 export const DEFAULT_ORDER_SLIPPAGE_BPS = 50;
@@ -114,15 +113,21 @@ export const createOrder = defineAction({
     const collateralToken = token.native ? config.wnt : token.address;
     const collateral = collateralPrices(m, collateralToken);
 
-    const [feeValues, [info]] = await Promise.all([
-      ctx.read(executionFeeReads(config.dataStore)),
-      ctx.read([readOf({ address: config.reader, abi: readerAbi, functionName: 'getPositionInfo', args: [config.dataStore, config.referralStorage, positionKey(ctx.wallet, m.address, collateralToken, isLong), m.contractPrices, 0n, zeroAddress, true] })]),
-    ]);
+    const [feeValues, list] = await Promise.all([ctx.read(executionFeeReads(config.dataStore)), positionInfos(ctx, snap)]);
     const feeParams = executionFeeParamsOf(feeValues as bigint[]);
-    const n = info.position.numbers;
-    const reader = { sizeInUsd: n.sizeInUsd, sizeInTokens: n.sizeInTokens, collateralAmount: n.collateralAmount, pendingImpactAmount: n.pendingImpactAmount, isLong, pendingBorrowingFeesUsd: info.fees.borrowing.borrowingFeeUsd, fundingFeeAmount: info.fees.funding.fundingFeeAmount };
-    const figures = n.sizeInUsd > 0n ? positionFigures(m.priced, reader, collateral) : undefined;
-    const existing: ExistingPosition | undefined = figures && { ...reader, collateralUsd: figures.collateralUsd, pendingFundingFeesUsd: figures.pendingFundingFeesUsd, pendingImpactUsd: figures.pendingImpactUsd };
+    const key = positionKey(ctx.wallet, m.address, collateralToken, isLong).toLowerCase();
+    const info = list.find((p) => p.positionKey.toLowerCase() === key && p.position.numbers.sizeInUsd > 0n);
+    const reader = info && {
+      sizeInUsd: info.position.numbers.sizeInUsd,
+      sizeInTokens: info.position.numbers.sizeInTokens,
+      collateralAmount: info.position.numbers.collateralAmount,
+      pendingImpactAmount: info.position.numbers.pendingImpactAmount,
+      isLong,
+      pendingBorrowingFeesUsd: info.fees.borrowing.borrowingFeeUsd,
+      fundingFeeAmount: info.fees.funding.fundingFeeAmount,
+    };
+    const figures = reader && positionFigures(m.priced, reader, collateral);
+    const existing: ExistingPosition | undefined = reader && figures && { ...reader, collateralUsd: figures.collateralUsd, pendingFundingFeesUsd: figures.pendingFundingFeesUsd, pendingImpactUsd: figures.pendingImpactUsd };
 
     // The execution fee: the caller's (a bound the first plan fixed), never below what the keeper needs now.
     const gasLimit = isIncrease ? increaseOrderGasLimit(feeParams) : decreaseOrderGasLimit(feeParams);

@@ -13,8 +13,8 @@ import { snapshot, type Snapshot } from '../snapshot.ts';
 /** The most positions one read lists (GMX pages the account's position list). */
 const POSITIONS_PAGE = 100n;
 
-/** The wallet's positions in the served markets, each with its figures at the current prices. */
-export async function walletPositions(ctx: AgentContext<'gmxV2'>, snap: Snapshot): Promise<z.infer<typeof PositionSchema>[]> {
+/** The wallet's positions in the served markets as the Reader gives them (getAccountPositionInfoList, at the oracle's prices). */
+export async function positionInfos(ctx: AgentContext<'gmxV2'>, snap: Snapshot): Promise<readonly ReaderPositionInfo[]> {
   const config = ctx.config as GmxV2Config;
   if (snap.perp.length === 0) return [];
   const [infos] = await ctx.read([
@@ -25,7 +25,12 @@ export async function walletPositions(ctx: AgentContext<'gmxV2'>, snap: Snapshot
       args: [config.dataStore, config.referralStorage, ctx.wallet, snap.perp.map((m) => m.address), snap.perp.map((m) => m.contractPrices), zeroAddress, 0n, POSITIONS_PAGE],
     }),
   ]);
-  return (infos as readonly ReaderPositionInfo[]).flatMap((info) => {
+  return infos as readonly ReaderPositionInfo[];
+}
+
+/** The wallet's positions in the served markets, each with its figures at the current prices. */
+export async function walletPositions(ctx: AgentContext<'gmxV2'>, snap: Snapshot): Promise<z.infer<typeof PositionSchema>[]> {
+  return (await positionInfos(ctx, snap)).flatMap((info) => {
     const m = snap.perp.find((x) => x.address.toLowerCase() === info.position.addresses.market.toLowerCase());
     return m && info.position.numbers.sizeInUsd > 0n ? [presentPosition(m, info)] : [];
   });

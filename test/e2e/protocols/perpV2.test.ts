@@ -1,0 +1,220 @@
+/**
+ * perp-v2 (GMX v2) end to end on the devnet's GMX (its contracts, keeper and price server): markets and balances, a
+ * market long simulated (the preview, the effects, the bounds), opened, followed to the keeper's execution without
+ * polling the chain (status.order, the webhook event), visible in positions with its figures, then closed; an order
+ * the keeper cancels because the price moved past its acceptable price, with the reason; the refusals.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
+import { devnetPriceFeedAbi } from '../../../src/devnet/contracts.ts';
+import { devnetChain, devnetWalletClient } from '../../../src/devnet/clients.ts';
+import { gmxDeployments } from '../../../src/devnet/protocols/gmxV2/index.ts';
+import { acquirePoolLock } from '../../support/poolLock.ts';
+import { familyCalls, fundTokens } from '../../support/protocols.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+import { until } from '../../support/until.ts';
+
+const SLUG = 'perp-v2';
+const CHAIN = 'arbitrum';
+const FUNDER = 0; // this file's funded account on arbitrum
+type Json = Record<string, any>;
+
+let svc: TestService;
+let client: AgentWalletClient;
+let c: ReturnType<typeof familyCalls>;
+let release: () => void;
+/** Webhook events received, by request id. */
+const received = new Map<string, Json[]>();
+let receiver: Server;
+
+beforeAll(async () => {
+  // Other files (the docs page, the cluster test) trade on the devnet's one GMX market and move its price feed.
+  release = await acquirePoolLock('gmx');
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const event = JSON.parse(body) as Json;
+      const id = event.data.request_id as string;
+      received.set(id, [...(received.get(id) ?? []), event]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  svc = await startTestService({ webhooks: { allowLoopback: true } });
+  client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
+  c = familyCalls(client, SLUG);
+}, 60_000);
+afterAll(async () => {
+  await svc?.stop();
+  await new Promise((r) => receiver?.close(r));
+  release?.();
+});
+
+describe('perp-v2: GMX v2 on the devnet', () => {
+  const agent = `perp-${Date.now()}`;
+  let wallet: Address;
+  const chain = () => svc.devnet.publicClient(CHAIN);
+  const usdc = () => svc.devnet.chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;
+  const usdcHeld = () => chain().readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+  const callbackUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  /** Sets the devnet's WETH/USD feed (the keeper's and the oracle API's price): its owner is the protocol deployer. */
+  const setEthPrice = async (usd: string) => {
+    const owner = svc.devnet.manifest.accounts.protocolDeployer!;
+    const feed = gmxDeployments({ tokens: svc.devnet.chain(CHAIN).tokens, owner: owner.address }).feeds.find((f) => f.symbol === 'WETH')!.deployment.address;
+    const w = devnetWalletClient(devnetChain(svc.devnet.chain(CHAIN)), owner.privateKey);
+    await w.writeContractSync({ address: feed, abi: devnetPriceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
+  };
+  /** Executes an order and waits until the keeper has settled it: the request's status as the API shows it then. */
+  const settled = async (body: Json): Promise<Json> => {
+    const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: callbackUrl(), ...body });
+    if (!r.ok) throw r.error;
+    const id = r.value.request_id;
+    return until(`the keeper to settle ${id}`, async () => {
+      const s = await client.status(id);
+      if (!s.ok) throw s.error;
+      const o = s.value.order as Json | undefined;
+      return o && o.state !== 'pending' ? (s.value as Json) : undefined;
+    }, 30_000);
+  };
+
+  beforeAll(async () => {
+    await setEthPrice('3000');
+    const w = await client.wallet(agent, CHAIN);
+    if (!w.ok) throw w.error;
+    wallet = w.value.smart_wallet_address as Address;
+    await fundTokens(svc.devnet, CHAIN, wallet, { USDC: '5000' }, FUNDER);
+    await svc.devnet.walletClient(CHAIN, FUNDER).sendTransactionSync({ to: wallet, value: parseEther('1') });
+  });
+  afterAll(() => setEthPrice('3000'));
+
+  it('markets: the ETH/USD market with its tokens, prices, open interest, rates and fees; balances', async () => {
+    const { markets } = await c.get('markets');
+    expect(markets).toHaveLength(1);
+    const m = markets[0];
+    expect(m).toMatchObject({ name: 'ETH/USD [WETH-USDC]', index_token: { symbol: 'WETH', decimals: 18 }, long_token: { symbol: 'WETH' }, short_token: { symbol: 'USDC' }, disabled: false });
+    expect(Number(m.index_price.min)).toBeCloseTo(3000, 6);
+    expect(Number(m.max_leverage)).toBeGreaterThan(1);
+    const b = await c.get('balances', { agent_id: agent });
+    expect(b.balances.map((x: Json) => [x.token.symbol, x.balance.formatted])).toEqual([['ETH', '1'], ['WETH', '0'], ['USDC', '5000']]);
+    expect(b.market_tokens).toEqual([{ market: m.market, name: m.name, balance: { raw: '0', decimals: 18, formatted: '0' } }]);
+  });
+
+  it('simulates a long: the preview of its fill, the execution fee and collateral leaving the wallet, the bounds', async () => {
+    const sim = await c.simulate('orders', { agent_id: agent, type: 'market_increase', market: 'ETH', side: 'long', size_usd: '2000', collateral_token: 'USDC', collateral_amount: '400' });
+    expect(Number(sim.preview.mark_price)).toBeCloseTo(3000, 6);
+    // A long pays its impact: the expected price is above the mark, the acceptable one 0.5% above that.
+    expect(Number(sim.preview.expected_price)).toBeGreaterThanOrEqual(3000);
+    expect(Number(sim.preview.acceptable_price)).toBeCloseTo(Number(sim.preview.expected_price) * 1.005, 4);
+    expect(Number(sim.preview.position_fee_usd)).toBeGreaterThan(0);
+    expect(Number(sim.preview.position_after.leverage)).toBeGreaterThan(4);
+    expect(Number(sim.preview.position_after.liquidation_price)).toBeLessThan(3000);
+    expect(sim.bounds).toEqual({ acceptable_price: sim.preview.acceptable_price, execution_fee: sim.preview.execution_fee.raw });
+    const changes = Object.fromEntries(sim.effects.balance_changes.map((b: Json) => [b.token.symbol, b.change.raw]));
+    expect(changes.USDC).toBe((-400_000_000n).toString());
+    expect(BigInt(changes.ETH)).toBe(-BigInt(sim.preview.execution_fee.raw));
+  });
+
+  let opened: Json;
+  it('opens the long: confirmed once created, then executed by the keeper with its fill price, told by a webhook event', async () => {
+    const before = await usdcHeld();
+    opened = await settled({ type: 'market_increase', market: 'ETH', side: 'long', size_usd: '2000', collateral_token: 'USDC', collateral_amount: '400' });
+    expect(opened.status).toBe('confirmed');
+    expect(opened.order).toMatchObject({ state: 'executed', reason: null });
+    expect(opened.order.key).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(Number(opened.order.fill_price)).toBeGreaterThanOrEqual(3000);
+    expect(Number(opened.order.fill_price)).toBeLessThanOrEqual(Number(opened.action.input.acceptable_price));
+    expect(before - (await usdcHeld())).toBe(400_000_000n);
+    // The execution's own event, after the confirmation's: the same request, ids in order.
+    const events = await until('two webhook events', async () => ((received.get(opened.request_id)?.length ?? 0) >= 2 ? received.get(opened.request_id) : undefined), 15_000);
+    expect(events.map((e) => [e.id, e.type])).toEqual([
+      [`evt_${opened.request_id}`, 'execution.confirmed'],
+      [`evt_${opened.request_id}_2`, 'perp.order_executed'],
+    ]);
+    expect(events[1]!.data.order).toEqual(opened.order);
+  });
+
+  it('positions: the long with its size, collateral, entry price, PnL, fees and liquidation price', async () => {
+    const { positions } = await c.get('positions', { agent_id: agent });
+    expect(positions).toHaveLength(1);
+    const p = positions[0];
+    expect(p).toMatchObject({ side: 'long', market_name: 'ETH/USD [WETH-USDC]', collateral_token: { symbol: 'USDC' }, size_usd: '2000' });
+    expect(Number(p.entry_price)).toBeCloseTo(Number(opened.order.fill_price), 6);
+    expect(Number(p.collateral_usd)).toBeLessThan(400); // the position fee came out of it
+    expect(Number(p.collateral_usd)).toBeGreaterThan(395);
+    expect(Number(p.liquidation_price)).toBeGreaterThan(2000);
+    expect(Number(p.liquidation_price)).toBeLessThan(3000);
+    expect(Number(p.leverage)).toBeGreaterThan(5);
+    expect(Number(p.closing_fee_usd)).toBeGreaterThan(0);
+    // Borrowing and funding (the longs pay: they are all the open interest) accrue by the second of chain time: a
+    // devnet chain's clock moves with its blocks, so one is mined after a while.
+    await new Promise((r) => setTimeout(r, 2_000));
+    await svc.devnet.walletClient(CHAIN, FUNDER).sendTransactionSync({ to: svc.devnet.walletClient(CHAIN, FUNDER).account.address, value: 0n });
+    const later = (await c.get('positions', { agent_id: agent })).positions[0];
+    expect(Number(later.pending_fees_usd.borrowing)).toBeGreaterThan(0);
+    expect(Number(later.pending_fees_usd.funding)).toBeGreaterThan(0);
+    expect(Number(later.net_value_usd)).toBeLessThan(Number(p.net_value_usd));
+    expect((await c.get('orders', { agent_id: agent })).orders).toEqual([]);
+  });
+
+  it('an order the keeper cancels: the price moves past its acceptable price before execution; the reason on the status and in its event', async () => {
+    // The keeper acts a second after it sees an order: the price is moved as soon as the order exists. Should the
+    // keeper win that race on a loaded machine, the order executes; the long is then closed and it is tried again.
+    let cancelled: Json | undefined;
+    for (let attempt = 0; attempt < 3 && !cancelled; attempt++) {
+      await setEthPrice('3000');
+      const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: callbackUrl(), type: 'market_increase', market: 'ETH', side: 'long', size_usd: '1000', collateral_token: 'USDC', collateral_amount: '200', slippage_bps: 10 });
+      if (!r.ok) throw r.error;
+      const id = r.value.request_id;
+      await until('the order to exist', async () => ((await c.get('orders', { agent_id: agent })).orders.length > 0 ? true : undefined), 20_000, 20).catch(() => undefined);
+      await setEthPrice('3100');
+      const s = await until('the keeper', async () => {
+        const x = await client.status(id);
+        if (!x.ok) throw x.error;
+        const o = x.value.order as Json | undefined;
+        return o && o.state !== 'pending' ? (x.value as Json) : undefined;
+      }, 30_000);
+      if (s.order.state === 'cancelled') cancelled = s;
+    }
+    expect(cancelled, 'the keeper cancelled one of three orders').toBeDefined();
+    expect(cancelled!.status).toBe('confirmed');
+    expect(cancelled!.order).toMatchObject({ state: 'cancelled', fill_price: null, reason: 'OrderNotFulfillableAtAcceptablePrice' });
+    const events = await until('the cancel event', async () => ((received.get(cancelled!.request_id)?.length ?? 0) >= 2 ? received.get(cancelled!.request_id) : undefined), 15_000);
+    expect(events.map((e) => e.type)).toEqual(['execution.confirmed', 'perp.order_cancelled']);
+    expect(events[1]!.data.order.reason).toBe('OrderNotFulfillableAtAcceptablePrice');
+    await setEthPrice('3000');
+  });
+
+  it('closes the long with size_usd max: executed, the collateral and PnL back in USDC, no position left', async () => {
+    const before = await usdcHeld();
+    const closed = await settled({ type: 'market_decrease', market: 'ETH', side: 'long', size_usd: 'max', collateral_token: 'USDC' });
+    expect(closed.order.state).toBe('executed');
+    expect((await c.get('positions', { agent_id: agent })).positions).toEqual([]);
+    const back = (await usdcHeld()) - before;
+    expect(back).toBeGreaterThan(350_000_000n);
+    expect(back).toBeLessThan(420_000_000n);
+  });
+
+  it('refuses what cannot work, each with its reason', async () => {
+    const order = (extra: Json) => client.protocols.simulate(SLUG, 'orders', { agent_id: agent, type: 'market_increase', market: 'ETH', side: 'long', size_usd: '1000', collateral_token: 'USDC', collateral_amount: '100', ...extra });
+    // Nothing to decrease.
+    expect(await c.refusal(client.protocols.simulate(SLUG, 'orders', { agent_id: agent, type: 'market_decrease', market: 'ETH', side: 'short', size_usd: '10', collateral_token: 'USDC' }))).toMatchObject({ status: 400, code: 'unknown_position' });
+    // An acceptable price the market is already past: GMX's simulated execution says so.
+    const past = await c.refusal(order({ acceptable_price: '2500' }));
+    expect(past).toMatchObject({ status: 400, code: 'order_not_executable' });
+    expect(past.body.protocol_error.name).toBe('OrderNotFulfillableAtAcceptablePrice');
+    // Too little collateral for the size: GMX's own check.
+    expect((await c.refusal(order({ size_usd: '100000', collateral_amount: '10' }))).body.protocol_error.name).toMatch(/InsufficientCollateral|InsufficientReserve|MaxOpenInterest/);
+    expect(await c.refusal(order({ collateral_amount: '999999' }))).toMatchObject({ status: 400, code: 'insufficient_balance' });
+    expect(await c.refusal(order({ execution_fee: '1' }))).toMatchObject({ status: 400, code: 'execution_fee_too_low' });
+    expect(await c.refusal(order({ market: 'BTC' }))).toMatchObject({ status: 400, code: 'unknown_market' });
+    expect(await c.refusal(order({ collateral_token: 'USDT' }))).toMatchObject({ status: 400, code: 'unknown_token' });
+    expect(await c.refusal(order({ collateral_amount: undefined }))).toMatchObject({ status: 400, code: 'invalid_amount' });
+    expect(await c.refusal(order({ size_usd: 'max' }))).toMatchObject({ status: 400, code: 'invalid_amount' });
+    expect(await c.refusal(order({ slippage_bps: 900 }))).toMatchObject({ status: 400, code: 'invalid_slippage' });
+    expect(await c.refusal(order({ side: 'up' }))).toMatchObject({ status: 400, code: 'invalid_side' });
+  });
+});
