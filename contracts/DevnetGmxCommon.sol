@@ -253,6 +253,7 @@ library GmxErrors {
     error InvalidOrderPrices(uint256 primaryPriceMin, uint256 primaryPriceMax, uint256 triggerPrice, uint256 orderType);
     error OrderNotUpdatable(uint256 orderType);
     error InvalidKeeperForFrozenOrder(address keeper);
+    error InvalidClaimFundingFeesInput(uint256 marketsLength, uint256 tokensLength);
 
     /// The name of a revert the devnet knows (OrderCancelled's `reason`), else "" as GMX gives for others.
     function nameOf(bytes memory reasonBytes) internal pure returns (string memory) {

@@ -27,7 +27,8 @@ interface IDevnetGmxOrderHandler {
 /// the spender users approve), `createOrder` for market and limit increase/decrease orders (GMX's validation and custom
 /// errors, the execution fee and collateral taken as what the OrderVault received), `cancelOrder` by the order's
 /// account, `updateOrder` of a limit order, and `simulateExecuteLatestOrder` (executes the order last created at
-/// the given prices, then reverts EndOfOracleSimulation). Swaps, deposits and withdrawals are not on the devnet.
+/// the given prices, then reverts EndOfOracleSimulation), `claimFundingFees`. Swaps, deposits and withdrawals are
+/// not on the devnet (NotOnTheDevnet).
 contract DevnetGmxExchangeRouter {
     struct CreateOrderParamsAddresses {
         address receiver;
@@ -87,6 +88,11 @@ contract DevnetGmxExchangeRouter {
         eventEmitter = eventEmitter_;
         orderHandler = orderHandler_;
         orderVault = orderVault_;
+    }
+
+    /// Deposits, withdrawals, shifts and the rest of GMX's ExchangeRouter: not on the devnet.
+    fallback() external {
+        revert NotOnTheDevnet("deposits, withdrawals and shifts");
     }
 
     function multicall(bytes[] calldata data) external payable returns (bytes[] memory results) {
@@ -194,8 +200,26 @@ contract DevnetGmxExchangeRouter {
         eventEmitter.emitEventLog2("OrderUpdated", key, bytes32(uint256(uint160(account))), d);
     }
 
-    function claimFundingFees(address[] memory, address[] memory, address) external payable returns (uint256[] memory) {
-        revert NotOnTheDevnet("claimFundingFees");
+    /// The caller's claimable funding (CLAIMABLE_FUNDING_AMOUNT, credited when its positions change) of each
+    /// (market, token) pair, paid from the market to `receiver` (FundingFeesClaimed).
+    function claimFundingFees(address[] memory markets, address[] memory tokens, address receiver) external payable returns (uint256[] memory amounts) {
+        if (markets.length != tokens.length) revert GmxErrors.InvalidClaimFundingFeesInput(markets.length, tokens.length);
+        if (receiver == address(0)) revert GmxErrors.EmptyReceiver();
+        amounts = new uint256[](markets.length);
+        for (uint256 i = 0; i < markets.length; i++) {
+            GmxStore.getEnabledMarket(dataStore, markets[i]);
+            bytes32 key = GmxKeys.claimableFundingAmount(markets[i], tokens[i], msg.sender);
+            amounts[i] = dataStore.getUint(key);
+            dataStore.setUint(key, 0);
+            IGmxBank(markets[i]).transferOut(tokens[i], receiver, amounts[i]);
+            GmxEvents.EventLogData memory d = GmxEvents.init(4, 1, 0, 0, 0);
+            GmxEvents.addr(d, 0, "market", markets[i]);
+            GmxEvents.addr(d, 1, "token", tokens[i]);
+            GmxEvents.addr(d, 2, "account", msg.sender);
+            GmxEvents.addr(d, 3, "receiver", receiver);
+            GmxEvents.uintItem(d, 0, "amount", amounts[i]);
+            eventEmitter.emitEventLog1("FundingFeesClaimed", bytes32(uint256(uint160(msg.sender))), d);
+        }
     }
 
     function _createOrder(address account, CreateOrderParams calldata params) private returns (bytes32 key) {

@@ -61,6 +61,7 @@ const sdkKeys = requireGmxSdk<Record<string, Hex> & {
   borrowingFactorKey(market: Address, isLong: boolean): Hex;
   fundingFactorKey(market: Address): Hex;
   accountOrderListKey(account: Address): Hex;
+  claimableFundingAmountKey(market: Address, token: Address, account: Address): Hex;
   hashedPositionKey(account: Address, market: Address, collateral: Address, isLong: boolean): Hex;
 }>('build/cjs/src/configs/dataStore.js');
 
@@ -115,7 +116,7 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
   let trader: Awaited<ReturnType<typeof newPayer>>;
   let executionFee: bigint;
 
-  const orderParams = (p: { orderType: number; sizeDeltaUsd: bigint; acceptablePrice: bigint; collateralDelta?: bigint; fee?: bigint; trigger?: bigint }) => ({
+  const orderParams = (p: { orderType: number; sizeDeltaUsd: bigint; acceptablePrice: bigint; collateralDelta?: bigint; fee?: bigint; trigger?: bigint; isLong?: boolean }) => ({
     addresses: {
       receiver: trader.address,
       cancellationReceiver: zeroAddress,
@@ -137,7 +138,7 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     },
     orderType: p.orderType,
     decreasePositionSwapType: 0,
-    isLong: true,
+    isLong: p.isLong ?? true,
     shouldUnwrapNativeToken: false,
     autoCancel: false,
     referralCode: zeroHash,
@@ -381,6 +382,31 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
     // Unwrapped: the receiver holds ETH (the payout and the fee refunds), no WETH.
     expect(await client.readContract({ address: WETH, abi: testStablecoinAbi, functionName: 'balanceOf', args: [receiver] })).toBe(0n);
     expect(await client.getBalance({ address: receiver })).toBeGreaterThan(payout);
+  });
+
+  test('funding: with longs larger, a short earns claimable funding, credited when it closes, paid by claimFundingFees', async () => {
+    const long = await createOrder({ orderType: 2, sizeDeltaUsd: usd('10000'), acceptablePrice: maxUint256, collateralDelta: usdc('1000') });
+    await keeperTook(long.key);
+    const short = await createOrder({ ...{ orderType: 2, sizeDeltaUsd: usd('2000'), acceptablePrice: 0n, collateralDelta: usdc('500') }, isLong: false });
+    await keeperTook(short.key);
+    await rpc('evm_increaseTime', [3600]);
+    await rpc('evm_mine');
+    const closeShort = await createOrder({ orderType: 4, sizeDeltaUsd: usd('2000'), acceptablePrice: maxUint256, isLong: false });
+    await keeperTook(closeShort.key);
+    const claimableKey = sdkKeys.claimableFundingAmountKey(market, USDC, trader.address);
+    const claimable = await client.readContract({ address: config.dataStore, abi: dataStoreAbi, functionName: 'getUint', args: [claimableKey] });
+    expect(claimable).toBeGreaterThan(0n);
+
+    const before = await usdcBalance();
+    const receipt = await trader.wallet.writeContractSync({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: 'claimFundingFees', args: [[market], [USDC], trader.address] });
+    expect(await usdcBalance()).toBe(before + claimable);
+    const claimed = gmxEvents(receipt.logs).find((e) => e.name === 'FundingFeesClaimed')!;
+    expect(claimed.item('uintItems', 'amount')).toBe(claimable);
+    expect(await client.readContract({ address: config.dataStore, abi: dataStoreAbi, functionName: 'getUint', args: [claimableKey] })).toBe(0n);
+
+    const closeLong = await createOrder({ orderType: 4, sizeDeltaUsd: usd('10000'), acceptablePrice: 0n });
+    await keeperTook(closeLong.key);
+    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getAccountPositions', args: [config.dataStore, trader.address, 0n, 10n] })).toEqual([]);
   });
 
   test('limit orders wait for their trigger; one failing is frozen, updateOrder unfreezes it, then it executes', async () => {
