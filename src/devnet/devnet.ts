@@ -9,7 +9,7 @@ import { devnetChain } from './clients.ts';
 import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
 import { DEVNET_PROTOCOLS, type DevnetProtocolOptions, type ProtocolRun } from './protocols/index.ts';
-import { DevnetManifestSchema, servedProtocols, type DevnetChain, type DevnetManifest } from './manifest.ts';
+import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import type { ProtocolsConfig } from '../protocols/config.ts';
 import { DevnetError } from './errors.ts';
 import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
@@ -245,7 +245,7 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       beneficiary,
       treasury: c.treasury,
       tokens: c.tokens,
-      protocols: servedProtocols(c.protocols as Record<string, unknown> | undefined),
+      protocols: c.protocols,
       // The faucet's drips go through the chain worker, from the devnet's faucet account (older manifests: funded[4]).
       sendingAccounts: { faucetKey: (manifest.accounts.faucet ?? manifest.accounts.funded[DEVNET_FAUCET_FUNDED_INDEX])?.privateKey },
       faucetCap: { tokens: { aUSD: DEVNET_FAUCET_CAP_AUSD } },

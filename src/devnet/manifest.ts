@@ -3,20 +3,6 @@ import { ChainNameSchema } from '../config/chains.ts';
 import { TokenConfigSchema } from '../config/chainConfig.ts';
 import { protocolsConfigSchema } from '../protocols/config.ts';
 import { FAMILIES } from '../protocols/index.ts';
-import { GmxV2ConfigSchema } from '../protocols/gmxV2/config.ts';
-
-/**
- * Protocol sections the devnet deploys ahead of the family that serves them (perp-v2 comes after its devnet):
- * the manifest validates them with the family's config schema all the same; chainConfigsFromManifest hands the
- * service only the sections some family serves. Once the family is in FAMILIES this list changes nothing.
- */
-const DEVNET_AHEAD: readonly { key: string; config: z.ZodType }[] = [{ key: 'gmxV2', config: GmxV2ConfigSchema }];
-const MANIFEST_FAMILIES = [...FAMILIES, ...DEVNET_AHEAD.filter((d) => !FAMILIES.some((f) => f.key === d.key))];
-
-/** A chain's protocol sections without those no family of this build serves (see DEVNET_AHEAD). */
-export function servedProtocols(protocols: Record<string, unknown> | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(protocols ?? {}).filter(([key]) => FAMILIES.some((f) => f.key === key)));
-}
 
 const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<`0x${string}`>;
 const PrivateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/) as unknown as z.ZodType<`0x${string}`>;
@@ -42,7 +28,7 @@ export const DevnetChainSchema = z.object({
    * The DeFi protocols deployed on this chain (src/devnet/protocols), in the chain configuration's own shape
    * (each family's config.ts). Optional: manifests before them lack it.
    */
-  protocols: protocolsConfigSchema(MANIFEST_FAMILIES).optional(),
+  protocols: protocolsConfigSchema(FAMILIES).optional(),
   /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
   syncSend: z.boolean().optional(),
 });

@@ -1,5 +1,6 @@
 import { encodeDeployData, getContractAddress, keccak256, stringToHex, zeroAddress, type Abi, type Address, type Hex } from 'viem';
 import bankArtifact from '../../artifacts/DevnetGmxBank.json' with { type: 'json' };
+import marketTokenArtifact from '../../artifacts/DevnetGmxMarketToken.json' with { type: 'json' };
 import dataStoreArtifact from '../../artifacts/DevnetGmxDataStore.json' with { type: 'json' };
 import eventEmitterArtifact from '../../artifacts/DevnetGmxEventEmitter.json' with { type: 'json' };
 import exchangeRouterArtifact from '../../artifacts/DevnetGmxExchangeRouter.json' with { type: 'json' };
@@ -39,7 +40,7 @@ export interface GmxDeployments {
   eventEmitter: Create2Deployment;
   router: Create2Deployment;
   orderVault: Create2Deployment;
-  /** The ETH/USD market's token (a Bank holding its pool and the positions' collateral). */
+  /** The ETH/USD market's token: its GM ERC-20, and the Bank holding its pool and the positions' collateral. */
   marketToken: Create2Deployment;
   positionHandler: Create2Deployment;
   orderHandler: Create2Deployment;
@@ -81,7 +82,7 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
   const eventEmitter = create2('GMX EventEmitter', eventEmitterArtifact, [roleStore.address]);
   const router = create2('GMX Router', routerArtifact, [roleStore.address]);
   const orderVault = create2('GMX OrderVault', bankArtifact, [roleStore.address, wnt, 'OrderVault']);
-  const marketToken = create2(`GMX market ${m.name}`, bankArtifact, [roleStore.address, wnt, `GM: ${m.name}`]);
+  const marketToken = create2(`GMX market ${m.name}`, marketTokenArtifact, [roleStore.address, wnt, `GM: ${m.name}`]);
   const positionHandler = create2('GMX PositionHandler', positionHandlerArtifact, [roleStore.address, dataStore.address, eventEmitter.address, orderVault.address]);
   const orderHandler = create2('GMX OrderHandler', orderHandlerArtifact, [
     roleStore.address,

@@ -1,10 +1,10 @@
 /**
- * The devnet's GMX v2 (contracts/DevnetGmx*.sol, the keeper and the price server) on the run's devnet, driven
+ * The devnet's GMX v2 (contracts/DevnetGmx*.sol, the keeper and the price server) on a devnet of this file's own, driven
  * only through GMX's real ABIs (src/protocols/gmxV2/abis.generated.ts) from an EOA: the multicall that creates
  * an order, its simulation, the keeper's execution, the Reader's position with its fees after time passes, the
  * decrease that pays out, the cancellation of an order whose acceptable price is not met, the execution fee
- * check, the price server's routes, and the DataStore keys against the SDK's. Everything done on arbitrum is
- * undone by an evm_revert at the end.
+ * check, the price server's routes, and the DataStore keys against the SDK's. Its own devnet, since it moves the
+ * chain's clock and the price feeds.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -23,7 +23,9 @@ import {
   type Log,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { testDevnet } from '../../../../test/support/env.ts';
+import { rmSync } from 'node:fs';
+import { devnetClients, tempDir } from '../../../../test/support/env.ts';
+import { loadManifest, startDevnet } from '../../devnet.ts';
 import { newPayer } from '../../../../test/support/payer.ts';
 import { requireGmxSdk } from '../../../../scripts/lib/gmxSdk.ts';
 import { devnetPriceFeedAbi, testStablecoinAbi } from '../../contracts.ts';
@@ -37,7 +39,15 @@ import { gmxV2 } from './index.ts';
 import { dsKeys, keyOf } from './keys.ts';
 import { GLOBAL_PARAMS } from './market.ts';
 
-const devnet = testDevnet();
+// Its own devnet: these tests move the chain's clock (evm_increaseTime) and its price feeds, which the run's shared
+// devnet must not see (other files execute on arbitrum meanwhile, with sponsorships valid for minutes).
+const ownDir = tempDir('aw-gmx-devnet-');
+const own = await startDevnet({ dataDir: ownDir, log: () => undefined });
+afterAll(async () => {
+  await own.stop();
+  rmSync(ownDir, { recursive: true, force: true });
+});
+const devnet = devnetClients(loadManifest(own.manifestPath), own.manifestPath);
 const CHAIN = 'arbitrum';
 const arbitrum = devnet.chain(CHAIN);
 const client = devnet.publicClient(CHAIN);
@@ -112,7 +122,6 @@ async function keeperTook(key: Hex): Promise<void> {
 const marketPrices = { indexTokenPrice: { min: ETH_PRICE, max: ETH_PRICE }, longTokenPrice: { min: ETH_PRICE, max: ETH_PRICE }, shortTokenPrice: { min: USDC_PRICE, max: USDC_PRICE } };
 
 describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
-  let snapshot: Hex;
   let trader: Awaited<ReturnType<typeof newPayer>>;
   let executionFee: bigint;
 
@@ -171,17 +180,12 @@ describe('gmxV2 on the devnet (through the real GMX v2 ABIs)', () => {
   const positionKey = () => sdkKeys.hashedPositionKey(trader.address, market, USDC, true);
 
   beforeAll(async () => {
-    snapshot = await rpc<Hex>('evm_snapshot');
     trader = await newPayer(devnet, CHAIN);
     await trader.mint('USDC', trader.address, usdc('5000'));
     await trader.wallet.writeContractSync({ address: USDC, abi: testStablecoinAbi, functionName: 'approve', args: [config.router, maxUint256] });
     // GasUtils' estimate: (base + 3 oracle prices + the order's gas limit) × gas price, with headroom.
     const gasLimit = GLOBAL_PARAMS.ESTIMATED_GAS_FEE_BASE_AMOUNT_V2_1 + 3n * GLOBAL_PARAMS.ESTIMATED_GAS_FEE_PER_ORACLE_PRICE + GLOBAL_PARAMS.INCREASE_ORDER_GAS_LIMIT;
     executionFee = gasLimit * (await client.getGasPrice()) * 2n;
-  });
-
-  afterAll(async () => {
-    if (snapshot) expect(await rpc<boolean>('evm_revert', [snapshot])).toBe(true);
   });
 
   test('the manifest config is the planned deployment, the ExchangeRouter a CONTROLLER of its RoleStore', async () => {
