@@ -62,12 +62,13 @@ describe('kubectl get', () => {
     const plain = await kube.kubectl(['-n', NAMESPACE, 'get', 'exr', 'columns']);
     expect(plain.code, plain.stderr).toBe(0);
     const [header, row] = plain.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(header).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'ACTION', 'TX', 'AGE']);
+    expect(header).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'ACTION', 'ORDER', 'TX', 'AGE']);
+    // A lending action creates no order a keeper settles: its Order column is blank (no word in the row).
     expect(row?.slice(0, 6)).toEqual(['columns', 'Confirmed', 'base', 'agent-7', 'lend-b-v3/borrow', `0x${'99'.repeat(32)}`]);
 
     const wide = await kube.kubectl(['-n', NAMESPACE, 'get', 'executionrequests', 'columns', '-o', 'wide']);
     const [wideHeader, wideRow] = wide.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
-    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'ACTION', 'CLIENT', 'TX', 'WALLET', 'WEBHOOK', 'ATTEMPTS', 'AGE']);
+    expect(wideHeader).toEqual(['NAME', 'PHASE', 'REASON', 'CHAIN', 'AGENT', 'ACTION', 'ORDER', 'CLIENT', 'TX', 'WALLET', 'WEBHOOK', 'ATTEMPTS', 'AGE']);
     expect(wideRow?.[2]).toBe('Confirmed');
     expect(wideRow?.slice(9, 11)).toEqual(['Delivered', '2']);
 
