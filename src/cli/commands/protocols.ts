@@ -52,17 +52,25 @@ const takesNumber = (schema: z.ZodType): boolean => {
   return t === 'integer' || t === 'number';
 };
 
+/**
+ * A read's command word: its path, or `list-<path>` where an action of the family has the same path (perp-v2's
+ * GET /orders lists what POST /orders creates).
+ */
+const readWord = (family: AnyFamily, e: AnyEndpoint<never>): string =>
+  family.endpoints.some((x) => x.kind === 'action' && x.path === e.path) ? `list-${e.path}` : e.path;
+
 function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
-  const example = e.kind === 'read' ? `agent-wallet ${family.slug} ${e.path} --agent-id my-agent` : `agent-wallet ${family.slug} ${e.path} --agent-id my-agent ${exampleArgs(family, e.path)}`;
+  const word = e.kind === 'read' ? readWord(family, e) : e.path;
+  const example = e.kind === 'read' ? `agent-wallet ${family.slug} ${word} --agent-id my-agent` : `agent-wallet ${family.slug} ${e.path} --agent-id my-agent ${exampleArgs(family, e.path)}`;
   if (e.kind === 'read') {
     const post = e.method === 'POST';
     return {
-      name: `${family.slug} ${e.path}`,
+      name: `${family.slug} ${word}`,
       summary: e.summary,
-      usage: `${family.slug} ${e.path} [options]`,
+      usage: `${family.slug} ${word} [options]`,
       description: `${e.description}\n(${family.protocol} on ${family.chains.join(', ')}: ${post ? 'POST' : 'GET'} /protocols/${family.slug}/${e.path}; also under ${family.aliases.join(', ')})`,
       options: fieldOptions(e.query),
-      examples: e.agent ? [example] : [`agent-wallet ${family.slug} ${e.path}`],
+      examples: e.agent ? [example] : [`agent-wallet ${family.slug} ${word}`],
       async run(values) {
         const { client, json } = clientContext(values);
         const r = post
@@ -110,7 +118,8 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
 }
 
 function exampleArgs(family: AnyFamily, path: string): string {
-  const fields = Object.keys(flatObject((family.endpoints.find((x: AnyEndpoint<never>) => x.path === path) as { input: z.ZodType }).input).shape);
+  const fields = Object.keys(flatObject((family.endpoints.find((x: AnyEndpoint<never>) => x.kind === 'action' && x.path === path) as { input: z.ZodType }).input).shape);
+  if (fields.includes('size_usd')) return '--type market_increase --market ETH --side long --size-usd 1000 --collateral-token USDC --collateral-amount 200';
   return [fields.includes('market') && family.key === 'morphoBlue' ? '--market WETH/USDC' : '', fields.includes('token') ? '--token USDC' : '', '--amount 10']
     .filter((x) => x !== '')
     .join(' ');
