@@ -34,14 +34,16 @@ export async function watchRequest(client: AgentWalletClient, requestId: string,
     ...(o.maxIntervalMs !== undefined && { maxIntervalMs: o.maxIntervalMs }),
     onStatus: (s) => {
       last = s;
-      const changed = seen.at(-1) !== s.status;
-      if (changed) seen.push(s.status);
+      // An order a keeper settles later (perp-v2) moves on after `confirmed`: its state is part of the line.
+      const label = s.order ? `${s.status} (order ${s.order.state})` : s.status;
+      const changed = seen.at(-1) !== label;
+      if (changed) seen.push(label);
       if (o.json) {
         if (changed) printJsonLine(s);
       } else if (live) {
         process.stdout.write(`\r\x1b[2K${line(s)}`);
       } else if (changed) {
-        process.stdout.write(`${new Date().toISOString().slice(11, 19)}  ${s.status}${s.tx_hash ? `  tx ${s.tx_hash}` : ''}\n`);
+        process.stdout.write(`${new Date().toISOString().slice(11, 19)}  ${label}${s.tx_hash ? `  tx ${s.tx_hash}` : ''}\n`);
       }
     },
   });
@@ -72,5 +74,6 @@ export function terminalRows(s: StatusRecord): [string, string | number | null |
     ['cost_usd', s.cost_usd],
     ['failure', s.failure ? `${s.failure.code}: ${s.failure.message}` : undefined],
     ['revert_reason', s.failure?.revert_reason ?? undefined],
+    ['order', s.order ? `${s.order.state}${s.order.fill_price ? ` at ${s.order.fill_price}` : ''}${s.order.reason ? `: ${s.order.reason}` : ''}` : undefined],
   ];
 }

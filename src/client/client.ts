@@ -220,7 +220,8 @@ export function createClient(opts: ClientOptions = {}) {
     requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
     statusChange,
     /**
-     * Follows a request until a terminal state (or `until`), or `timeoutMs`: its record at once, then each change as
+     * Follows a request until it is settled (a terminal state, and for an order a protocol's keeper settles later,
+     * that order's outcome: status.order no longer pending), or `until`, or `timeoutMs`: its record at once, then each change as
      * the service sees it, by waiting GETs (long polls of at most 30 s, never past the deadline). A service that does
      * not wait (one from before waits) is polled 2–5 s apart, jittered (spec 8.1).
      */
@@ -236,10 +237,12 @@ export function createClient(opts: ClientOptions = {}) {
         if (!r.ok) return r;
         const record = 'record' in r.value ? r.value.record : r.value;
         w.onStatus?.(record);
-        if (TERMINAL.has(record.status) || w.until?.(record)) return ok(record);
+        const orderPending = record.order?.state === 'pending';
+        if ((TERMINAL.has(record.status) && !orderPending) || w.until?.(record)) return ok(record);
         const left = deadline - Date.now();
         if (left <= 0) {
-          return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${record.status} after the wait`, record as unknown as Record<string, unknown>));
+          const still = orderPending ? `${record.status}, its order still pending,` : record.status;
+          return err(new ApiError(0, 'wait_timeout', `request ${requestId} still ${still} after the wait`, record as unknown as Record<string, unknown>));
         }
         // Never past the deadline: a caller with a timeout of its own (an MCP host) gets its answer within it.
         const unchangedAtOnce = 'waited' in r.value && !r.value.waited && record.status === known?.status;

@@ -1,5 +1,5 @@
 import { presentStatus } from '../api/http/presentStatus.ts';
-import { TERMINAL_STATUSES, type RequestStatus, type StatusRecord } from '../api/http/index.ts';
+import { isSettled, type RequestStatus, type StatusRecord } from '../api/http/index.ts';
 import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import { statusEtag } from './statusEtag.ts';
@@ -26,9 +26,11 @@ export function isKnown(record: StatusRecord, known: KnownState): boolean {
   return true;
 }
 
-/** A wait has nothing to wait for: the record is terminal, or already other than the one the caller knows. */
-export const answersAtOnce = (record: StatusRecord, known: KnownState): boolean =>
-  TERMINAL_STATUSES.includes(record.status) || !isKnown(record, known);
+/**
+ * A wait has nothing to wait for: the record is settled (terminal, with no order a keeper has yet to settle), or
+ * already other than the one the caller knows.
+ */
+export const answersAtOnce = (record: StatusRecord, known: KnownState): boolean => isSettled(record) || !isKnown(record, known);
 
 export type WaitEnd =
   /** The record the caller should see now: changed, or as it is when the time ran out. */

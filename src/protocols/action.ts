@@ -18,10 +18,11 @@ export function findAction(families: readonly AnyFamily[], name: string): { fami
  * filled in, so naming the family's default chain and leaving it out are one request), hashed before the plan's bounds
  * are laid over it.
  */
-export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'> = {}): ProtocolAction {
+export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path' | 'follow'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'> = {}): ProtocolAction {
   const name = actionName(family, endpoint);
   const asked = { ...(input as Record<string, unknown>), chain: familyChain(family, (input as { chain?: ChainName }).chain) };
-  return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked) }, plan);
+  const followed = 'follow' in endpoint && endpoint.follow !== undefined;
+  return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked), ...(followed && { followed }) }, plan);
 }
 
 /** `action` with the absolute bounds a plan derived laid over its input (its hash, of what was asked, unchanged). */

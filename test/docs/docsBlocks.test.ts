@@ -43,6 +43,8 @@ const mdFiles = (dir: string): string[] =>
   );
 const PAGES = ['README.md', ...mdFiles('docs').sort()];
 const TRADES_IN_SHARED_POOLS = /protocols\/pool-[ab]-v[34]\.md$/;
+/** The perp-v2 page trades in the devnet's one GMX market and shows its prices (test/e2e/protocols/perpV2.test.ts moves them). */
+const TRADES_IN_GMX = /protocols\/perp-v2\.md$/;
 const RUNNABLE = new Set(['sh', 'bash', 'js', 'mjs', 'ts']);
 const BLOCK_TIMEOUT_MS = 120_000;
 
@@ -279,6 +281,7 @@ describe('docs that run', () => {
     // The exchange families' pages trade in the devnet's shared Uniswap pools and show their prices: no other file
     // trades there while one runs (test/support/poolLock.ts).
     if (TRADES_IN_SHARED_POOLS.test(page)) await withPoolLock(() => runPage(page, blocks));
+    else if (TRADES_IN_GMX.test(page)) await withPoolLock(() => runPage(page, blocks), 'gmx');
     else await runPage(page, blocks);
   });
 

@@ -109,11 +109,22 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     ...(request.spec.action && { action: { name: request.spec.action.name, input: request.spec.action.input } }),
     history: historyOf(request),
     ...(request.spec.cancelRequestedTime !== undefined && { cancel_requested_at: iso(request.spec.cancelRequestedTime)! }),
-    ...(s?.order && { order: presentOrder(s.order) }),
+    ...orderOf(request),
     ...(lost.length > 0 && { lost_inclusions: lost.map((c) => ({ tx_hash: c.txHash, block_number: c.blockNumber, lost_at: c.time })) }),
   };
 }
 
+
+/**
+ * `order`, for an action whose protocol settles what it created later: status.order as it stands, or pending from
+ * the confirmation on until the order controller has found the order (its key is then still unknown).
+ */
+function orderOf(request: ExecutionRequest): { order?: NonNullable<StatusRecord['order']> } {
+  const s = request.status;
+  if (s?.order) return { order: presentOrder(s.order) };
+  if (request.spec.action?.followed !== true || s?.phase !== 'Confirmed') return {};
+  return { order: { key: null, state: 'pending', fill_price: null, reason: null, tx_hash: null, updated_at: iso(s.completionTime) ?? updatedAt(request) } };
+}
 
 /** status.order as the API shows it. */
 const presentOrder = (o: ProtocolOrder): NonNullable<StatusRecord['order']> => ({

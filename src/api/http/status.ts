@@ -97,7 +97,7 @@ export const StatusRecordSchema = z.object({
     }),
   order: z
     .object({
-      key: z.string().meta({ description: "The protocol's id of the order (GMX: its order key)" }),
+      key: z.string().nullable().meta({ description: "The protocol's id of the order (GMX: its order key); null until the service has found it in the confirmed transaction" }),
       state: z.enum(['pending', 'executed', 'cancelled', 'frozen']).meta({
         description: '`pending` until a keeper acts; `executed` and `cancelled` are final; `frozen` may still be executed or cancelled',
       }),
@@ -138,6 +138,13 @@ export type NotCancellable = z.infer<typeof NotCancellableSchema>;
 export const MAX_STATUS_WAIT_SECONDS = 30;
 /** The states after which a request does not move on its own: a wait answers them at once. */
 export const TERMINAL_STATUSES: readonly RequestStatus[] = ['confirmed', 'reverted', 'failed'];
+
+/**
+ * Whether nothing more will happen to a request: a terminal status, and no order of it still waiting for its
+ * protocol's keeper (a perp-v2 order: `confirmed` once created, `order.state` pending until the keeper acts).
+ */
+export const isSettled = (record: Pick<StatusRecord, 'status' | 'order'>): boolean =>
+  TERMINAL_STATUSES.includes(record.status) && record.order?.state !== 'pending';
 
 const WAIT_MESSAGE = `must be a whole number of seconds, 0 to ${MAX_STATUS_WAIT_SECONDS} (more is taken as ${MAX_STATUS_WAIT_SECONDS})`;
 

@@ -151,6 +151,11 @@ export const ProtocolActionSchema = z.object({
   input: z.looseObject({}),
   /** sha256 (hex) of the action's name and the caller's normalized input, before any bound was derived. */
   inputHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /**
+   * The protocol settles what the action creates later (a GMX order, executed by a keeper after the create is
+   * confirmed): once Confirmed, the request's order is pending until status.order says otherwise.
+   */
+  followed: z.boolean().optional(),
 });
 export type ProtocolAction = z.infer<typeof ProtocolActionSchema>;
 
