@@ -5,7 +5,7 @@
  * oracle the client's arithmetic is compared with. Its CommonJS build needs nothing but viem from there, so it is
  * unpacked inside the project's node_modules/.cache, where `require('viem')` resolves to the project's viem.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,14 +19,27 @@ export const GMX_SDK: Pinned = {
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The unpacked package's directory (`…/package`), unpacking it first when it is not there yet. */
+/**
+ * The unpacked package's directory (`…/package`), unpacking it first when it is not there yet. Test files in
+ * parallel processes may ask at once: each unpacks into a directory of its own and renames it into place (atomic);
+ * a process that finds the place taken uses what is there.
+ */
 export function gmxSdkDir(): string {
-  const dir = join(root, 'node_modules/.cache/agent-wallet', `gmx-sdk-${GMX_SDK.version}`);
-  const done = join(dir, '.unpacked');
-  if (!existsSync(done)) {
-    rmSync(dir, { recursive: true, force: true });
-    extractPackage(GMX_SDK, dir);
-    writeFileSync(done, `${GMX_SDK.integrity}\n`);
+  const cache = join(root, 'node_modules/.cache/agent-wallet');
+  const dir = join(cache, `gmx-sdk-${GMX_SDK.version}-${GMX_SDK.integrity.slice(7, 19).replace(/[/+]/g, '_')}`);
+  if (!existsSync(dir)) {
+    mkdirSync(cache, { recursive: true });
+    const work = mkdtempSync(join(cache, 'gmx-sdk-unpacking-'));
+    try {
+      extractPackage(GMX_SDK, work);
+      try {
+        renameSync(work, dir);
+      } catch (e) {
+        if (!existsSync(dir)) throw e; // another process put it there first: use theirs
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   }
   return join(dir, 'package');
 }
