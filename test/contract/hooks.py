@@ -33,7 +33,10 @@ the same way, and only as 400s. The exchange families add theirs: a pool, route 
 not offer or the wallet does not hold (`unknown_pool`, `invalid_route`, `unknown_position`), a swap the pools cannot
 fill or that the price rules out now (`insufficient_liquidity`, `price_impact_too_high`, `slippage_exceeded`), and
 `same_token` (token_in and token_out naming one token, ETH and WETH included: JSON Schema cannot compare two
-fields). One group is about the request's form and is dropped only where it is: the cross-field rules of
+fields). perp-v2 adds the order GMX's own simulated execution refuses at the oracle's prices now
+(`order_not_executable`: collateral too small for the size, an acceptable price already past) and an execution fee
+below the keeper's need at the gas price now (`execution_fee_too_low`); its rule that an increase needs
+collateral_amount and takes no size_usd "max" is an `invalid_amount` with the field. One group is about the request's form and is dropped only where it is: the cross-field rules of
 pool-a-v3's liquidity bodies (a pool or a position, not both; both prices or neither, the upper above the lower;
 amount0 or amount1), which the published schema does not express yet (a gap the closing note of issue 19 names),
 each only with its field. Every other rejection of a schema-valid request, in
@@ -94,6 +97,9 @@ OUTCOMES = {
     (400, "price_impact_too_high"),
     (400, "slippage_exceeded"),
     (400, "same_token"),
+    # perp-v2: GMX's simulated execution of the order at the oracle's prices now, and the keeper's fee at the gas price now
+    (400, "order_not_executable"),
+    (400, "execution_fee_too_low"),
 }
 
 # pool-a-v3's liquidity bodies: their cross-field rules, by (error, field), on those paths only.
