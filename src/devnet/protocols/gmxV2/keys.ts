@@ -1,11 +1,12 @@
 import { encodeAbiParameters, keccak256, type Address, type Hex } from 'viem';
+import { hashName, ROLES as GMX_ROLES } from '../../../protocols/gmxV2/keys.ts';
 
 /**
- * GMX's DataStore keys (Keys.sol) as the devnet's contracts use them: keccak256(abi.encode("NAME")) and composite
- * keys keccak256(abi.encode(BASE, ...)). (The service's own copy is src/protocols/gmxV2/keys.ts; this one is the
- * devnet's, tested against the SDK's.)
+ * GMX's DataStore keys (Keys.sol) by name, as the devnet's deploy writes its whole configuration: the key scheme is
+ * the service's (src/protocols/gmxV2/keys.ts, tested against the SDK's); this adds the generic composite forms and
+ * the stores' field keys the devnet sets and the service never reads.
  */
-export const keyOf = (name: string): Hex => keccak256(encodeAbiParameters([{ type: 'string' }], [name]));
+export const keyOf = hashName;
 
 type Part = { type: 'address'; value: Address } | { type: 'bool'; value: boolean } | { type: 'bytes32'; value: Hex };
 const compose = (base: string, ...parts: Part[]): Hex =>
@@ -26,10 +27,5 @@ export const dsKeys = {
   marketList: keyOf('MARKET_LIST'),
 } as const;
 
-/** GMX's role keys (Role.sol). */
-export const ROLES = {
-  CONTROLLER: keyOf('CONTROLLER'),
-  ORDER_KEEPER: keyOf('ORDER_KEEPER'),
-  ROUTER_PLUGIN: keyOf('ROUTER_PLUGIN'),
-  ROLE_ADMIN: keyOf('ROLE_ADMIN'),
-} as const;
+/** GMX's role keys (Role.sol), with the admin role the devnet's deployer holds. */
+export const ROLES = { ...GMX_ROLES, ROLE_ADMIN: keyOf('ROLE_ADMIN') } as const;
