@@ -7,7 +7,9 @@
  * sequential executes with a callback_url, for the webhook delivery latency), BENCH_MANUAL_N (default 50: manual-mode
  * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads (and of swaps, bench/swaps.ts),
  * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CONFIRM_N (default 50: sequential
- * executes followed as execute --wait does, for the commit → shown latency, bench/confirmation.ts), BENCH_CPU_PROFILE=<file> to
+ * executes followed as execute --wait does, for the commit → shown latency, bench/confirmation.ts), BENCH_PERP_N (default 30:
+ * perp-v2 market orders, open and close alternating, bench/perp.ts), BENCH_PERP_KEEPER_DELAY_MS (default 200: the
+ * devnet GMX keeper's delay before it executes an order; the figures are printed net of it), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
  *
@@ -28,6 +30,7 @@ import { measureChainCeiling } from './ceiling.ts';
 import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
+import { measurePerp, printPerp } from './perp.ts';
 import { measureProtocols, printProtocols } from './protocols.ts';
 import { measureSwaps, printSwaps } from './swaps.ts';
 import { measureWebhookLatency, printWebhookLatency } from './webhooks.ts';
@@ -42,9 +45,11 @@ const WEBHOOK_N = Number(process.env.BENCH_WEBHOOK_N ?? 50);
 const MANUAL_N = Number(process.env.BENCH_MANUAL_N ?? 50);
 const PROTOCOL_N = Number(process.env.BENCH_PROTOCOL_N ?? 30);
 const CONFIRM_N = Number(process.env.BENCH_CONFIRM_N ?? 50);
+const PERP_N = Number(process.env.BENCH_PERP_N ?? 30);
+const PERP_KEEPER_DELAY_MS = Number(process.env.BENCH_PERP_KEEPER_DELAY_MS ?? 200);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
-const devnet = await startDevnet({ dataDir, log: () => undefined });
+const devnet = await startDevnet({ dataDir, log: () => undefined, protocols: { gmxKeeperDelayMs: PERP_KEEPER_DELAY_MS } });
 const chains = devnet.chainConfigs().map((c) => ({
   ...c,
   ...(process.env.BENCH_EXECUTORS && { executorKeys: c.executorKeys.slice(0, Number(process.env.BENCH_EXECUTORS)) }),
@@ -70,7 +75,8 @@ const counterOf = (chain: ChainName) => devnet.manifest.chains.find((c) => c.nam
 const load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf });
 
 // 1. Latency, one agent, one request at a time (the first one also deploys the wallet).
-printLatency(await load.latency(LATENCY_N));
+const plainLatency = await load.latency(LATENCY_N);
+printLatency(plainLatency);
 
 // 1b. Webhook delivery latency (terminal state → receiver has it), beside its references from the same run.
 printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf, receiver }, WEBHOOK_N));
@@ -87,7 +93,13 @@ printProtocols(await measureProtocols({ url: service.url, apiKey: api_key, manif
 
 // 1e. The exchange families: quote, simulate and swap → confirmed beside the core endpoints, and the swap's gas beside
 // the same swap sent straight to the router.
-printSwaps(await measureSwaps({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N));
+const swaps = await measureSwaps({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N);
+printSwaps(swaps);
+
+// 1f. perp-v2's orders: create → confirmed and → executed by the devnet's keeper, beside its configured delay and net
+// of it, beside the plain execute → confirmed of 1; the create's gas beside the swaps' of 1e.
+const perp = await measurePerp({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PERP_N);
+printPerp(perp, PERP_KEEPER_DELAY_MS, plainLatency, swaps);
 
 // 2. Throughput, AGENTS agents round-robin over the three chains, INFLIGHT requests outstanding each.
 const statsBefore = new Map([...service.workers].map(([c, w]) => [c, structuredClone(w.bundlerStats())]));
