@@ -20,7 +20,11 @@ export interface OrderControllerOptions {
   workers: ReadonlyMap<ChainName, ChainWorker>;
   protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
   families: readonly AnyFamily[];
-  /** How often a pending order's logs are searched again (default 1 s). */
+  /**
+   * How often a pending order's logs are searched again while it is young (default 250 ms: a market order is settled
+   * within seconds, and the agent waits for it); after FAST_WINDOW_MS, every SLOW_POLL_MS (a limit order may wait
+   * for its price for days).
+   */
   pollMs?: number | undefined;
   /** Orders followed at once (default 8): each is a log query or two. */
   concurrency?: number;
@@ -34,7 +38,10 @@ export interface OrderController {
   stop(): Promise<void>;
 }
 
-const DEFAULT_POLL_MS = 1_000;
+const DEFAULT_POLL_MS = 250;
+/** How long an order is searched for at pollMs; older ones at SLOW_POLL_MS (a search is one log query). */
+const FAST_WINDOW_MS = 30_000;
+const SLOW_POLL_MS = 5_000;
 
 /** The follow declaration of a request's action, when its protocol settles what it created later. */
 function followOf(r: ExecutionRequest, families: readonly AnyFamily[]): { family: AnyFamily; follow: OrderFollow<never> } | undefined {
@@ -55,7 +62,8 @@ const followed = (r: ExecutionRequest, families: readonly AnyFamily[]): boolean 
  *
  * The order is found in the logs of the request's own operation (its bundle's receipt, from the last
  * UserOperationEvent before it), then its settlement is searched for in the protocol's logs from the create's
- * block on, every pollMs, with one bounded log query per order. How far the search went is kept in memory only:
+ * block on, every pollMs while it is young and every few seconds after, one bounded log query per order. How far
+ * the search went is kept in memory only:
  * a status write per poll would cost the store as much as the request itself; after a restart the search starts
  * again at the create's block, which finds the same settlement (the write is skipped when nothing changed).
  *
@@ -116,7 +124,8 @@ export async function startOrderController(opts: OrderControllerOptions): Promis
         return { done: true };
       }
     }
-    return { requeueAfterMs: pollMs };
+    const age = Date.now() - Date.parse(status.order.time);
+    return { requeueAfterMs: age < FAST_WINDOW_MS ? pollMs : Math.max(pollMs, SLOW_POLL_MS) };
   }
 
   /** status.order set to `order` (and its event appended) on the stored request, unless it already says so. */
