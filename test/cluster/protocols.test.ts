@@ -1,13 +1,15 @@
 /**
  * The protocol families in the cluster layout: one action per family through the real kube-apiserver (gateway,
  * controllers and chain workers as processes, reads over gRPC), its simulation's effects first, then the
- * execution to confirmed and the position read back.
+ * execution to confirmed and the position read back; a GMX order (perp-v2) followed by the orders controller to
+ * the keeper's execution.
  */
-import type { Address } from 'viem';
+import { parseEther, type Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../src/client/index.ts';
 import { positionManagerAbi } from '../../src/protocols/uniswapV3/positionManagerAbi.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { acquirePoolLock } from '../support/poolLock.ts';
 import { fundTokens } from '../support/protocols.ts';
 
 type Json = Record<string, any>;
@@ -136,3 +138,64 @@ for (const c of SWAP_CASES) {
     expect(BigInt(held(c.got))).toBe(BigInt(quote.value.amount_out.raw));
   });
 }
+
+/**
+ * perp-v2: a GMX order followed to the keeper's execution. Confirmed is when the create is mined; the orders
+ * controller (against the real API server, its chain reads over the worker's getLogs) then follows the order to
+ * what the devnet's keeper made of it, into status.order, and the client's wait goes on until then.
+ */
+it('perp-v2: a market long simulated, executed, followed to the keeper\'s execution (status.order), then closed with size_usd max', { timeout: 240_000 }, async () => {
+  // The devnet's one GMX market is shared with other files that move its price feed.
+  const release = await acquirePoolLock('gmx');
+  try {
+    const client = createClient({ baseUrl: cluster.url, apiKey: (await cluster.newKey('sponsored')).apiKey });
+    const agent = 'cluster-perp-v2';
+    const w = await client.wallet(agent, 'arbitrum');
+    if (!w.ok) throw w.error;
+    const wallet = w.value.smart_wallet_address as Address;
+    // Funded account 2 is this file's, on every chain (no other cluster file sends from it on arbitrum).
+    await fundTokens(cluster.devnet, 'arbitrum', wallet, { USDC: '1000' }, 2);
+    await cluster.devnet.walletClient('arbitrum', 2).sendTransactionSync({ to: wallet, value: parseEther('0.1') }); // the execution fees
+    const order = async (body: Json): Promise<Json> => {
+      const run = await client.protocols.execute('perp-v2', 'orders', { agent_id: agent, market: 'ETH', side: 'long', collateral_token: 'USDC', ...body });
+      if (!run.ok) throw run.error;
+      const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 90_000 });
+      if (!done.ok) throw done.error;
+      return done.value as Json;
+    };
+    const positions = async (): Promise<Json[]> => {
+      const r = await client.protocols.read<Json>('perp-v2', 'positions', { agent_id: agent });
+      if (!r.ok) throw r.error;
+      return r.value.positions;
+    };
+
+    const open = { type: 'market_increase', size_usd: '1000', collateral_amount: '200' };
+    const sim = await client.protocols.simulate<Json>('perp-v2', 'orders', { agent_id: agent, market: 'ETH', side: 'long', collateral_token: 'USDC', ...open });
+    if (!sim.ok) throw sim.error;
+    const changes = Object.fromEntries(sim.value.effects.balance_changes.map((b: Json) => [b.token.symbol, b.change.raw]));
+    expect(changes.USDC).toBe((-200_000_000n).toString());
+    expect(BigInt(changes.ETH)).toBe(-BigInt(sim.value.preview.execution_fee.raw));
+
+    const opened = await order(open);
+    expect(opened.status).toBe('confirmed');
+    expect(opened.order).toMatchObject({ state: 'executed', reason: null, key: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(Number(opened.order.fill_price)).toBeGreaterThan(0);
+    expect(Number(opened.order.fill_price)).toBeLessThanOrEqual(Number(opened.action.input.acceptable_price));
+    // What the API showed is the resource's status.order, as the API server has it (the CRD's schema kept it).
+    const stored = await cluster.store.get('ExecutionRequest', opened.request_id);
+    expect(stored.status?.phase).toBe('Confirmed');
+    expect(stored.status?.order).toMatchObject({ key: opened.order.key, state: 'Executed', fillPrice: opened.order.fill_price });
+    const held = await positions();
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ side: 'long', collateral_token: { symbol: 'USDC' }, size_usd: '1000' });
+    expect(Number(held[0]!.entry_price)).toBeCloseTo(Number(opened.order.fill_price), 6);
+
+    const closed = await order({ type: 'market_decrease', size_usd: 'max' });
+    expect(closed.status).toBe('confirmed');
+    expect(closed.order).toMatchObject({ state: 'executed', reason: null });
+    expect((await cluster.store.get('ExecutionRequest', closed.request_id)).status?.order?.state).toBe('Executed');
+    expect(await positions()).toEqual([]);
+  } finally {
+    release();
+  }
+});
