@@ -63,9 +63,9 @@ const followed = (r: ExecutionRequest, families: readonly AnyFamily[]): boolean 
  * The order is found in the logs of the request's own operation (its bundle's receipt, from the last
  * UserOperationEvent before it), then its settlement is searched for in the protocol's logs from the create's
  * block on, every pollMs while it is young and every few seconds after, one bounded log query per order. How far
- * the search went is kept in memory only:
- * a status write per poll would cost the store as much as the request itself; after a restart the search starts
- * again at the create's block, which finds the same settlement (the write is skipped when nothing changed).
+ * the search went is kept in memory only: a status write per poll would cost the store as much as the request
+ * itself; after a restart the search starts again at the create's block, which finds the same settlement (the
+ * write is skipped when nothing changed).
  *
  * Run it on the leader only, like every controller of the manager.
  */
