@@ -17,6 +17,7 @@ import type { DevnetManifest } from '../src/devnet/manifest.ts';
 import { fmt, pct } from './load.ts';
 import { valueOf } from './protocols.ts';
 import type { SwapLatency } from './swaps.ts';
+import { ORDER_POLL_MS } from '../src/controller/orders/index.ts';
 
 export interface PerpBenchTarget {
   url: string;
@@ -98,7 +99,7 @@ export function printPerp(r: PerpLatency, keeperDelayMs: number, plain: number[]
   const between = r.executed.map((x, i) => x - r.confirmed[i]!);
   console.log(
     `perp-v2 (arbitrum, the devnet's GMX), one agent, ${r.executed.length} sequential market orders alternating a $${SIZE_USD} long on $${COLLATERAL_USDC} USDC and its close ` +
-      `(p50 / p95; the devnet keeper's configured delay ${keeperDelayMs} ms, its poll 200 ms; the service's order follower polls every 1,000 ms):`,
+      `(p50 / p95; the devnet keeper's configured delay ${keeperDelayMs} ms, its poll 200 ms; the service's order follower looks every ${ORDER_POLL_MS} ms):`,
   );
   console.log(`    POST orders → confirmed (the create's inclusion) ${both(r.confirmed)}    reference, the run's POST /execute → confirmed (ethereum) ${both(plain)}`);
   console.log(`    POST orders → order executed ${both(r.executed)}    net of the keeper's delay ${both(net(r.executed))}`);

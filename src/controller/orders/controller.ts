@@ -38,7 +38,7 @@ export interface OrderController {
   stop(): Promise<void>;
 }
 
-const DEFAULT_POLL_MS = 250;
+export const ORDER_POLL_MS = 250;
 /** How long an order is searched for at pollMs; older ones at SLOW_POLL_MS (a search is one log query). */
 const FAST_WINDOW_MS = 30_000;
 const SLOW_POLL_MS = 5_000;
@@ -70,7 +70,7 @@ const followed = (r: ExecutionRequest, families: readonly AnyFamily[]): boolean 
  * Run it on the leader only, like every controller of the manager.
  */
 export async function startOrderController(opts: OrderControllerOptions): Promise<OrderController> {
-  const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+  const pollMs = opts.pollMs ?? ORDER_POLL_MS;
   const { store, informer, families } = opts;
   /** Per request (namespace/name): the next block to search from. */
   const cursors = new Map<string, bigint>();

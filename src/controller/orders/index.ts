@@ -1,1 +1,1 @@
-export { startOrderController, type OrderController, type OrderControllerOptions } from './controller.ts';
+export { ORDER_POLL_MS, startOrderController, type OrderController, type OrderControllerOptions } from './controller.ts';

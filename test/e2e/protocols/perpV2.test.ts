@@ -5,6 +5,9 @@
  * the keeper cancels because the price moved past its acceptable price, with the reason; the refusals.
  */
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AddressInfo } from 'node:net';
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +19,8 @@ import { acquirePoolLock } from '../../support/poolLock.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { until } from '../../support/until.ts';
+import { runCli } from '../../support/cli.ts';
+import { tempDir } from '../../support/env.ts';
 
 const SLUG = 'perp-v2';
 const CHAIN = 'arbitrum';
@@ -216,5 +221,49 @@ describe('perp-v2: GMX v2 on the devnet', () => {
     expect(await c.refusal(order({ size_usd: 'max' }))).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await c.refusal(order({ slippage_bps: 900 }))).toMatchObject({ status: 400, code: 'invalid_slippage' });
     expect(await c.refusal(order({ side: 'up' }))).toMatchObject({ status: 400, code: 'invalid_side' });
+  });
+
+  it('the CLI commands and the MCP tools, generated from the registry: markets, a simulated order, an order followed to execution, list-orders', { timeout: 180_000 }, async () => {
+    const apiKey = (await svc.newKey('sponsored')).apiKey;
+    const cliAgent = `${agent}-cli`;
+    const env = { AGENT_WALLET_API_KEY: apiKey, AGENT_WALLET_BASE_URL: svc.url, AGENT_WALLET_JOURNAL: join(tempDir('aw-perp-'), 'j.jsonl') };
+    const w = await createClient({ baseUrl: svc.url, apiKey }).wallet(cliAgent, CHAIN);
+    if (!w.ok) throw w.error;
+    await fundTokens(svc.devnet, CHAIN, w.value.smart_wallet_address as Address, { USDC: '500' }, FUNDER);
+    await svc.devnet.walletClient(CHAIN, FUNDER).sendTransactionSync({ to: w.value.smart_wallet_address as Address, value: parseEther('0.1') });
+
+    const m = await runCli(['perp-v2', 'markets', '--json'], env);
+    expect(m.code, m.stderr).toBe(0);
+    expect(JSON.parse(m.stdout).markets[0].name).toBe('ETH/USD [WETH-USDC]');
+    const open = await runCli(['gmx-v2', 'orders', '--agent-id', cliAgent, '--type', 'market_increase', '--market', 'ETH', '--side', 'short', '--size-usd', '300', '--collateral-token', 'USDC', '--collateral-amount', '100', '--wait'], env);
+    expect(open.code, open.stderr).toBe(0);
+    // --wait goes on past `confirmed` until the keeper has acted, and says what it did.
+    expect(open.stdout).toMatch(/confirmed \(order executed\)/);
+    expect(open.stdout).toMatch(/order\s+executed at [0-9.]+/);
+    const listed = await runCli(['perp-v2', 'list-orders', '--agent-id', cliAgent, '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).orders).toEqual([]);
+
+    const mcp = new Client({ name: 'perp-v2-test', version: '1.0.0' });
+    const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
+    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env }, stderr: 'pipe' }));
+    try {
+      const call = async (name: string, args: Json) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Json; content: { text: string }[] };
+      const positions = await call('perp_v2_read', { action: 'positions', agent_id: cliAgent });
+      expect(positions.isError, positions.content[0]?.text).toBeFalsy();
+      expect(positions.structuredContent!.positions.map((p: Json) => [p.side, p.size_usd])).toEqual([['short', '300']]);
+      const sim = await call('perp_v2_act', { action: 'orders', simulate: true, agent_id: cliAgent, type: 'market_decrease', market: 'ETH', side: 'short', size_usd: 'max', collateral_token: 'USDC' });
+      expect(sim.isError, sim.content[0]?.text).toBeFalsy();
+      expect(sim.structuredContent!.preview).toMatchObject({ size_delta_usd: '300', position_after: null });
+      const closed = await call('perp_v2_act', { action: 'orders', agent_id: cliAgent, type: 'market_decrease', market: 'ETH', side: 'short', size_usd: 'max', collateral_token: 'USDC' });
+      expect(closed.isError, closed.content[0]?.text).toBeFalsy();
+      const settledStatus = await until('the close to be settled', async () => {
+        const st = await call('get_status', { request_id: closed.structuredContent!.request_id, wait_seconds: 10 });
+        return (st.structuredContent as Json | undefined)?.order?.state === 'executed' ? st : undefined;
+      }, 60_000);
+      expect(settledStatus.structuredContent!.status).toBe('confirmed');
+    } finally {
+      await mcp.close();
+    }
   });
 });
