@@ -220,8 +220,8 @@ export function createClient(opts: ClientOptions = {}) {
     requestIdFor: (idempotencyKey: string) => requestIdForIdempotencyKey(apiKey, idempotencyKey),
     statusChange,
     /**
-     * Follows a request until it is settled (a terminal state, and for an order a protocol's keeper settles later,
-     * that order's outcome: status.order no longer pending), or `until`, or `timeoutMs`: its record at once, then each change as
+     * Follows a request until it is settled (a terminal state, and for an order a protocol's keeper settles at its
+     * next price, that order's outcome: status.order no longer pending), or `until`, or `timeoutMs`: its record at once, then each change as
      * the service sees it, by waiting GETs (long polls of at most 30 s, never past the deadline). A service that does
      * not wait (one from before waits) is polled 2–5 s apart, jittered (spec 8.1).
      */
@@ -237,7 +237,7 @@ export function createClient(opts: ClientOptions = {}) {
         if (!r.ok) return r;
         const record = 'record' in r.value ? r.value.record : r.value;
         w.onStatus?.(record);
-        const orderPending = record.order?.state === 'pending';
+        const orderPending = record.order?.state === 'pending' && record.order.settles === 'next_price';
         if ((TERMINAL.has(record.status) && !orderPending) || w.until?.(record)) return ok(record);
         const left = deadline - Date.now();
         if (left <= 0) {

@@ -18,13 +18,18 @@ export function findAction(families: readonly AnyFamily[], name: string): { fami
  * filled in, so naming the family's default chain and leaving it out are one request), hashed before the plan's bounds
  * are laid over it.
  */
-export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path' | 'follow'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds'> = {}): ProtocolAction {
+export function protocolActionOf(family: AnyFamily, endpoint: Pick<ActionEndpoint<never>, 'path'>, input: unknown, plan: Pick<ActionPlan<unknown>, 'bounds' | 'settles'> = {}): ProtocolAction {
   const name = actionName(family, endpoint);
   const asked = { ...(input as Record<string, unknown>), chain: familyChain(family, (input as { chain?: ChainName }).chain) };
-  const followed = 'follow' in endpoint && endpoint.follow !== undefined;
-  return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked), ...(followed && { followed }) }, plan);
+  return withBounds({ name, input: asked, inputHash: protocolActionHash(name, asked) }, plan);
 }
 
-/** `action` with the absolute bounds a plan derived laid over its input (its hash, of what was asked, unchanged). */
-export const withBounds = (action: ProtocolAction, plan: Pick<ActionPlan<unknown>, 'bounds'>): ProtocolAction =>
-  plan.bounds ? { ...action, input: { ...action.input, ...plan.bounds } } : action;
+/**
+ * `action` with what its plan fixed: the absolute bounds laid over its input (its hash, of what was asked, unchanged),
+ * and when its protocol settles what it creates, if it does later.
+ */
+export const withBounds = (action: ProtocolAction, plan: Pick<ActionPlan<unknown>, 'bounds' | 'settles'>): ProtocolAction => ({
+  ...action,
+  ...(plan.bounds && { input: { ...action.input, ...plan.bounds } }),
+  ...(plan.settles && { followed: plan.settles }),
+});

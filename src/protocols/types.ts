@@ -78,6 +78,11 @@ export interface ActionPlan<P> {
    * fill, size, fees and liquidation price), in the family's `preview` schema: the simulation answers it.
    */
   preview?: unknown;
+  /**
+   * For an action its protocol settles later (ActionEndpoint.follow): when. `next_price`: at the keeper's next price
+   * (seconds: a wait for the request includes it); `at_trigger`: when the price reaches the order's trigger.
+   */
+  settles?: 'next_price' | 'at_trigger';
 }
 
 /** What a keeper did to an order, as found in the protocol's logs. */

@@ -62,6 +62,8 @@ export const FIELD_ERROR_CODES: Readonly<Record<string, string>> = {
   collateral_amount: 'invalid_amount',
   acceptable_price: 'invalid_price',
   execution_fee: 'invalid_execution_fee',
+  trigger_price: 'invalid_price',
+  key: 'invalid_order_key',
 };
 
 export const LIMITS = {

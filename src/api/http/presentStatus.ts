@@ -121,15 +121,18 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
  */
 function orderOf(request: ExecutionRequest): { order?: NonNullable<StatusRecord['order']> } {
   const s = request.status;
-  if (s?.order) return { order: presentOrder(s.order) };
-  if (request.spec.action?.followed !== true || s?.phase !== 'Confirmed') return {};
-  return { order: { key: null, state: 'pending', fill_price: null, reason: null, tx_hash: null, updated_at: iso(s.completionTime) ?? updatedAt(request) } };
+  const settles = request.spec.action?.followed;
+  if (settles === undefined) return s?.order ? { order: presentOrder(s.order, 'next_price') } : {};
+  if (s?.order) return { order: presentOrder(s.order, settles) };
+  if (s?.phase !== 'Confirmed') return {};
+  return { order: { key: null, state: 'pending', settles, fill_price: null, reason: null, tx_hash: null, updated_at: iso(s.completionTime) ?? updatedAt(request) } };
 }
 
 /** status.order as the API shows it. */
-const presentOrder = (o: ProtocolOrder): NonNullable<StatusRecord['order']> => ({
+const presentOrder = (o: ProtocolOrder, settles: 'next_price' | 'at_trigger'): NonNullable<StatusRecord['order']> => ({
   key: o.key,
   state: o.state.toLowerCase() as NonNullable<StatusRecord['order']>['state'],
+  settles,
   fill_price: o.fillPrice ?? null,
   reason: o.reason ?? null,
   tx_hash: o.txHash ?? null,

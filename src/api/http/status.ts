@@ -101,6 +101,10 @@ export const StatusRecordSchema = z.object({
       state: z.enum(['pending', 'executed', 'cancelled', 'frozen']).meta({
         description: '`pending` until a keeper acts; `executed` and `cancelled` are final; `frozen` may still be executed or cancelled',
       }),
+      settles: z.enum(['next_price', 'at_trigger']).meta({
+        description:
+          '`next_price`: the keeper acts at its next price (a market order: seconds; a status wait goes on until then); `at_trigger`: when the price reaches the trigger (a limit order)',
+      }),
       fill_price: z.string().nullable().meta({ description: 'The price it executed at (perp-v2: USD per index token, decimal)' }),
       reason: z.string().nullable().meta({ description: 'Why it was cancelled or frozen, as the protocol says it (perp-v2: the error name)' }),
       tx_hash: z.string().nullable().meta({ description: "The keeper's transaction that executed, cancelled or froze it" }),
@@ -140,11 +144,12 @@ export const MAX_STATUS_WAIT_SECONDS = 30;
 export const TERMINAL_STATUSES: readonly RequestStatus[] = ['confirmed', 'reverted', 'failed'];
 
 /**
- * Whether nothing more will happen to a request: a terminal status, and no order of it still waiting for its
- * protocol's keeper (a perp-v2 order: `confirmed` once created, `order.state` pending until the keeper acts).
+ * Whether a wait for a request is over: a terminal status, and no order of it that its protocol's keeper settles at
+ * its next price still pending (a perp-v2 market order: `confirmed` once created, executed or cancelled seconds
+ * later). A limit order waits for its price for as long as it takes: its creation ends the wait.
  */
 export const isSettled = (record: Pick<StatusRecord, 'status' | 'order'>): boolean =>
-  TERMINAL_STATUSES.includes(record.status) && record.order?.state !== 'pending';
+  TERMINAL_STATUSES.includes(record.status) && !(record.order?.state === 'pending' && record.order.settles === 'next_price');
 
 const WAIT_MESSAGE = `must be a whole number of seconds, 0 to ${MAX_STATUS_WAIT_SECONDS} (more is taken as ${MAX_STATUS_WAIT_SECONDS})`;
 

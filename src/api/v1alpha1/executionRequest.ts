@@ -153,9 +153,11 @@ export const ProtocolActionSchema = z.object({
   inputHash: z.string().regex(/^[0-9a-f]{64}$/),
   /**
    * The protocol settles what the action creates later (a GMX order, executed by a keeper after the create is
-   * confirmed): once Confirmed, the request's order is pending until status.order says otherwise.
+   * confirmed), and when: `next_price` (a market order: within seconds, so a wait for the request goes on until
+   * then) or `at_trigger` (a limit order: whenever the price gets there). Once Confirmed, the request's order is
+   * pending until status.order says otherwise.
    */
-  followed: z.boolean().optional(),
+  followed: z.enum(['next_price', 'at_trigger']).optional(),
 });
 export type ProtocolAction = z.infer<typeof ProtocolActionSchema>;
 

@@ -119,6 +119,7 @@ function endpointCommand(family: AnyFamily, e: AnyEndpoint<never>): Command {
 
 function exampleArgs(family: AnyFamily, path: string): string {
   const fields = Object.keys(flatObject((family.endpoints.find((x: AnyEndpoint<never>) => x.kind === 'action' && x.path === path) as { input: z.ZodType }).input).shape);
+  if (fields.includes('key')) return `--key <order key>${fields.includes('trigger_price') ? ' --trigger-price 2800' : ''}`;
   if (fields.includes('size_usd')) return '--type market_increase --market ETH --side long --size-usd 1000 --collateral-token USDC --collateral-amount 200';
   return [fields.includes('market') && family.key === 'morphoBlue' ? '--market WETH/USDC' : '', fields.includes('token') ? '--token USDC' : '', '--amount 10']
     .filter((x) => x !== '')

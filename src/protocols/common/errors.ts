@@ -24,6 +24,9 @@ export type ProtocolErrorCode =
   | 'slippage_exceeded' // the swap's price already lies past its bound (amount_in_maximum)
   | 'insufficient_liquidity' // the pools cannot fill the amount (the quoter reverted)
   | 'unknown_position' // no such position of the wallet (a liquidity NFT, a perp position)
+  | 'invalid_price' // a price field that does not fit the order (a trigger price on a market order, none on a limit order)
+  | 'unknown_order' // no such pending order of the wallet (executed, cancelled, or another's)
+  | 'order_not_updatable' // the order's type cannot be changed (a market order: only limit orders can)
   | 'execution_fee_too_low' // a perp order's execution fee is below what GMX's keeper needs at the current gas price
   | 'order_not_executable' // GMX's simulated execution of the order fails now: protocol_error says why
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
@@ -48,6 +51,9 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   slippage_exceeded: 400,
   insufficient_liquidity: 400,
   unknown_position: 400,
+  invalid_price: 400,
+  unknown_order: 400,
+  order_not_updatable: 400,
   execution_fee_too_low: 400,
   order_not_executable: 400,
   protocol_not_configured: 404,

@@ -4,16 +4,20 @@ import { exchangeRouterAvailability } from './availability.ts';
 import { GmxV2ConfigSchema } from './config.ts';
 import { CHAINS } from './define.ts';
 import { balances } from './endpoints/balances.ts';
+import { cancelOrder } from './endpoints/cancelOrder.ts';
 import { createOrder, OrderPreviewSchema } from './endpoints/createOrder.ts';
 import { markets } from './endpoints/markets.ts';
 import { orders } from './endpoints/orders.ts';
 import { positions } from './endpoints/positions.ts';
+import { updateOrder } from './endpoints/updateOrder.ts';
 import { decodeGmxRevert } from './errors.ts';
 
 /** Short forms of its fields for the MCP tools (the API's carry the patterns and the long descriptions). */
 const toolFields = {
   market: z.string().meta({ description: 'Market address, or index symbol (ETH)' }),
-  type: z.enum(['market_increase', 'market_decrease']),
+  type: z.enum(['market_increase', 'market_decrease', 'limit_increase', 'limit_decrease']),
+  key: z.string().meta({ description: 'Order key' }),
+  trigger_price: z.string().meta({ description: 'Limit: USD price to execute at' }),
   side: z.enum(['long', 'short']),
   size_usd: z.string().meta({ description: 'USD; "max" closes (decrease)' }),
   collateral_token: z.string().meta({ description: 'Long or short token; ETH for native' }),
@@ -30,12 +34,12 @@ export const gmxV2Family: ProtocolFamily<'gmxV2'> = {
   key: 'gmxV2',
   config: GmxV2ConfigSchema,
   chains: CHAINS,
-  description: "GMX v2 perpetuals on arbitrum: markets, positions with PnL and liquidation price, market orders followed to the keeper's execution.",
+  description: "GMX v2 perpetuals on arbitrum: markets, positions with PnL and liquidation price, market and limit orders followed to the keeper's execution, order update and cancel.",
   // Orders change no position when they are created (the keeper executes them later): effects report none.
   position: z.null(),
   preview: OrderPreviewSchema,
   // The spec's order (4.3), the parts built so far.
-  endpoints: [createOrder, markets, positions, orders, balances],
+  endpoints: [createOrder, cancelOrder, markets, positions, orders, balances, updateOrder],
   toolFields,
   decodeRevert: decodeGmxRevert,
   availability: exchangeRouterAvailability,

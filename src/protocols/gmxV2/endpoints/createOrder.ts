@@ -35,8 +35,10 @@ const UsdDecimal = (what: string) =>
 
 const OrderInput = z.object({
   ...actionFields(CHAINS),
-  type: z.enum(['market_increase', 'market_decrease']).meta({
-    description: 'market_increase opens or adds to a position; market_decrease reduces or closes one. Both execute at the next oracle price.',
+  type: z.enum(['market_increase', 'market_decrease', 'limit_increase', 'limit_decrease']).meta({
+    description:
+      'market_increase opens or adds to a position, market_decrease reduces or closes one, at the next oracle price; limit_increase ' +
+      'and limit_decrease wait for the index price to reach trigger_price (a long buys at or below it, sells at or above it; a short the reverse)',
   }),
   market: z
     .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a market address or an index symbol') })
@@ -59,6 +61,9 @@ const OrderInput = z.object({
     .max(MAX_ORDER_SLIPPAGE_BPS, `must be at most ${MAX_ORDER_SLIPPAGE_BPS} basis points: give acceptable_price to set the bound yourself`)
     .optional()
     .meta({ description: `Tolerated move of the execution price from the expected one, basis points (default ${DEFAULT_ORDER_SLIPPAGE_BPS})`, examples: [50] }),
+  trigger_price: UsdDecimal('price in USD')
+    .optional()
+    .meta({ description: 'Limit orders only (and required there): the index price in USD at which the keeper executes it', examples: ['2800'] }),
   acceptable_price: UsdDecimal('price in USD')
     .optional()
     .meta({ description: 'The worst index price to execute at, USD (default: the expected price moved by slippage_bps); the keeper cancels the order past it' }),
@@ -107,11 +112,13 @@ export const createOrder = defineAction({
     const m = findMarket(snap.perp, input.market);
     if (m.priced.isDisabled) throw new ProtocolError('unknown_market', `${m.name} is disabled`, { field: 'market' });
     const isLong = input.side === 'long';
-    const isIncrease = input.type === 'market_increase';
+    const isIncrease = input.type.endsWith('_increase');
+    const trigger = triggerOf(input);
+    // A limit order is previewed and its execution simulated at its trigger price: where the keeper will execute it.
+    const at = trigger === undefined ? m : atIndexPrice(m, trigger);
     const ethAllowed = m.long.address.toLowerCase() === config.wnt.toLowerCase() || m.short.address.toLowerCase() === config.wnt.toLowerCase();
     const token = resolveToken(input.collateral_token, [m.long, m.short, ...(ethAllowed ? [native(config.wnt)] : [])], 'collateral_token', `${m.name}'s collateral`);
     const collateralToken = token.native ? config.wnt : token.address;
-    const collateral = collateralPrices(m, collateralToken);
 
     const [feeValues, list] = await Promise.all([ctx.read(executionFeeReads(config.dataStore)), positionInfos(ctx, snap)]);
     const feeParams = executionFeeParamsOf(feeValues as bigint[]);
@@ -126,7 +133,7 @@ export const createOrder = defineAction({
       pendingBorrowingFeesUsd: info.fees.borrowing.borrowingFeeUsd,
       fundingFeeAmount: info.fees.funding.fundingFeeAmount,
     };
-    const figures = reader && positionFigures(m.priced, reader, collateral);
+    const figures = reader && positionFigures(at.priced, reader, collateralPrices(at, collateralToken));
     const existing: ExistingPosition | undefined = reader && figures && { ...reader, collateralUsd: figures.collateralUsd, pendingFundingFeesUsd: figures.pendingFundingFeesUsd, pendingImpactUsd: figures.pendingImpactUsd };
 
     // The execution fee: the caller's (a bound the first plan fixed), never below what the keeper needs now.
@@ -141,27 +148,28 @@ export const createOrder = defineAction({
       });
     }
 
-    const sized = isIncrease ? increaseOf(m, input, token, collateral, existing) : decreaseOf(m, input, token, collateral, existing);
+    const atCollateral = collateralPrices(at, collateralToken);
+    const sized = isIncrease ? increaseOf(at, input, token, atCollateral, existing) : decreaseOf(at, input, token, atCollateral, existing);
     const slippage = input.slippage_bps ?? DEFAULT_ORDER_SLIPPAGE_BPS;
-    const price = marketOrderAcceptablePrice(m.priced, { sizeDeltaUsd: sized.sizeDeltaUsd, isIncrease, isLong, slippageBps: slippage });
+    const price = marketOrderAcceptablePrice(at.priced, { sizeDeltaUsd: sized.sizeDeltaUsd, isIncrease, isLong, slippageBps: slippage });
     const acceptable = input.acceptable_price !== undefined ? parseUnits(input.acceptable_price, 30) : price.acceptablePrice;
 
     const order: OrderSpec = {
       market: m.address,
       collateralToken,
       ...(isIncrease && { send: { native: token.native === true, amount: sized.collateralAmount } }),
-      orderType: isIncrease ? ORDER_TYPES.market_increase : ORDER_TYPES.market_decrease,
+      orderType: ORDER_TYPES[input.type],
       isLong,
       sizeDeltaUsd: sized.sizeDeltaUsd,
       initialCollateralDeltaAmount: isIncrease ? 0n : sized.collateralAmount,
-      triggerPrice: 0n,
+      triggerPrice: trigger === undefined ? 0n : priceToContract(trigger, m.index.decimals),
       acceptablePrice: priceToContract(acceptable, m.index.decimals),
       executionFee: fee,
       unwrap: token.native === true,
     };
     await ensureFunds(ctx, order, token);
     const tokens = [m.index, m.long, m.short].map((t) => t.address);
-    const contract = [m.contractPrices.indexTokenPrice, m.contractPrices.longTokenPrice, m.contractPrices.shortTokenPrice];
+    const contract = [at.contractPrices.indexTokenPrice, at.contractPrices.longTokenPrice, at.contractPrices.shortTokenPrice];
     const unique = tokens.flatMap((t, i) => (tokens.findIndex((x) => x.toLowerCase() === t.toLowerCase()) === i ? [i] : []));
     await checkOrderExecutes(ctx, order, { tokens: unique.map((i) => tokens[i]!), prices: unique.map((i) => contract[i]!), at: await ctx.now() });
 
@@ -169,6 +177,7 @@ export const createOrder = defineAction({
       calls: orderCalls(config, ctx.wallet, order),
       tokens: token.native ? [native(config.wnt)] : [native(config.wnt), token],
       bounds: { acceptable_price: usd(acceptable), execution_fee: fee.toString() },
+      settles: trigger === undefined ? 'next_price' : 'at_trigger',
       preview: {
         mark_price: usd(price.markPrice),
         expected_price: usd(price.impactedPrice),
@@ -183,6 +192,34 @@ export const createOrder = defineAction({
     };
   },
 });
+
+/** The trigger price of a limit order (USD, 30 decimals); a market order takes none. */
+function triggerOf(input: OrderInputT): bigint | undefined {
+  const limit = input.type.startsWith('limit_');
+  if (limit && input.trigger_price === undefined) throw new ProtocolError('invalid_price', `a ${input.type} order needs trigger_price: the index price it waits for`, { field: 'trigger_price' });
+  if (!limit && input.trigger_price !== undefined) throw new ProtocolError('invalid_price', `a ${input.type} order executes at the next price: trigger_price is for limit orders`, { field: 'trigger_price' });
+  return input.trigger_price === undefined ? undefined : parseUnits(input.trigger_price, 30);
+}
+
+/** The market as it would be with the index token at `price` (a limit order's trigger), the other tokens as now. */
+function atIndexPrice(m: PerpMarket, price: bigint): PerpMarket {
+  const decimals = m.index.decimals;
+  const contract = { min: priceToContract(price, decimals), max: priceToContract(price, decimals) };
+  const isIndex = (t: { address: string }) => t.address.toLowerCase() === m.index.address.toLowerCase();
+  const index = { decimals, min: price, max: price };
+  return {
+    ...m,
+    contractPrices: {
+      indexTokenPrice: contract,
+      longTokenPrice: isIndex(m.long) ? contract : m.contractPrices.longTokenPrice,
+      shortTokenPrice: isIndex(m.short) ? contract : m.contractPrices.shortTokenPrice,
+    },
+    priced: {
+      ...m.priced,
+      prices: { index, long: isIndex(m.long) ? { ...index, decimals: m.long.decimals } : m.priced.prices.long, short: isIndex(m.short) ? { ...index, decimals: m.short.decimals } : m.priced.prices.short },
+    },
+  };
+}
 
 interface Sized {
   sizeDeltaUsd: bigint;
