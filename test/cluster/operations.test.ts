@@ -41,7 +41,7 @@ const execute = (api: ReturnType<typeof apiClient>, fn: 'increment' | 'fail') =>
   });
 
 describe('kubectl get executionrequests', () => {
-  it('shows Phase, Chain, Agent, Action (empty for POST /execute), Tx and Age; -o wide adds the reason', async () => {
+  it('shows Phase, Chain, Agent, Action and Order (empty for POST /execute), Tx and Age; -o wide adds the reason', async () => {
     const { api } = await cluster.newKey();
     const ok = await execute(api, 'increment');
     expect(ok.status).toBe(200);
@@ -50,7 +50,7 @@ describe('kubectl get executionrequests', () => {
 
     const table = await kubectl('get', 'exr');
     const [header, ...rows] = table.trim().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'ACTION', 'TX', 'AGE']);
+    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'PHASE', 'CHAIN', 'AGENT', 'ACTION', 'ORDER', 'TX', 'AGE']);
     const row = rows.find((r) => r.startsWith(ok.body.request_id))!;
     expect(row.split(/\s+/).slice(1, 5)).toEqual(['Confirmed', 'base', 'sre-view', confirmed.tx_hash]);
 
