@@ -1,4 +1,4 @@
-import { decodeErrorResult, formatUnits, type Hex } from 'viem';
+import { decodeErrorResult, type Hex } from 'viem';
 import type { ProtocolRevert } from '../common/errors.ts';
 import { customErrorsAbi } from './abis.generated.ts';
 
@@ -37,6 +37,3 @@ export function decodeGmxRevert(data: Hex): ProtocolRevert | undefined {
     return undefined;
   }
 }
-
-/** A 30-decimal GMX USD amount as decimal dollars (the API's `*_usd` figures). */
-export const usd30 = (x: bigint): string => formatUnits(x, 30);

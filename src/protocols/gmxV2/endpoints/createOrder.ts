@@ -9,6 +9,7 @@ import type { AgentContext } from '../../types.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
 import { followOrder } from '../follow.ts';
+import { DEFAULT_ORDER_SLIPPAGE_BPS, SlippageBps, UsdDecimal } from '../inputs.ts';
 import { positionKey } from '../keys.ts';
 import { executionFeeReads, executionFeeParamsOf } from '../marketParams.ts';
 import { findMarket } from '../markets.ts';
@@ -23,15 +24,6 @@ import { ORDER_TYPES } from '../orderTypes.ts';
 import { multiple, PriceUsd, Side, usd, Usd } from '../present.ts';
 import { collateralPrices, snapshot, type PerpMarket } from '../snapshot.ts';
 import { positionInfos } from './positions.ts';
-
-/** Slippage when the caller names none, and the most perp-v2 accepts (past it, give acceptable_price yourself). */
-export const DEFAULT_ORDER_SLIPPAGE_BPS = 50;
-export const MAX_ORDER_SLIPPAGE_BPS = 500;
-
-const UsdDecimal = (what: string) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a decimal string') })
-    .regex(/^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,30})?$/, `must be a positive decimal ${what}, e.g. "1500.5"`);
 
 const OrderInput = z.object({
   ...actionFields(CHAINS),
@@ -55,11 +47,7 @@ const OrderInput = z.object({
   collateral_amount: decimalAmount(false)
     .optional()
     .meta({ description: 'Increase: the collateral to add (required). Decrease: the collateral to withdraw besides the PnL (default 0). Token units.' }),
-  slippage_bps: z
-    .int({ error: `must be an integer number of basis points from 0 to ${MAX_ORDER_SLIPPAGE_BPS}` })
-    .min(0, `must be from 0 to ${MAX_ORDER_SLIPPAGE_BPS} basis points`)
-    .max(MAX_ORDER_SLIPPAGE_BPS, `must be at most ${MAX_ORDER_SLIPPAGE_BPS} basis points: give acceptable_price to set the bound yourself`)
-    .optional()
+  slippage_bps: SlippageBps.optional()
     .meta({ description: `Tolerated move of the execution price from the expected one, basis points (default ${DEFAULT_ORDER_SLIPPAGE_BPS})`, examples: [50] }),
   trigger_price: UsdDecimal('price in USD')
     .optional()

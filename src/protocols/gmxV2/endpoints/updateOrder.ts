@@ -1,6 +1,5 @@
 import { parseUnits, type Hex } from 'viem';
 import { z } from 'zod';
-import { REQUIRED } from '../../../api/http/index.ts';
 import { amountOf } from '../../common/amounts.ts';
 import { callOf } from '../../common/calls.ts';
 import { ProtocolError } from '../../common/errors.ts';
@@ -14,12 +13,7 @@ import { ORDER_TYPES, orderTypeName } from '../orderTypes.ts';
 import { OrderKeyInput, ownOrder } from '../ownOrder.ts';
 import { usd } from '../present.ts';
 import { acceptablePriceWithSlippage } from '../math/acceptablePrice.ts';
-import { DEFAULT_ORDER_SLIPPAGE_BPS, MAX_ORDER_SLIPPAGE_BPS } from './createOrder.ts';
-
-const Usd = (what: string) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a decimal string') })
-    .regex(/^(?!0+(?:\.0+)?$)(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,30})?$/, `must be a positive decimal ${what}, e.g. "2800"`);
+import { DEFAULT_ORDER_SLIPPAGE_BPS, SlippageBps, UsdDecimal } from '../inputs.ts';
 
 export const updateOrder = defineAction({
   path: 'orders/update',
@@ -31,16 +25,12 @@ export const updateOrder = defineAction({
   input: z.object({
     ...actionFields(CHAINS),
     key: OrderKeyInput,
-    size_usd: Usd('USD amount').optional().meta({ description: 'The new size, USD' }),
-    trigger_price: Usd('price in USD').optional().meta({ description: 'The new trigger price, USD per index token' }),
-    acceptable_price: Usd('price in USD')
+    size_usd: UsdDecimal('USD amount').optional().meta({ description: 'The new size, USD' }),
+    trigger_price: UsdDecimal('price in USD').optional().meta({ description: 'The new trigger price, USD per index token' }),
+    acceptable_price: UsdDecimal('price in USD')
       .optional()
       .meta({ description: 'The new worst execution price, USD per index token (default with a new trigger_price: it moved by slippage_bps)' }),
-    slippage_bps: z
-      .int({ error: `must be an integer number of basis points from 0 to ${MAX_ORDER_SLIPPAGE_BPS}` })
-      .min(0)
-      .max(MAX_ORDER_SLIPPAGE_BPS, `must be at most ${MAX_ORDER_SLIPPAGE_BPS} basis points: give acceptable_price yourself`)
-      .optional()
+    slippage_bps: SlippageBps.optional()
       .meta({ description: `With a new trigger_price and no acceptable_price: how far past the trigger it may execute (default ${DEFAULT_ORDER_SLIPPAGE_BPS})` }),
   }),
   async plan(ctx, input) {
