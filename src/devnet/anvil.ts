@@ -31,6 +31,8 @@ export interface StartAnvilParameters {
   signal?: AbortSignal;
   /** Called as soon as the child exists, before it answers: lets the caller record its pid early. */
   onSpawn?: (pid: number) => void;
+  /** Where to look for a port (default: one the kernel just gave out); a taken port is tried again elsewhere. */
+  pickPort?: () => Promise<number>;
 }
 
 /** The environment variable that names which devnet state an anvil serves. */
@@ -125,13 +127,14 @@ const TAIL_BYTES = 8_192;
 /** Starts anvil on a free loopback port and resolves once it answers `eth_chainId` with the expected id. */
 export async function startAnvil(params: StartAnvilParameters): Promise<AnvilInstance> {
   let lastError: unknown;
-  // A port found free can be taken before anvil binds it: try a few.
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // A port found free can be taken before anvil binds it (another test's anvil, started in the same instant): try a
+  // few. Either our anvil says the address is in use, or the other node answers first with its own chain id.
+  for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await startAnvilOnce(params, await findFreePort());
+      return await startAnvilOnce(params, await (params.pickPort ?? findFreePort)());
     } catch (error) {
       lastError = error;
-      if (!(error instanceof AnvilStartError) || !/address already in use|os error 98/i.test(error.output)) throw error;
+      if (!(error instanceof AnvilStartError) || !error.portTaken) throw error;
     }
   }
   throw lastError;
@@ -143,6 +146,8 @@ export class AnvilStartError extends Error {
     message: string,
     /** The tail of anvil's stdout and stderr. */
     readonly output: string,
+    /** Another process holds the port: a new port may succeed. */
+    readonly portTaken = /address already in use|os error 98/i.test(output),
   ) {
     super(output ? `${message}\n--- anvil output ---\n${output}` : message);
   }
@@ -216,7 +221,7 @@ async function startAnvilOnce(params: StartAnvilParameters, port: number): Promi
     if (chainId === params.chainId && exitCode === undefined) break;
     if (chainId !== undefined) {
       await stop();
-      throw new AnvilStartError(`anvil on ${rpcUrl} answered chain id ${chainId}, expected ${params.chainId}`, output);
+      throw new AnvilStartError(`anvil on ${rpcUrl} answered chain id ${chainId}, expected ${params.chainId}`, output, true);
     }
     if (Date.now() > deadline) {
       await stop();
