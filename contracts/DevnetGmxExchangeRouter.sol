@@ -27,8 +27,8 @@ interface IDevnetGmxOrderHandler {
 /// the spender users approve), `createOrder` for market and limit increase/decrease orders (GMX's validation and custom
 /// errors, the execution fee and collateral taken as what the OrderVault received), `cancelOrder` by the order's
 /// account, `updateOrder` of a limit order, and `simulateExecuteLatestOrder` (executes the order last created at
-/// the given prices, then reverts EndOfOracleSimulation), `claimFundingFees`. Swaps, deposits and withdrawals are
-/// not on the devnet (NotOnTheDevnet).
+/// the given prices, then reverts EndOfOracleSimulation), `claimFundingFees`. Deposits and withdrawals: its fallback
+/// delegatecalls the liquidity facet (DevnetGmxLiquidityRouter), which answers NotOnTheDevnet for anything else.
 contract DevnetGmxExchangeRouter {
     struct CreateOrderParamsAddresses {
         address receiver;
@@ -69,6 +69,8 @@ contract DevnetGmxExchangeRouter {
     IGmxEventEmitter public immutable eventEmitter;
     IDevnetGmxOrderHandler public immutable orderHandler;
     IGmxBank public immutable orderVault;
+    /// Deposits and withdrawals (this contract is at the code size limit): its code runs as this contract's.
+    address private immutable liquidityFacet;
 
     error NotOnTheDevnet(string what);
     error TokenTransferError(address token, address receiver, uint256 amount);
@@ -80,7 +82,8 @@ contract DevnetGmxExchangeRouter {
         IGmxDataStore dataStore_,
         IGmxEventEmitter eventEmitter_,
         IDevnetGmxOrderHandler orderHandler_,
-        IGmxBank orderVault_
+        IGmxBank orderVault_,
+        address liquidityFacet_
     ) {
         router = router_;
         roleStore = roleStore_;
@@ -88,11 +91,20 @@ contract DevnetGmxExchangeRouter {
         eventEmitter = eventEmitter_;
         orderHandler = orderHandler_;
         orderVault = orderVault_;
+        liquidityFacet = liquidityFacet_;
     }
 
-    /// Deposits, withdrawals, shifts and the rest of GMX's ExchangeRouter: not on the devnet.
-    fallback() external {
-        revert NotOnTheDevnet("deposits, withdrawals and shifts");
+    /// Deposits, withdrawals and the rest of GMX's ExchangeRouter: the liquidity facet's code, run as this contract's
+    /// (msg.sender and msg.value kept), its result or revert data passed on as they are.
+    fallback() external payable {
+        address facet = liquidityFacet;
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), facet, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
     }
 
     function multicall(bytes[] calldata data) external payable returns (bytes[] memory results) {

@@ -5,8 +5,9 @@ import {GmxErrors, GmxFields, GmxKeys, GmxMath, GmxStore, GmxTypes, IGmxDataStor
 
 /// @notice GMX v2's SyntheticsReader for the devnet, the real ABI's return types for what a trading client reads:
 /// markets and their info (borrowing rates, funding per size, the next funding), positions with their pending
-/// fees, PnL and the price impact of closing them, orders, and the execution price of a size change. Other
-/// Reader functions (deposits, withdrawals, market token prices) revert NotOnTheDevnet.
+/// fees, PnL and the price impact of closing them, orders, and the execution price of a size change. Deposits,
+/// withdrawals and market token prices: its fallback delegatecalls the liquidity facet (DevnetGmxLiquidityReader),
+/// which answers NotOnTheDevnet for anything else.
 contract DevnetGmxReader {
     struct CollateralType {
         uint256 longToken;
@@ -142,9 +143,23 @@ contract DevnetGmxReader {
     error NotOnTheDevnet(bytes4 selector);
     error MissingMarketPrices(address market);
 
-    /// Deposits, withdrawals, market token prices and the rest: not on the devnet.
+    /// Deposits, withdrawals and market token prices (this contract is near the code size limit).
+    address private immutable liquidityFacet;
+
+    constructor(address liquidityFacet_) {
+        liquidityFacet = liquidityFacet_;
+    }
+
+    /// The liquidity facet's code run as this contract's, its result or revert data passed on as they are.
     fallback() external {
-        revert NotOnTheDevnet(msg.sig);
+        address facet = liquidityFacet;
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), facet, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
     }
 
     function getMarket(IGmxDataStore dataStore, address key) external view returns (GmxTypes.MarketProps memory) {

@@ -35,6 +35,8 @@ test("the chart ships the SDK's Arbitrum Sepolia deployment, valid for the famil
     reader: c.SyntheticsReader,
     router: c.SyntheticsRouter,
     orderVault: c.OrderVault,
+    depositVault: c.DepositVault,
+    withdrawalVault: c.WithdrawalVault,
     eventEmitter: c.EventEmitter,
     referralStorage: c.ReferralStorage,
     wnt: c.NATIVE_TOKEN,

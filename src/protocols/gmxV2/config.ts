@@ -16,6 +16,10 @@ export const GmxV2ConfigSchema = z.object({
   /** SyntheticsRouter: the spender of token approvals (the ExchangeRouter pulls through it). */
   router: Address,
   orderVault: Address,
+  /** Where a deposit's tokens and execution fee are sent (sendTokens/sendWnt) before createDeposit. */
+  depositVault: Address,
+  /** Where a withdrawal's GM and execution fee are sent (sendTokens/sendWnt) before createWithdrawal. */
+  withdrawalVault: Address,
   /** Where orders' lifecycle events are logged (EventLog1/EventLog2): the order follower reads them. */
   eventEmitter: Address,
   referralStorage: Address,

@@ -5,13 +5,15 @@ import { devnetAccounts } from '../../accounts.ts';
 import type { ProtocolDeployContext, ProtocolDeployResult } from '../types.ts';
 import { devnetGmxAbis, gmxDeployments, NO_REFERRAL_STORAGE, type GmxDeployments } from './deployments.ts';
 import { dsKeys, keyOf, ROLES } from './keys.ts';
-import { ETH_USD_MARKET, GLOBAL_PARAMS } from './market.ts';
+import { ETH_USD_MARKET, FEED_DECIMALS, GLOBAL_PARAMS } from './market.ts';
 import { verifyGmx } from './verify.ts';
 
 /** Until the devnet's price server runs (run.ts), the config's oracleUrl is this; startDevnet replaces it. */
 export const GMX_ORACLE_URL_PENDING = 'http://127.0.0.1:9/gmx-price-server-not-started';
 /** Our own DataStore flag (not a GMX key): the pools were seeded once, so trades moving them is not "missing". */
 const SEEDED_KEY = keyOf('AGENT_WALLET_DEVNET_SEEDED');
+/** Ours too: the seed's GM was minted once (a devnet seeded before GM existed gets it on its next deploy). */
+const GM_SEEDED_KEY = keyOf('AGENT_WALLET_DEVNET_GM_SEEDED');
 /** The keeper's native coin for gas: topped up to this when it falls below half. */
 const KEEPER_FUNDING = parseEther('10');
 
@@ -34,6 +36,7 @@ export function gmxUintConfig(plan: GmxDeployments): { name: string; key: Hex; v
   both('MAX_OPEN_INTEREST', p.maxOpenInterest, p.maxOpenInterest);
   both('BORROWING_FACTOR', p.borrowingFactor, p.borrowingFactor);
   both('BORROWING_EXPONENT_FACTOR', p.borrowingExponentFactor, p.borrowingExponentFactor);
+  both('SWAP_FEE_FACTOR', p.swapFeeFactor.positive, p.swapFeeFactor.negative);
   out.push({ name: 'MIN_COLLATERAL_FACTOR', key: dsKeys.market('MIN_COLLATERAL_FACTOR', market), value: p.minCollateralFactor });
   // Read by the SDK's liquidation price; the devnet does not liquidate (README), so it mirrors MIN_COLLATERAL_FACTOR.
   out.push({ name: 'MIN_COLLATERAL_FACTOR_FOR_LIQUIDATION', key: dsKeys.market('MIN_COLLATERAL_FACTOR_FOR_LIQUIDATION', market), value: p.minCollateralFactor });
@@ -57,7 +60,7 @@ export function gmxAddressConfig(plan: GmxDeployments): { name: string; key: Hex
   ];
 }
 
-/** Roles as GMX wires them: handlers and the ExchangeRouter are CONTROLLERs, the keeper an ORDER_KEEPER. */
+/** Roles as GMX wires them: the handlers and the ExchangeRouter are CONTROLLERs, the keeper an ORDER_KEEPER. */
 export function gmxRoles(plan: GmxDeployments, owner: Address, keeper: Address): { account: Address; role: Hex; label: string }[] {
   return [
     { account: owner, role: ROLES.CONTROLLER, label: 'protocol deployer CONTROLLER (writes the config)' },
@@ -65,6 +68,8 @@ export function gmxRoles(plan: GmxDeployments, owner: Address, keeper: Address):
     { account: plan.exchangeRouter.address, role: ROLES.ROUTER_PLUGIN, label: 'ExchangeRouter ROUTER_PLUGIN' },
     { account: plan.orderHandler.address, role: ROLES.CONTROLLER, label: 'OrderHandler CONTROLLER' },
     { account: plan.positionHandler.address, role: ROLES.CONTROLLER, label: 'PositionHandler CONTROLLER' },
+    { account: plan.depositHandler.address, role: ROLES.CONTROLLER, label: 'DepositHandler CONTROLLER' },
+    { account: plan.withdrawalHandler.address, role: ROLES.CONTROLLER, label: 'WithdrawalHandler CONTROLLER' },
     { account: keeper, role: ROLES.ORDER_KEEPER, label: 'keeper ORDER_KEEPER' },
   ];
 }
@@ -135,6 +140,13 @@ export async function deployGmxV2(ctx: ProtocolDeployContext): Promise<ProtocolD
     deployed.push(`pool seed ${formatEther(ETH_USD_MARKET.seed.long)} WETH + ${ETH_USD_MARKET.seed.short / 10n ** 6n} USDC, impact pool ${formatEther(ETH_USD_MARKET.impactPool)} WETH`);
   }
 
+  if (!(await readDs<boolean>('getBool', [GM_SEEDED_KEY]))) {
+    const gm = seedMarketTokens(plan);
+    await send('minting the seed\'s GM', plan.market.marketToken, encodeFunctionData({ abi: devnetGmxAbis.marketToken, functionName: 'mint', args: [ctx.deployer.address, gm] }));
+    await send('marking the GM seed', dataStore, ds('setBool', [GM_SEEDED_KEY, true]));
+    deployed.push(`${formatEther(gm)} GM for the seed`);
+  }
+
   const keeperBalance = await client.getBalance({ address: keeper });
   if (keeperBalance < KEEPER_FUNDING / 2n) {
     await send('funding the keeper', keeper, '0x', KEEPER_FUNDING - keeperBalance);
@@ -151,6 +163,8 @@ export async function deployGmxV2(ctx: ProtocolDeployContext): Promise<ProtocolD
       reader: plan.reader.address,
       router: plan.router.address,
       orderVault: plan.orderVault.address,
+      depositVault: plan.depositVault.address,
+      withdrawalVault: plan.withdrawalVault.address,
       eventEmitter: plan.eventEmitter.address,
       referralStorage: NO_REFERRAL_STORAGE,
       wnt: plan.wnt,
@@ -159,6 +173,21 @@ export async function deployGmxV2(ctx: ProtocolDeployContext): Promise<ProtocolD
       executionFeeBufferBps: 3_000,
     },
   };
+}
+
+/**
+ * The seed's GM (18 decimals) at $1 per GM for the seed's USD at the feeds' starting prices (100 WETH × $3000 +
+ * 300,000 USDC = 600,000 GM), minted to the protocol deployer: GM's price is then the pool's value per token.
+ */
+export function seedMarketTokens(plan: GmxDeployments): bigint {
+  const m = ETH_USD_MARKET;
+  // amount × feed price (FEED_DECIMALS) → USD with GM's 18 decimals.
+  const usd18 = (symbol: string, amount: bigint): bigint => {
+    const feed = plan.feeds.find((f) => f.symbol === symbol)!;
+    const price = m.feeds.find((f) => f.symbol === symbol)!.priceUsd;
+    return (amount * price * 10n ** BigInt(18 - feed.decimals)) / 10n ** BigInt(FEED_DECIMALS);
+  };
+  return usd18(m.long, m.seed.long) + usd18(m.short, m.seed.short);
 }
 
 /** The market's tokens (WETH wrapped from the deployer's ETH, so it can be unwrapped again; USDC minted), recorded. */

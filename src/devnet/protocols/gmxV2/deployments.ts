@@ -3,12 +3,16 @@ import bankArtifact from '../../artifacts/DevnetGmxBank.json' with { type: 'json
 import marketTokenArtifact from '../../artifacts/DevnetGmxMarketToken.json' with { type: 'json' };
 import dataStoreArtifact from '../../artifacts/DevnetGmxDataStore.json' with { type: 'json' };
 import eventEmitterArtifact from '../../artifacts/DevnetGmxEventEmitter.json' with { type: 'json' };
+import depositHandlerArtifact from '../../artifacts/DevnetGmxDepositHandler.json' with { type: 'json' };
 import exchangeRouterArtifact from '../../artifacts/DevnetGmxExchangeRouter.json' with { type: 'json' };
+import liquidityReaderArtifact from '../../artifacts/DevnetGmxLiquidityReader.json' with { type: 'json' };
+import liquidityRouterArtifact from '../../artifacts/DevnetGmxLiquidityRouter.json' with { type: 'json' };
 import orderHandlerArtifact from '../../artifacts/DevnetGmxOrderHandler.json' with { type: 'json' };
 import positionHandlerArtifact from '../../artifacts/DevnetGmxPositionHandler.json' with { type: 'json' };
 import readerArtifact from '../../artifacts/DevnetGmxReader.json' with { type: 'json' };
 import roleStoreArtifact from '../../artifacts/DevnetGmxRoleStore.json' with { type: 'json' };
 import routerArtifact from '../../artifacts/DevnetGmxRouter.json' with { type: 'json' };
+import withdrawalHandlerArtifact from '../../artifacts/DevnetGmxWithdrawalHandler.json' with { type: 'json' };
 import { CREATE2_DEPLOYER, devnetPriceFeedDeployData, type Create2Deployment } from '../../contracts.ts';
 import type { DevnetChain } from '../../manifest.ts';
 import { ETH_USD_MARKET, FEED_DECIMALS } from './market.ts';
@@ -23,6 +27,9 @@ export const devnetGmxAbis = {
   bank: bankArtifact.abi as Abi,
   orderHandler: orderHandlerArtifact.abi as Abi,
   exchangeRouter: exchangeRouterArtifact.abi as Abi,
+  depositHandler: depositHandlerArtifact.abi as Abi,
+  withdrawalHandler: withdrawalHandlerArtifact.abi as Abi,
+  marketToken: marketTokenArtifact.abi as Abi,
 } as const;
 
 export interface GmxFeed {
@@ -40,10 +47,19 @@ export interface GmxDeployments {
   eventEmitter: Create2Deployment;
   router: Create2Deployment;
   orderVault: Create2Deployment;
+  /** Banks holding deposits' tokens and withdrawals' GM until a keeper executes them. */
+  depositVault: Create2Deployment;
+  withdrawalVault: Create2Deployment;
   /** The ETH/USD market's token: its GM ERC-20, and the Bank holding its pool and the positions' collateral. */
   marketToken: Create2Deployment;
   positionHandler: Create2Deployment;
   orderHandler: Create2Deployment;
+  /** The Reader's liquidity facet (pool value, GM in and out), also called as a contract by the handlers. */
+  liquidityReader: Create2Deployment;
+  depositHandler: Create2Deployment;
+  withdrawalHandler: Create2Deployment;
+  /** The ExchangeRouter's liquidity facet: createDeposit/createWithdrawal, cancellations, simulations. */
+  liquidityRouter: Create2Deployment;
   exchangeRouter: Create2Deployment;
   reader: Create2Deployment;
   all: Create2Deployment[];
@@ -82,6 +98,8 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
   const eventEmitter = create2('GMX EventEmitter', eventEmitterArtifact, [roleStore.address]);
   const router = create2('GMX Router', routerArtifact, [roleStore.address]);
   const orderVault = create2('GMX OrderVault', bankArtifact, [roleStore.address, wnt, 'OrderVault']);
+  const depositVault = create2('GMX DepositVault', bankArtifact, [roleStore.address, wnt, 'DepositVault']);
+  const withdrawalVault = create2('GMX WithdrawalVault', bankArtifact, [roleStore.address, wnt, 'WithdrawalVault']);
   const marketToken = create2(`GMX market ${m.name}`, marketTokenArtifact, [roleStore.address, wnt, `GM: ${m.name}`]);
   const positionHandler = create2('GMX PositionHandler', positionHandlerArtifact, [roleStore.address, dataStore.address, eventEmitter.address, orderVault.address]);
   const orderHandler = create2('GMX OrderHandler', orderHandlerArtifact, [
@@ -91,6 +109,29 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
     orderVault.address,
     positionHandler.address,
   ]);
+  const liquidityReader = create2('GMX Reader liquidity facet', liquidityReaderArtifact, []);
+  const depositHandler = create2('GMX DepositHandler', depositHandlerArtifact, [
+    roleStore.address,
+    dataStore.address,
+    eventEmitter.address,
+    depositVault.address,
+    liquidityReader.address,
+  ]);
+  const withdrawalHandler = create2('GMX WithdrawalHandler', withdrawalHandlerArtifact, [
+    roleStore.address,
+    dataStore.address,
+    eventEmitter.address,
+    withdrawalVault.address,
+    liquidityReader.address,
+  ]);
+  const liquidityRouter = create2('GMX ExchangeRouter liquidity facet', liquidityRouterArtifact, [
+    dataStore.address,
+    eventEmitter.address,
+    depositVault.address,
+    withdrawalVault.address,
+    depositHandler.address,
+    withdrawalHandler.address,
+  ]);
   const exchangeRouter = create2('GMX ExchangeRouter', exchangeRouterArtifact, [
     router.address,
     roleStore.address,
@@ -98,9 +139,27 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
     eventEmitter.address,
     orderHandler.address,
     orderVault.address,
+    liquidityRouter.address,
   ]);
-  const reader = create2('GMX Reader', readerArtifact, []);
-  const contracts = [roleStore, dataStore, eventEmitter, router, orderVault, marketToken, positionHandler, orderHandler, exchangeRouter, reader];
+  const reader = create2('GMX Reader', readerArtifact, [liquidityReader.address]);
+  const contracts = [
+    roleStore,
+    dataStore,
+    eventEmitter,
+    router,
+    orderVault,
+    depositVault,
+    withdrawalVault,
+    marketToken,
+    positionHandler,
+    orderHandler,
+    liquidityReader,
+    depositHandler,
+    withdrawalHandler,
+    liquidityRouter,
+    exchangeRouter,
+    reader,
+  ];
   return {
     feeds,
     roleStore,
@@ -108,9 +167,15 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
     eventEmitter,
     router,
     orderVault,
+    depositVault,
+    withdrawalVault,
     marketToken,
     positionHandler,
     orderHandler,
+    liquidityReader,
+    depositHandler,
+    withdrawalHandler,
+    liquidityRouter,
     exchangeRouter,
     reader,
     all: [...feeds.map((f) => f.deployment), ...contracts],

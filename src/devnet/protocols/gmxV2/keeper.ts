@@ -6,9 +6,9 @@ import { devnetGmxAbis } from './deployments.ts';
 import { dsKeys } from './keys.ts';
 import type { GmxPricedToken, GmxTokenPrice } from './prices.ts';
 
-/** Gas limit of an executeOrder: a fixed one, so a keeper never spends an estimate's round trip. */
+/** Gas limit of an execution: a fixed one, so a keeper never spends an estimate's round trip. */
 const EXECUTE_GAS = 6_000_000n;
-/** Attempts at an order whose executeOrder transaction itself reverts (not a cancellation) before it is left. */
+/** Attempts at a request whose execute… transaction itself reverts (not a cancellation) before it is left. */
 const MAX_ATTEMPTS = 3;
 const LIMIT_INCREASE = 3;
 const LIMIT_DECREASE = 5;
@@ -27,17 +27,24 @@ export interface GmxKeeper {
   stop(): Promise<void>;
 }
 
+/** The requests a keeper executes: GMX's lists, the handler that executes them, and its events' names. */
+type RequestKind = 'order' | 'deposit' | 'withdrawal';
+const EVENT_PREFIX: Record<RequestKind, string> = { order: 'Order', deposit: 'Deposit', withdrawal: 'Withdrawal' };
+
 /**
- * The devnet's GMX order keeper: every `pollMs` it reads the DataStore's ORDER_LIST and executes each order it
- * has seen for `delayMs` (wall clock) at the feeds' prices, from the keeper account, one at a time. It keeps no
- * state of its own (a restart reads the list again) and never executes twice: an executed or cancelled order
- * leaves the list, and an order gone by the time its turn comes (the account cancelled it) is skipped. Limit
- * orders wait for their trigger price; frozen ones (a limit order that failed) wait for their account's updateOrder.
+ * The devnet's GMX keeper: every `pollMs` it reads the DataStore's ORDER_LIST, DEPOSIT_LIST and WITHDRAWAL_LIST
+ * and executes each request it has seen for `delayMs` (wall clock) at the feeds' prices, from the keeper account,
+ * one at a time. It keeps no state of its own (a restart reads the lists again) and never executes twice: an
+ * executed or cancelled request leaves its list, and one gone by the time its turn comes (the account cancelled
+ * it) is skipped. Limit orders wait for their trigger price; frozen ones (a limit order that failed) wait for
+ * their account's updateOrder.
  */
 export function startGmxKeeper(p: {
   chain: Chain;
   dataStore: Address;
   orderHandler: Address;
+  depositHandler: Address;
+  withdrawalHandler: Address;
   eventEmitter: Address;
   reader: Address;
   /** The market's index token, whose price limit orders' triggers are compared with. */
@@ -59,44 +66,47 @@ export function startGmxKeeper(p: {
   let current: Promise<void> = Promise.resolve();
   let lastError = '';
 
-  const pending = async (): Promise<readonly Hex[]> => {
-    const count = await client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'getBytes32Count', args: [dsKeys.orderList] });
+  const lists: Record<RequestKind, Hex> = { order: dsKeys.orderList, deposit: dsKeys.depositList, withdrawal: dsKeys.withdrawalList };
+  const handlers = {
+    order: { address: p.orderHandler, abi: devnetGmxAbis.orderHandler, functionName: 'executeOrder' },
+    deposit: { address: p.depositHandler, abi: devnetGmxAbis.depositHandler, functionName: 'executeDeposit' },
+    withdrawal: { address: p.withdrawalHandler, abi: devnetGmxAbis.withdrawalHandler, functionName: 'executeWithdrawal' },
+  } as const;
+
+  const pending = async (kind: RequestKind): Promise<readonly Hex[]> => {
+    const count = await client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'getBytes32Count', args: [lists[kind]] });
     if (count === 0n) return [];
-    return client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'getBytes32ValuesAt', args: [dsKeys.orderList, 0n, count] });
+    return client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'getBytes32ValuesAt', args: [lists[kind], 0n, count] });
   };
 
-  /** Executes the order if it may execute now; false when it waits (a limit order's trigger, a frozen order). */
-  const execute = async (key: Hex): Promise<boolean> => {
-    const [prices, block, order] = await Promise.all([
-      p.read(p.tokens),
-      client.getBlock(),
-      client.readContract({ address: p.reader, abi: readerAbi, functionName: 'getOrder', args: [p.dataStore, key] }),
-    ]);
+  /** Whether the order may execute now: false while it waits (a limit order's trigger, a frozen order). */
+  const orderReady = async (key: Hex, prices: readonly GmxTokenPrice[]): Promise<boolean> => {
+    const order = await client.readContract({ address: p.reader, abi: readerAbi, functionName: 'getOrder', args: [p.dataStore, key] });
     const index = prices.find((t) => t.token.toLowerCase() === p.indexToken.toLowerCase());
     if (!index) throw new Error(`no price for the index token ${p.indexToken}`);
     if (order.flags.isFrozen) return false;
-    if (!triggerReached({ orderType: order.numbers.orderType, triggerPrice: order.numbers.triggerPrice, isLong: order.flags.isLong }, index.price)) return false;
+    return triggerReached({ orderType: order.numbers.orderType, triggerPrice: order.numbers.triggerPrice, isLong: order.flags.isLong }, index.price);
+  };
+
+  /** Executes the request if it may execute now (deposits and withdrawals always may). */
+  const execute = async (kind: RequestKind, key: Hex): Promise<void> => {
+    const [prices, block] = await Promise.all([p.read(p.tokens), client.getBlock()]);
+    if (kind === 'order' && !(await orderReady(key, prices))) return;
     const params = {
       tokens: prices.map((t) => t.token),
       providers: prices.map((t) => t.feed),
       data: prices.map((t) => encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }], [t.price, t.price, block.timestamp])),
     };
-    const hash = await wallet.writeContract({
-      address: p.orderHandler,
-      abi: devnetGmxAbis.orderHandler,
-      functionName: 'executeOrder',
-      args: [key, params],
-      gas: EXECUTE_GAS,
-    });
+    const handler = handlers[kind];
+    const hash = await wallet.writeContract({ ...handler, args: [key, params], gas: EXECUTE_GAS });
     const receipt = await waitForReceipt(hash);
     if (receipt.status !== 'success') {
       const n = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, n);
-      p.log(`gmxV2 keeper: executeOrder ${key} reverted (tx ${hash}, attempt ${n} of ${MAX_ATTEMPTS})`);
-      return true;
+      p.log(`gmxV2 keeper: ${handler.functionName} ${key} reverted (tx ${hash}, attempt ${n} of ${MAX_ATTEMPTS})`);
+      return;
     }
-    p.log(`gmxV2 keeper: order ${key} ${outcomeOf(receipt.logs)} (tx ${hash}, gas ${receipt.gasUsed})`);
-    return true;
+    p.log(`gmxV2 keeper: ${kind} ${key} ${outcomeOf(kind, receipt.logs)} (tx ${hash}, gas ${receipt.gasUsed})`);
   };
 
   const waitForReceipt = async (hash: Hex) => {
@@ -107,14 +117,15 @@ export function startGmxKeeper(p: {
     }
   };
 
-  const outcomeOf = (logs: readonly Log[]): string => {
+  const outcomeOf = (kind: RequestKind, logs: readonly Log[]): string => {
+    const prefix = EVENT_PREFIX[kind];
     for (const log of logs) {
       if (log.address.toLowerCase() !== p.eventEmitter.toLowerCase()) continue;
       try {
         const event = decodeEventLog({ abi: eventEmitterAbi, data: log.data, topics: log.topics });
         const name = (event.args as { eventName: string }).eventName;
-        if (name === 'OrderExecuted') return 'executed';
-        if (name === 'OrderCancelled' || name === 'OrderFrozen') {
+        if (name === `${prefix}Executed`) return 'executed';
+        if (name === `${prefix}Cancelled` || name === 'OrderFrozen') {
           const reason = (event.args as { eventData: { stringItems: { items: readonly { key: string; value: string }[] } } }).eventData.stringItems.items.find((i) => i.key === 'reason');
           return `${name === 'OrderFrozen' ? 'frozen' : 'cancelled'} (${reason?.value || 'no reason'})`;
         }
@@ -126,16 +137,21 @@ export function startGmxKeeper(p: {
   };
 
   const pass = async (): Promise<void> => {
-    const keys = await pending();
+    const kinds: RequestKind[] = ['order', 'deposit', 'withdrawal'];
+    const listed = await Promise.all(kinds.map((kind) => pending(kind)));
     const now = Date.now();
-    for (const seen of [...firstSeen.keys()]) if (!keys.includes(seen)) firstSeen.delete(seen);
-    for (const key of keys) {
-      if (stopped) return;
-      if (!firstSeen.has(key)) firstSeen.set(key, now);
-      if (now - firstSeen.get(key)! < p.delayMs || (attempts.get(key) ?? 0) >= MAX_ATTEMPTS) continue;
-      // Gone since the list was read (the account cancelled it): nothing to send.
-      const listed = await client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'containsBytes32', args: [dsKeys.orderList, key] });
-      if (listed) await execute(key);
+    // Keys are unique across the lists (one nonce for orders, deposits and withdrawals).
+    const all = new Set(listed.flat());
+    for (const seen of [...firstSeen.keys()]) if (!all.has(seen)) firstSeen.delete(seen);
+    for (const [i, kind] of kinds.entries()) {
+      for (const key of listed[i]!) {
+        if (stopped) return;
+        if (!firstSeen.has(key)) firstSeen.set(key, now);
+        if (now - firstSeen.get(key)! < p.delayMs || (attempts.get(key) ?? 0) >= MAX_ATTEMPTS) continue;
+        // Gone since the list was read (the account cancelled it): nothing to send.
+        const still = await client.readContract({ address: p.dataStore, abi: dataStoreAbi, functionName: 'containsBytes32', args: [lists[kind], key] });
+        if (still) await execute(kind, key);
+      }
     }
   };
 
@@ -156,7 +172,7 @@ export function startGmxKeeper(p: {
       if (!stopped) timer = setTimeout(loop, pollMs);
     });
   };
-  p.log(`gmxV2 keeper: ${p.keeper.address} executes orders ${p.delayMs} ms after it sees them`);
+  p.log(`gmxV2 keeper: ${p.keeper.address} executes orders, deposits and withdrawals ${p.delayMs} ms after it sees them`);
   loop();
 
   return {

@@ -24,6 +24,8 @@ export const dsKeys = {
   /** MarketStoreUtils: keccak256(abi.encode(marketToken, keccak256(abi.encode("FIELD")))). */
   marketField: (market: Address, field: string) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [market, keyOf(field)])),
   orderList: keyOf('ORDER_LIST'),
+  depositList: keyOf('DEPOSIT_LIST'),
+  withdrawalList: keyOf('WITHDRAWAL_LIST'),
   marketList: keyOf('MARKET_LIST'),
 } as const;
 

@@ -47,10 +47,12 @@ export const ETH_USD_MARKET = {
     /** Per second, × (imbalance / open interest). */
     fundingFactor: factor('0.00000002'),
     fundingExponentFactor: factor('1'),
+    /** Deposits' and withdrawals' fee (GMX's swap fee): lower when a deposit improves the pool's balance. */
+    swapFeeFactor: { positive: factor('0.0005'), negative: factor('0.0007') },
   },
 } as const;
 
-/** Global config (GMX's Keys.sol names): execution fee estimate, order gas limits, position minimums. */
+/** Global config (GMX's Keys.sol names): execution fee estimate, order, deposit and withdrawal gas limits, position minimums. */
 export const GLOBAL_PARAMS = {
   ESTIMATED_GAS_FEE_BASE_AMOUNT_V2_1: 500_000n,
   ESTIMATED_GAS_FEE_PER_ORACLE_PRICE: 40_000n,
@@ -61,6 +63,8 @@ export const GLOBAL_PARAMS = {
   DECREASE_ORDER_GAS_LIMIT: 2_000_000n,
   SWAP_ORDER_GAS_LIMIT: 1_000_000n,
   SINGLE_SWAP_GAS_LIMIT: 500_000n,
+  DEPOSIT_GAS_LIMIT: 1_500_000n,
+  WITHDRAWAL_GAS_LIMIT: 1_500_000n,
   MIN_COLLATERAL_USD: usd30('1'),
   MIN_POSITION_SIZE_USD: usd30('1'),
   /** Seconds before an account may cancel its own market order (GMX: RequestNotYetCancellable). */

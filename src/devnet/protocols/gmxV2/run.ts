@@ -20,7 +20,7 @@ export function gmxKeeperDelayMs(option: number | undefined, env: NodeJS.Process
 
 /**
  * What the devnet runs beside its GMX v2 contracts: the price server (GMX's oracle keeper API, its URL becomes the
- * config's oracleUrl) and the order keeper, both on the chain's journaled RPC (so their transactions replay).
+ * config's oracleUrl) and the keeper (orders, deposits, withdrawals), both on the chain's journaled RPC (so their transactions replay).
  */
 export async function runGmxV2(ctx: ProtocolRunContext<'gmxV2'>): Promise<ProtocolRun<'gmxV2'>> {
   const delayMs = gmxKeeperDelayMs(ctx.options.gmxKeeperDelayMs);
@@ -34,6 +34,8 @@ export async function runGmxV2(ctx: ProtocolRunContext<'gmxV2'>): Promise<Protoc
     chain: ctx.chain,
     dataStore: plan.dataStore.address,
     orderHandler: plan.orderHandler.address,
+    depositHandler: plan.depositHandler.address,
+    withdrawalHandler: plan.withdrawalHandler.address,
     eventEmitter: plan.eventEmitter.address,
     reader: plan.reader.address,
     indexToken: plan.market.indexToken,
