@@ -18,6 +18,8 @@ export const flag = (value: boolean): Part => ({ type: 'bool', value });
 export const dsKeys = {
   global: keyOf,
   market: (base: string, market: Address) => compose(base, addr(market)),
+  /** Per-account lists: ACCOUNT_DEPOSIT_LIST, ACCOUNT_WITHDRAWAL_LIST (Keys.accountDepositListKey, …). */
+  account: (base: string, account: Address) => compose(base, addr(account)),
   marketFlag: (base: string, market: Address, isPositive: boolean) => compose(base, addr(market), flag(isPositive)),
   marketToken: (base: string, market: Address, token: Address) => compose(base, addr(market), addr(token)),
   oracleProvider: (token: Address) => compose('ORACLE_PROVIDER_FOR_TOKEN', addr(token)),
