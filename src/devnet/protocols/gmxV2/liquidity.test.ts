@@ -32,6 +32,7 @@ import { newPayer } from '../../../../test/support/payer.ts';
 import { startDevnet, type Devnet } from '../../devnet.ts';
 import { testStablecoinAbi } from '../../contracts.ts';
 import { customErrorsAbi, dataStoreAbi, eventEmitterAbi, exchangeRouterAbi, readerAbi } from '../../../protocols/gmxV2/abis.generated.ts';
+import { requireGmxSdk } from '../../../../scripts/lib/gmxSdk.ts';
 import { devnetAccounts } from '../../accounts.ts';
 import { devnetChain, devnetWalletClient } from '../../clients.ts';
 import { devnetGmxAbis, gmxDeployments } from './deployments.ts';
@@ -71,6 +72,7 @@ const routerAbi = [...exchangeRouterAbi, ...customErrorsAbi] as const;
 /** The devnet's own error for what it leaves out (not one of GMX's). */
 const NOT_ON_THE_DEVNET = { type: 'error', name: 'NotOnTheDevnet', inputs: [{ type: 'string', name: 'what' }] } as const;
 const rpc = <T>(method: string, params: unknown[] = []): Promise<T> => client.request({ method, params } as never) as Promise<T>;
+const sdkKeys = requireGmxSdk<Record<string, Hex> & { swapFeeFactorKey(market: Address, forPositiveImpact: boolean): Hex }>('build/cjs/src/configs/dataStore.js');
 const call = (functionName: string, args: unknown[]): Hex => encodeFunctionData({ abi: exchangeRouterAbi, functionName, args } as never);
 
 async function revertOf(p: Promise<unknown>): Promise<{ name: string; args: readonly unknown[] }> {
@@ -204,6 +206,13 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     expect(price).toBe(parseUnits('0.995', 30));
     expect(config).toMatchObject({ depositVault: plan.depositVault.address, withdrawalVault: plan.withdrawalVault.address });
     expect(await client.readContract({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: 'depositHandler' })).toBe(plan.depositHandler.address);
+    expect(await client.readContract({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: 'withdrawalHandler' })).toBe(plan.withdrawalHandler.address);
+    // The swap fee (deposits' and withdrawals' fee) under the SDK's key, both sides set.
+    expect(dsKeys.marketFlag('SWAP_FEE_FACTOR', market, true)).toBe(sdkKeys.swapFeeFactorKey(market, true));
+    expect(await getUint(sdkKeys.swapFeeFactorKey(market, true))).toBe(SWAP_FEE.positive);
+    expect(await getUint(sdkKeys.swapFeeFactorKey(market, false))).toBe(SWAP_FEE.negative);
+    expect(await getUint(sdkKeys.DEPOSIT_GAS_LIMIT_KEY!)).toBe(GLOBAL_PARAMS.DEPOSIT_GAS_LIMIT);
+    expect(await getUint(sdkKeys.WITHDRAWAL_GAS_LIMIT_KEY!)).toBe(GLOBAL_PARAMS.WITHDRAWAL_GAS_LIMIT);
   });
 
   test('a USDC deposit: simulated (EndOfOracleSimulation), created, executed: GM at the pool value, the 0.07% fee kept by the pool', async () => {
