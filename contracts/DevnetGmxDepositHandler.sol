@@ -5,14 +5,14 @@ import {
     GmxErrors, GmxEvents, GmxFields, GmxKeys, GmxRoleModule, GmxStore, GmxTypes, IGmxBank, IGmxDataStore, IGmxEventEmitter, IGmxRoleStore
 } from "DevnetGmxCommon.sol";
 import {
-    GmxDepositStore, GmxLiquidityErrors, GmxLiquidityKeys, GmxLiquidityTypes, GmxRequests, IGmxMarketToken
+    GmxDepositStore, GmxLiquidityErrors, GmxLiquidityKeys, GmxLiquidityTypes, GmxPool, GmxRequests, IGmxMarketToken
 } from "DevnetGmxLiquidity.sol";
 import {DevnetGmxLiquidityReader} from "DevnetGmxLiquidityReader.sol";
 
 /// @notice GMX v2's DepositHandler for the devnet: deposits of a market's long and/or short token for its GM.
 /// The ExchangeRouter (through its liquidity facet) creates and cancels them for the caller; ORDER_KEEPERs execute
 /// them at the prices of OracleUtils.SetPricesParams (unsigned, as orders): the tokens move from the DepositVault to
-/// the pool, GM is minted to the receiver at the pool's value (less the swap fee), and a failure cancels the
+/// the pool, GM is minted to the receiver at the pool's value (less the swap fee and price impact), and a failure cancels the
 /// deposit (DepositCancelled with the error's name), the tokens going back to the account.
 contract DevnetGmxDepositHandler is GmxRoleModule {
     IGmxDataStore public immutable dataStore;
@@ -69,12 +69,15 @@ contract DevnetGmxDepositHandler is GmxRoleModule {
         GmxLiquidityTypes.DepositProps memory d = getDeposit(key);
         if (d.addresses.account == address(0)) revert GmxLiquidityErrors.EmptyDeposit();
         GmxTypes.MarketProps memory m = GmxStore.getEnabledMarket(ds, d.addresses.market);
-        uint256 minted =
-            pricing.getDepositAmountOut(ds, m, prices, d.numbers.initialLongTokenAmount, d.numbers.initialShortTokenAmount, address(0), 0, false);
+        GmxPool.DepositOut memory out = pricing.getDepositBreakdown(ds, m, prices, d.numbers.initialLongTokenAmount, d.numbers.initialShortTokenAmount);
+        uint256 minted = out.marketTokens;
         if (minted < d.numbers.minMarketTokens) revert GmxLiquidityErrors.MinMarketTokens(minted, d.numbers.minMarketTokens);
         _remove(ds, key, d.addresses.account);
-        _intoPool(ds, m, m.longToken, d.numbers.initialLongTokenAmount);
-        _intoPool(ds, m, m.shortToken, d.numbers.initialShortTokenAmount);
+        // All the tokens move to the market; its pool and its swap impact pool share them.
+        depositVault.transferOut(m.longToken, m.marketToken, d.numbers.initialLongTokenAmount);
+        depositVault.transferOut(m.shortToken, m.marketToken, d.numbers.initialShortTokenAmount);
+        _account(ds, m.marketToken, m.longToken, out.intoPool[0], out.impactPoolDelta[0]);
+        _account(ds, m.marketToken, m.shortToken, out.intoPool[1], out.impactPoolDelta[1]);
         IGmxMarketToken(m.marketToken).mint(d.addresses.receiver, minted);
 
         GmxEvents.EventLogData memory e = GmxEvents.init(1, 4, 0, 0, 1);
@@ -87,10 +90,9 @@ contract DevnetGmxDepositHandler is GmxRoleModule {
         eventEmitter.emitEventLog2("DepositExecuted", key, _topic(d.addresses.account), e);
     }
 
-    function _intoPool(IGmxDataStore ds, GmxTypes.MarketProps memory m, address token, uint256 amount) private {
-        if (amount == 0) return;
-        depositVault.transferOut(token, m.marketToken, amount);
-        ds.incrementUint(GmxKeys.marketToken(GmxKeys.POOL_AMOUNT, m.marketToken, token), amount);
+    function _account(IGmxDataStore ds, address market, address token, uint256 intoPool, int256 impactPoolDelta) private {
+        if (intoPool > 0) ds.incrementUint(GmxKeys.marketToken(GmxKeys.POOL_AMOUNT, market, token), intoPool);
+        if (impactPoolDelta != 0) ds.applyDeltaToUint(GmxLiquidityKeys.swapImpactPoolAmount(market, token), impactPoolDelta, "swap impact pool");
     }
 
     // ---- cancellation (DepositUtils.cancelDeposit) ----

@@ -158,6 +158,9 @@ library GmxLiquidityKeys {
     bytes32 internal constant DEPOSIT_GAS_LIMIT = 0x584e21a67b50948de3f8d83d0226c3568896d123cdbe7a46d824d0f48aabf184;
     bytes32 internal constant WITHDRAWAL_GAS_LIMIT = 0x2e365620be682b0eaff6521339d5f4a7d6a1c118d9766dad390735f03b07b738;
     bytes32 internal constant SWAP_FEE_FACTOR = 0x94d46da9c8a5f890b6b58c1e6e78b27ac6d05b5b488adb426ef137d5eb0f3599;
+    bytes32 internal constant SWAP_IMPACT_FACTOR = 0xb7b5078258119da264291f3a2e9abfced2bc31a5991e7e7f1904b6921c6311a7;
+    bytes32 internal constant SWAP_IMPACT_EXPONENT_FACTOR = 0xf5696d772a3abd1b31035d4c1d2455016d0edb67544f554fc4fc7aa73f622cd5;
+    bytes32 internal constant SWAP_IMPACT_POOL_AMOUNT = 0x4fb1f90d8edf65669df0be41543c031da77cdaa09b807a81bebe3e2aaf3b17cb;
 
     // Field names (DepositStoreUtils / WithdrawalStoreUtils); ACCOUNT, RECEIVER, … are the orders' GmxFields.
     bytes32 internal constant INITIAL_LONG_TOKEN = 0x554fa7e0b77f363d04713b786175b79ec918814e24794591083fb9b406dc87e1;
@@ -176,6 +179,18 @@ library GmxLiquidityKeys {
     function swapFeeFactor(address market, bool balanceWasImproved) internal pure returns (bytes32) {
         return keccak256(abi.encode(SWAP_FEE_FACTOR, market, balanceWasImproved));
     }
+
+    function swapImpactFactor(address market, bool isPositive) internal pure returns (bytes32) {
+        return keccak256(abi.encode(SWAP_IMPACT_FACTOR, market, isPositive));
+    }
+
+    function swapImpactExponentFactor(address market) internal pure returns (bytes32) {
+        return keccak256(abi.encode(SWAP_IMPACT_EXPONENT_FACTOR, market));
+    }
+
+    function swapImpactPoolAmount(address market, address token) internal pure returns (bytes32) {
+        return keccak256(abi.encode(SWAP_IMPACT_POOL_AMOUNT, market, token));
+    }
 }
 
 /// GMX's errors for deposits and withdrawals (Errors.sol's names and parameters).
@@ -191,6 +206,7 @@ library GmxLiquidityErrors {
     error InvalidPoolValueForWithdrawal(int256 poolValue);
     error EmptyMarketTokenSupply();
     error DepositNotFound(bytes32 key);
+    error SwapPriceImpactExceedsAmountIn(uint256 amountAfterFees, int256 negativeImpactAmount);
     error WithdrawalNotFound(bytes32 key);
 
     /// The cancellation's `reason`: the error's name for the liquidity errors, else as the orders name theirs.
@@ -203,6 +219,7 @@ library GmxLiquidityErrors {
             if (s == InvalidPoolValueForDeposit.selector) return "InvalidPoolValueForDeposit";
             if (s == InvalidPoolValueForWithdrawal.selector) return "InvalidPoolValueForWithdrawal";
             if (s == EmptyMarketTokenSupply.selector) return "EmptyMarketTokenSupply";
+            if (s == SwapPriceImpactExceedsAmountIn.selector) return "SwapPriceImpactExceedsAmountIn";
             if (s == GmxErrors.InsufficientPoolAmount.selector) return "InsufficientPoolAmount";
         }
         return GmxErrors.nameOf(reasonBytes);
@@ -264,30 +281,103 @@ library GmxPool {
 
     struct DepositOut {
         uint256 marketTokens;
-        uint256 longFee;
-        uint256 shortFee;
+        /// The whole deposit's swap price impact (USD, 30 decimals), split over the sides by their USD.
+        int256 priceImpactUsd;
         bool balanceWasImproved;
+        /// Per token (0 long, 1 short): the swap fee taken, what its POOL_AMOUNT gains (the amount after the
+        /// negative impact, the fee, and a positive impact's tokens out of the swap impact pool), and the change of
+        /// its SWAP_IMPACT_POOL_AMOUNT.
+        uint256[2] fees;
+        uint256[2] intoPool;
+        int256[2] impactPoolDelta;
     }
 
-    /// GM minted for these amounts: each side's amount after the swap fee (SWAP_FEE_FACTOR(market,
-    /// balanceWasImproved), improved when the deposit brings the pool's long and short USD closer) at the token's
-    /// min price, × supply / pool value (maximized). The fees stay in the pool.
+    /// What ExecuteDepositUtils does with a deposit at these prices, per side: the swap fee
+    /// (SWAP_FEE_FACTOR(market, balanceWasImproved), improved when the pool's long and short USD come closer) stays in
+    /// the pool; the side's share of the swap price impact is taken into the swap impact pool (negative) or paid out of
+    /// the other token's swap impact pool, as far as it holds, as extra GM (positive); GM minted = USD in at the token's
+    /// min price × supply / pool value (maximized; 1 GM = $1 while the supply is 0).
     function depositOut(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 longAmount, uint256 shortAmount)
         internal
         view
         returns (DepositOut memory o)
     {
         GmxLiquidityTypes.PoolValueInfo memory v = poolValueInfo(ds, m, p, true);
-        uint256 supply = IGmxMarketToken(m.marketToken).totalSupply();
-        if (supply > 0 && v.poolValue <= 0) revert GmxLiquidityErrors.InvalidPoolValueForDeposit(v.poolValue);
-        uint256 longUsd = v.longTokenAmount * p.longTokenPrice.min;
-        uint256 shortUsd = v.shortTokenAmount * p.shortTokenPrice.min;
-        o.balanceWasImproved = absDiff(longUsd + longAmount * p.longTokenPrice.min, shortUsd + shortAmount * p.shortTokenPrice.min) < absDiff(longUsd, shortUsd);
-        uint256 feeFactor = ds.getUint(GmxLiquidityKeys.swapFeeFactor(m.marketToken, o.balanceWasImproved));
-        o.longFee = GmxMath.applyFactor(longAmount, feeFactor);
-        o.shortFee = GmxMath.applyFactor(shortAmount, feeFactor);
-        uint256 usdIn = (longAmount - o.longFee) * p.longTokenPrice.min + (shortAmount - o.shortFee) * p.shortTokenPrice.min;
-        o.marketTokens = usdToMarketTokens(usdIn, uint256(v.poolValue), supply);
+        DepositContext memory c;
+        c.supply = IGmxMarketToken(m.marketToken).totalSupply();
+        if (c.supply > 0 && v.poolValue <= 0) revert GmxLiquidityErrors.InvalidPoolValueForDeposit(v.poolValue);
+        c.poolValue = v.poolValue > 0 ? uint256(v.poolValue) : 0;
+        c.amounts = [longAmount, shortAmount];
+        c.prices = [p.longTokenPrice, p.shortTokenPrice];
+        c.tokens = [m.longToken, m.shortToken];
+        uint256[2] memory poolUsd = [v.longTokenAmount * mid(p.longTokenPrice), v.shortTokenAmount * mid(p.shortTokenPrice)];
+        c.usdIn = [longAmount * mid(p.longTokenPrice), shortAmount * mid(p.shortTokenPrice)];
+        o.balanceWasImproved = absDiff(poolUsd[0] + c.usdIn[0], poolUsd[1] + c.usdIn[1]) < absDiff(poolUsd[0], poolUsd[1]);
+        o.priceImpactUsd = swapImpactUsd(ds, m.marketToken, poolUsd, c.usdIn);
+        c.feeFactor = ds.getUint(GmxLiquidityKeys.swapFeeFactor(m.marketToken, o.balanceWasImproved));
+        for (uint256 i = 0; i < 2; i++) {
+            if (c.amounts[i] > 0) depositSide(ds, m.marketToken, c, o, i);
+        }
+    }
+
+    struct DepositContext {
+        uint256 supply;
+        uint256 poolValue;
+        uint256 feeFactor;
+        uint256[2] amounts;
+        uint256[2] usdIn;
+        GmxTypes.PriceProps[2] prices;
+        address[2] tokens;
+    }
+
+    function depositSide(IGmxDataStore ds, address market, DepositContext memory c, DepositOut memory o, uint256 i) private view {
+        o.fees[i] = GmxMath.applyFactor(c.amounts[i], c.feeFactor);
+        uint256 afterFees = c.amounts[i] - o.fees[i];
+        int256 impact = (o.priceImpactUsd * int256(c.usdIn[i])) / int256(c.usdIn[0] + c.usdIn[1]);
+        if (impact > 0) {
+            // Paid in the other token, out of its swap impact pool (what earlier sides left of it).
+            uint256 j = 1 - i;
+            uint256 available = uint256(int256(ds.getUint(GmxLiquidityKeys.swapImpactPoolAmount(market, c.tokens[j]))) + o.impactPoolDelta[j]);
+            uint256 bonus = uint256(impact) / c.prices[j].max;
+            if (bonus > available) bonus = available;
+            o.impactPoolDelta[j] -= int256(bonus);
+            o.intoPool[j] += bonus;
+            o.marketTokens += usdToMarketTokens(bonus * c.prices[j].max, c.poolValue, c.supply);
+        } else if (impact < 0) {
+            // Rounded up, as GMX rounds a negative impact's magnitude.
+            uint256 cost = (uint256(-impact) + c.prices[i].min - 1) / c.prices[i].min;
+            if (cost > afterFees) revert GmxLiquidityErrors.SwapPriceImpactExceedsAmountIn(afterFees, -int256(cost));
+            afterFees -= cost;
+            o.impactPoolDelta[i] += int256(cost);
+        }
+        o.intoPool[i] += afterFees + o.fees[i];
+        o.marketTokens += usdToMarketTokens(afterFees * c.prices[i].min, c.poolValue, c.supply);
+    }
+
+    /// SwapPricingUtils.getPriceImpactUsd for the pool's long and short USD moving by `usdIn`: factor ×
+    /// (|imbalance before|^e − |imbalance after|^e), positive when the balance improves; when the imbalance changes
+    /// side, the positive factor on the one before minus the negative factor on the one after.
+    function swapImpactUsd(IGmxDataStore ds, address market, uint256[2] memory poolUsd, uint256[2] memory usdIn) internal view returns (int256) {
+        uint256 e = ds.getUint(GmxLiquidityKeys.swapImpactExponentFactor(market));
+        uint256 next0 = poolUsd[0] + usdIn[0];
+        uint256 next1 = poolUsd[1] + usdIn[1];
+        uint256 initialDiff = absDiff(poolUsd[0], poolUsd[1]);
+        uint256 nextDiff = absDiff(next0, next1);
+        uint256 positiveFactor = ds.getUint(GmxLiquidityKeys.swapImpactFactor(market, true));
+        uint256 negativeFactor = ds.getUint(GmxLiquidityKeys.swapImpactFactor(market, false));
+        if ((poolUsd[0] <= poolUsd[1]) == (next0 <= next1)) {
+            bool positive = nextDiff < initialDiff;
+            uint256 a = GmxMath.applyExponent(initialDiff, e);
+            uint256 b = GmxMath.applyExponent(nextDiff, e);
+            uint256 delta = GmxMath.applyFactor(a > b ? a - b : b - a, positive ? positiveFactor : negativeFactor);
+            return positive ? int256(delta) : -int256(delta);
+        }
+        return int256(GmxMath.applyFactor(GmxMath.applyExponent(initialDiff, e), positiveFactor))
+            - int256(GmxMath.applyFactor(GmxMath.applyExponent(nextDiff, e), negativeFactor));
+    }
+
+    function mid(GmxTypes.PriceProps memory price) internal pure returns (uint256) {
+        return (price.min + price.max) / 2;
     }
 
     struct WithdrawalOut {

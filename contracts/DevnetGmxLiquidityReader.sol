@@ -40,7 +40,7 @@ contract DevnetGmxLiquidityReader {
     }
 
     /// The GM a deposit of these amounts mints at these prices (the swap fee taken; the UI fee and virtual
-    /// inventory, not on the devnet, ignored).
+    /// inventory, not on the devnet, ignored; the swap price impact applied).
     function getDepositAmountOut(
         IGmxDataStore dataStore,
         GmxTypes.MarketProps memory market,
@@ -52,6 +52,18 @@ contract DevnetGmxLiquidityReader {
         bool
     ) external view returns (uint256) {
         return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount).marketTokens;
+    }
+
+    /// Not GMX's: the deposit's whole effect (GM, fees, swap price impact, pool and swap impact pool changes), which
+    /// the DepositHandler executes.
+    function getDepositBreakdown(
+        IGmxDataStore dataStore,
+        GmxTypes.MarketProps memory market,
+        GmxTypes.MarketPrices memory prices,
+        uint256 longTokenAmount,
+        uint256 shortTokenAmount
+    ) external view returns (GmxPool.DepositOut memory) {
+        return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount);
     }
 
     /// The long and short tokens a withdrawal of `marketTokenAmount` GM pays at these prices, fees taken.

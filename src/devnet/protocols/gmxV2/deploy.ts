@@ -37,9 +37,11 @@ export function gmxUintConfig(plan: GmxDeployments): { name: string; key: Hex; v
   both('BORROWING_FACTOR', p.borrowingFactor, p.borrowingFactor);
   both('BORROWING_EXPONENT_FACTOR', p.borrowingExponentFactor, p.borrowingExponentFactor);
   both('SWAP_FEE_FACTOR', p.swapFeeFactor.positive, p.swapFeeFactor.negative);
+  both('SWAP_IMPACT_FACTOR', p.swapImpactFactor.positive, p.swapImpactFactor.negative);
   out.push({ name: 'MIN_COLLATERAL_FACTOR', key: dsKeys.market('MIN_COLLATERAL_FACTOR', market), value: p.minCollateralFactor });
   // Read by the SDK's liquidation price; the devnet does not liquidate (README), so it mirrors MIN_COLLATERAL_FACTOR.
   out.push({ name: 'MIN_COLLATERAL_FACTOR_FOR_LIQUIDATION', key: dsKeys.market('MIN_COLLATERAL_FACTOR_FOR_LIQUIDATION', market), value: p.minCollateralFactor });
+  out.push({ name: 'SWAP_IMPACT_EXPONENT_FACTOR', key: dsKeys.market('SWAP_IMPACT_EXPONENT_FACTOR', market), value: p.swapImpactExponentFactor });
   out.push({ name: 'FUNDING_FACTOR', key: dsKeys.market('FUNDING_FACTOR', market), value: p.fundingFactor });
   out.push({ name: 'FUNDING_EXPONENT_FACTOR', key: dsKeys.market('FUNDING_EXPONENT_FACTOR', market), value: p.fundingExponentFactor });
   out.push({ name: 'MAX_POOL_AMOUNT(long)', key: dsKeys.marketToken('MAX_POOL_AMOUNT', market, plan.market.longToken), value: p.maxPoolAmount.long });

@@ -72,7 +72,14 @@ const routerAbi = [...exchangeRouterAbi, ...customErrorsAbi] as const;
 /** The devnet's own error for what it leaves out (not one of GMX's). */
 const NOT_ON_THE_DEVNET = { type: 'error', name: 'NotOnTheDevnet', inputs: [{ type: 'string', name: 'what' }] } as const;
 const rpc = <T>(method: string, params: unknown[] = []): Promise<T> => client.request({ method, params } as never) as Promise<T>;
-const sdkKeys = requireGmxSdk<Record<string, Hex> & { swapFeeFactorKey(market: Address, forPositiveImpact: boolean): Hex }>('build/cjs/src/configs/dataStore.js');
+const sdkKeys = requireGmxSdk<
+  Record<string, Hex> & {
+    swapFeeFactorKey(market: Address, forPositiveImpact: boolean): Hex;
+    swapImpactFactorKey(market: Address, isPositive: boolean): Hex;
+    swapImpactExponentFactorKey(market: Address): Hex;
+    swapImpactPoolAmountKey(market: Address, token: Address): Hex;
+  }
+>('build/cjs/src/configs/dataStore.js');
 const call = (functionName: string, args: unknown[]): Hex => encodeFunctionData({ abi: exchangeRouterAbi, functionName, args } as never);
 
 async function revertOf(p: Promise<unknown>): Promise<{ name: string; args: readonly unknown[] }> {
@@ -116,6 +123,28 @@ const listed = (list: Hex, key: Hex) => client.readContract({ address: config.da
 async function poolValue(): Promise<bigint> {
   const impact = await getUint(dsKeys.market('POSITION_IMPACT_POOL_AMOUNT', market));
   return (await getUint(poolKey(WETH))) * ETH_PRICE + (await getUint(poolKey(USDC))) * USDC_PRICE - impact * ETH_PRICE;
+}
+
+const impactPoolKey = (token: Address) => dsKeys.marketToken('SWAP_IMPACT_POOL_AMOUNT', market, token);
+const IMPACT = ETH_USD_MARKET.params.swapImpactFactor;
+
+/**
+ * GMX's swap price impact (USD, 30 decimals) of the pool's long and short USD growing by `usdIn`, with the devnet's
+ * exponent 2: factor × (imbalance before² − imbalance after²) on one side; across sides, the positive factor on
+ * the imbalance before minus the negative one on the imbalance after.
+ */
+function swapImpactUsd(pool: [bigint, bigint], usdIn: [bigint, bigint]): bigint {
+  const sq = (x: bigint) => (x * x) / FLOAT;
+  const abs = (x: bigint) => (x < 0n ? -x : x);
+  const next: [bigint, bigint] = [pool[0] + usdIn[0], pool[1] + usdIn[1]];
+  const before = abs(pool[0] - pool[1]);
+  const after = abs(next[0] - next[1]);
+  if (pool[0] <= pool[1] === next[0] <= next[1]) {
+    const positive = after < before;
+    const delta = (abs(sq(before) - sq(after)) * (positive ? IMPACT.positive : IMPACT.negative)) / FLOAT;
+    return positive ? delta : -delta;
+  }
+  return (sq(before) * IMPACT.positive) / FLOAT - (sq(after) * IMPACT.negative) / FLOAT;
 }
 
 /** Executes a pending request as the keeper account would (the devnet's keeper waits here), at the feeds' prices. */
@@ -211,6 +240,10 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     expect(dsKeys.marketFlag('SWAP_FEE_FACTOR', market, true)).toBe(sdkKeys.swapFeeFactorKey(market, true));
     expect(await getUint(sdkKeys.swapFeeFactorKey(market, true))).toBe(SWAP_FEE.positive);
     expect(await getUint(sdkKeys.swapFeeFactorKey(market, false))).toBe(SWAP_FEE.negative);
+    expect(await getUint(sdkKeys.swapImpactFactorKey(market, true))).toBe(IMPACT.positive);
+    expect(await getUint(sdkKeys.swapImpactFactorKey(market, false))).toBe(IMPACT.negative);
+    expect(await getUint(sdkKeys.swapImpactExponentFactorKey(market))).toBe(ETH_USD_MARKET.params.swapImpactExponentFactor);
+    expect(impactPoolKey(USDC)).toBe(sdkKeys.swapImpactPoolAmountKey(market, USDC));
     expect(await getUint(sdkKeys.DEPOSIT_GAS_LIMIT_KEY!)).toBe(GLOBAL_PARAMS.DEPOSIT_GAS_LIMIT);
     expect(await getUint(sdkKeys.WITHDRAWAL_GAS_LIMIT_KEY!)).toBe(GLOBAL_PARAMS.WITHDRAWAL_GAS_LIMIT);
   });
@@ -229,10 +262,15 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     );
     expect(simulated.name).toBe('EndOfOracleSimulation');
 
-    const [supply, value, usdcPool] = [await gmSupply(), await poolValue(), await getUint(poolKey(USDC))];
-    // USDC into a balanced pool worsens its balance: the negative-side fee.
+    const [supply, value, usdcPool, wethPool] = [await gmSupply(), await poolValue(), await getUint(poolKey(USDC)), await getUint(poolKey(WETH))];
+    // USDC into a balanced pool worsens its balance: the negative-side fee, and a negative impact (rounded up) that
+    // goes to the USDC swap impact pool.
+    expect(wethPool * ETH_PRICE).toBe(usdcPool * USDC_PRICE);
     const fee = (amount * SWAP_FEE.negative) / FLOAT;
-    const expected = ((amount - fee) * USDC_PRICE * supply) / value;
+    const impact = swapImpactUsd([wethPool * ETH_PRICE, usdcPool * USDC_PRICE], [0n, amount * USDC_PRICE]);
+    expect(impact).toBe(-parseUnits('0.009', 30)); // 10^-9 × $3000²
+    const cost = (-impact + USDC_PRICE - 1n) / USDC_PRICE;
+    const expected = ((amount - fee - cost) * USDC_PRICE * supply) / value;
     expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getDepositAmountOut', args: [config.dataStore, marketProps, prices, 0n, amount, zeroAddress, 0, true] })).toBe(expected);
 
     const { key, event } = await send(depositCalls({ usdc: amount }), executionFee, 'DepositCreated');
@@ -253,16 +291,24 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     expect(executed.item('uintItems', 'receivedMarketTokens')).toBe(expected);
     expect(executed.item('uintItems', 'shortTokenAmount')).toBe(amount);
     expect(await balanceOf(market, trader.address)).toBe(expected);
-    expect(await getUint(poolKey(USDC))).toBe(usdcPool + amount);
+    expect(await getUint(poolKey(USDC))).toBe(usdcPool + amount - cost);
+    expect(await getUint(impactPoolKey(USDC))).toBe(cost);
+    expect(await balanceOf(USDC, market)).toBe(usdcPool + amount);
     expect(await listed(dsKeys.depositList, key)).toBe(false);
     expect((await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getDeposit', args: [config.dataStore, key] })).addresses.account).toBe(zeroAddress);
   });
 
-  test('a WETH deposit (sendWnt carries the fee and the WETH) improves the balance: the 0.05% fee', async () => {
+  test('a WETH deposit (sendWnt carries the fee and the WETH) improves the balance: the 0.05% fee, and a positive impact paid from the USDC swap impact pool', async () => {
     const weth = parseEther('1');
     const [supply, value, before] = [await gmSupply(), await poolValue(), await balanceOf(market, trader.address)];
+    const [wethPool, usdcPool, usdcImpactPool] = [await getUint(poolKey(WETH)), await getUint(poolKey(USDC)), await getUint(impactPoolKey(USDC))];
     const fee = (weth * SWAP_FEE.positive) / FLOAT;
-    const expected = ((weth - fee) * ETH_PRICE * supply) / value;
+    const impact = swapImpactUsd([wethPool * ETH_PRICE, usdcPool * USDC_PRICE], [weth * ETH_PRICE, 0n]);
+    expect(impact).toBeGreaterThan(0n);
+    // Paid in USDC out of its swap impact pool, at most what that holds.
+    const bonus = impact / USDC_PRICE < usdcImpactPool ? impact / USDC_PRICE : usdcImpactPool;
+    expect(bonus).toBeGreaterThan(0n);
+    const expected = ((weth - fee) * ETH_PRICE * supply) / value + (bonus * USDC_PRICE * supply) / value;
     const { key } = await send(depositCalls({ weth }), executionFee + weth, 'DepositCreated');
     const deposit = await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getDeposit', args: [config.dataStore, key] });
     expect(deposit.numbers).toMatchObject({ initialLongTokenAmount: weth, initialShortTokenAmount: 0n, executionFee });
@@ -270,6 +316,9 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     expect(executed.item('uintItems', 'receivedMarketTokens')).toBe(expected);
     expect(await balanceOf(market, trader.address)).toBe(before + expected);
     expect(await balanceOf(WETH, config.depositVault)).toBe(0n);
+    expect(await getUint(poolKey(WETH))).toBe(wethPool + weth);
+    expect(await getUint(poolKey(USDC))).toBe(usdcPool + bonus);
+    expect(await getUint(impactPoolKey(USDC))).toBe(usdcImpactPool - bonus);
   });
 
   test('a withdrawal: GM burnt, WETH (unwrapped) and USDC out pro rata to the pool, less the fee; simulated first', async () => {

@@ -49,6 +49,9 @@ export const ETH_USD_MARKET = {
     fundingExponentFactor: factor('1'),
     /** Deposits' and withdrawals' fee (GMX's swap fee): lower when a deposit improves the pool's balance. */
     swapFeeFactor: { positive: factor('0.0005'), negative: factor('0.0007') },
+    /** factor × (pool imbalance in USD)²: a deposit moving a balanced pool by $100k costs $10 (as positions'). */
+    swapImpactFactor: { positive: factor('0.0000000005'), negative: factor('0.000000001') },
+    swapImpactExponentFactor: factor('2'),
   },
 } as const;
 
