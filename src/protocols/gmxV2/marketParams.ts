@@ -84,7 +84,7 @@ function openInterestKeys(m: MarketProps): Hex[] {
   ];
 }
 
-const uintRead = (dataStore: Address, key: Hex, label: string) => readOf({ address: dataStore, abi: dataStoreAbi, functionName: 'getUint', args: [key], label: `DataStore ${label}` });
+export const uintRead = (dataStore: Address, key: Hex, label: string) => readOf({ address: dataStore, abi: dataStoreAbi, functionName: 'getUint', args: [key], label: `DataStore ${label}` });
 
 const GLOBAL_READS = 3;
 function globalReads(dataStore: Address) {

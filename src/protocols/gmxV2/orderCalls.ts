@@ -1,12 +1,10 @@
 import { encodeFunctionData, zeroAddress, zeroHash, type Address, type Hex } from 'viem';
 import type { Call } from '../../api/v1alpha1/index.ts';
 import { approveCall, callOf } from '../common/calls.ts';
-import { ProtocolError } from '../common/errors.ts';
 import type { AgentContext } from '../types.ts';
 import { exchangeRouterAbi } from './abis.generated.ts';
 import type { GmxV2Config } from './config.ts';
-import { decodeGmxRevert } from './errors.ts';
-import type { ContractMarketPrices } from './marketParams.ts';
+import { checkKeeperExecutes, simulatedOracleParams, type SimulatedPrices } from './keeperSimulation.ts';
 
 /** What one order creates (GMX's CreateOrderParams, the fields perp-v2 sets). */
 export interface OrderSpec {
@@ -82,30 +80,12 @@ export function orderCalls(config: GmxV2Config, wallet: Address, o: OrderSpec, e
   return token ? [approveCall(o.collateralToken, config.router, token.amount), router] : [router];
 }
 
-const END_OF_SIMULATION = 'EndOfOracleSimulation';
-
 /**
  * GMX's check of an order before it is sent, as its own clients make it: the same batch with
- * `simulateExecuteLatestOrder(prices)` appended to the multicall, run from the wallet (nothing is signed). The
- * router creates the order, executes it at those prices, and reverts with EndOfOracleSimulation when the execution
- * succeeded; any other revert is why the keeper would cancel it (or why the create itself fails).
+ * `simulateExecuteLatestOrder(prices)` appended to the multicall, run from the wallet (nothing is signed).
  */
-export async function checkOrderExecutes(ctx: AgentContext<'gmxV2'>, o: OrderSpec, prices: { tokens: Address[]; prices: ContractMarketPrices[keyof ContractMarketPrices][]; at: bigint }): Promise<void> {
+export async function checkOrderExecutes(ctx: AgentContext<'gmxV2'>, o: OrderSpec, prices: SimulatedPrices): Promise<void> {
   const config = ctx.config as GmxV2Config;
-  const simulate = encodeFunctionData({
-    abi: exchangeRouterAbi,
-    functionName: 'simulateExecuteLatestOrder',
-    args: [{ primaryTokens: prices.tokens, primaryPrices: prices.prices, minTimestamp: prices.at, maxTimestamp: prices.at }],
-  });
-  const result = await ctx.simulate(orderCalls(config, ctx.wallet, o, [simulate]));
-  if (result.ok) throw new ProtocolError('protocol_read_failed', "GMX's simulateExecuteLatestOrder returned instead of ending the simulation: this ExchangeRouter is not a GMX v2 one");
-  const e = result.error;
-  if (e.code === 'insufficient_funds') throw new ProtocolError('insufficient_balance', `the wallet cannot pay the ETH this order sends (execution fee${o.send?.native ? ' and collateral' : ''}): ${e.message}`);
-  if (e.code === 'rpc_unavailable') throw new ProtocolError('protocol_read_failed', `the chain did not answer the order's simulation: ${e.message}`);
-  const decoded = e.revertData ? decodeGmxRevert(e.revertData) : undefined;
-  if (decoded?.name === END_OF_SIMULATION) return;
-  const why = decoded ? `${decoded.name}: ${decoded.message}` : (e.revertReason ?? e.message);
-  throw new ProtocolError('order_not_executable', `GMX's keeper would not execute this order now (${why})`, {
-    details: { ...(decoded && { protocol_error: { protocol: 'GMX v2', ...decoded } }), ...(e.revertData && { revert_data: e.revertData }) },
-  });
+  const simulate = encodeFunctionData({ abi: exchangeRouterAbi, functionName: 'simulateExecuteLatestOrder', args: [simulatedOracleParams(prices)] });
+  await checkKeeperExecutes(ctx, orderCalls(config, ctx.wallet, o, [simulate]), { what: 'order', sendsNative: o.send?.native ? 'execution fee and collateral' : 'execution fee' });
 }

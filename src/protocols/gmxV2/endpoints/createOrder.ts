@@ -1,25 +1,24 @@
 import { formatUnits, parseUnits, type Address } from 'viem';
 import { z } from 'zod';
-import { REQUIRED } from '../../../api/http/index.ts';
 import { amountOf, AmountSchema, type TokenInfo } from '../../common/amounts.ts';
 import { ProtocolError } from '../../common/errors.ts';
-import { actionFields, decimalAmount, RawAmount, TokenInput } from '../../common/inputs.ts';
+import { actionFields, decimalAmount, TokenInput } from '../../common/inputs.ts';
 import { balanceOfRead, resolveToken } from '../../common/tokens.ts';
 import type { AgentContext } from '../../types.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
 import { followOrder } from '../follow.ts';
-import { DEFAULT_ORDER_SLIPPAGE_BPS, SlippageBps, UsdDecimal } from '../inputs.ts';
+import { DEFAULT_ORDER_SLIPPAGE_BPS, ExecutionFeeInput, MarketRef, SlippageBps, UsdDecimal } from '../inputs.ts';
 import { positionKey } from '../keys.ts';
-import { executionFeeReads, executionFeeParamsOf } from '../marketParams.ts';
+import { chargedExecutionFee } from '../executionFees.ts';
 import { findMarket } from '../markets.ts';
 import { marketOrderAcceptablePrice } from '../math/acceptablePrice.ts';
 import { decreaseQuote } from '../math/decrease.ts';
-import { decreaseOrderGasLimit, executionFee, increaseOrderGasLimit, orderOraclePriceCount, withFeeBuffer } from '../math/executionFee.ts';
 import { increaseQuote, type ExistingPosition } from '../math/increase.ts';
 import { positionFigures } from '../math/positionFigures.ts';
 import { priceToContract, tokensOfUsd } from '../math/units.ts';
 import { checkOrderExecutes, orderCalls, type OrderSpec } from '../orderCalls.ts';
+import { simulationPricesOf } from '../keeperSimulation.ts';
 import { ORDER_TYPES } from '../orderTypes.ts';
 import { multiple, PriceUsd, Side, usd, Usd } from '../present.ts';
 import { collateralPrices, snapshot, type PerpMarket } from '../snapshot.ts';
@@ -32,10 +31,7 @@ const OrderInput = z.object({
       'market_increase opens or adds to a position, market_decrease reduces or closes one, at the next oracle price; limit_increase ' +
       'and limit_decrease wait for the index price to reach trigger_price (a long buys at or below it, sells at or above it; a short the reverse)',
   }),
-  market: z
-    .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a market address or an index symbol') })
-    .regex(/^(?:0x[0-9a-fA-F]{40}|[A-Za-z0-9._-]{1,32}(?:\/USD)?)$/i, 'must be a market address or an index symbol like ETH (or ETH/USD)')
-    .meta({ description: 'The market: its address (GET markets), or its index symbol (ETH, ETH/USD) when one market has it', examples: ['ETH'] }),
+  market: MarketRef,
   side: Side.meta({ description: 'long profits when the index price rises, short when it falls' }),
   size_usd: z
     .union([UsdDecimal('USD amount'), z.literal('max')])
@@ -55,9 +51,7 @@ const OrderInput = z.object({
   acceptable_price: UsdDecimal('price in USD')
     .optional()
     .meta({ description: 'The worst index price to execute at, USD (default: the expected price moved by slippage_bps); the keeper cancels the order past it' }),
-  execution_fee: RawAmount.optional().meta({
-    description: "Wei of native ETH for GMX's keeper (default: its gas limit × the current gas price, plus headroom); what it does not spend is refunded",
-  }),
+  execution_fee: ExecutionFeeInput,
 });
 type OrderInputT = z.output<typeof OrderInput>;
 
@@ -108,8 +102,7 @@ export const createOrder = defineAction({
     const token = resolveToken(input.collateral_token, [m.long, m.short, ...(ethAllowed ? [native(config.wnt)] : [])], 'collateral_token', `${m.name}'s collateral`);
     const collateralToken = token.native ? config.wnt : token.address;
 
-    const [feeValues, list] = await Promise.all([ctx.read(executionFeeReads(config.dataStore)), positionInfos(ctx, snap)]);
-    const feeParams = executionFeeParamsOf(feeValues as bigint[]);
+    const [fee, list] = await Promise.all([chargedExecutionFee(ctx, isIncrease ? 'increase' : 'decrease', input.execution_fee), positionInfos(ctx, snap)]);
     const key = positionKey(ctx.wallet, m.address, collateralToken, isLong).toLowerCase();
     const info = list.find((p) => p.positionKey.toLowerCase() === key && p.position.numbers.sizeInUsd > 0n);
     const reader = info && {
@@ -123,18 +116,6 @@ export const createOrder = defineAction({
     };
     const figures = reader && positionFigures(at.priced, reader, collateralPrices(at, collateralToken));
     const existing: ExistingPosition | undefined = reader && figures && { ...reader, collateralUsd: figures.collateralUsd, pendingFundingFeesUsd: figures.pendingFundingFeesUsd, pendingImpactUsd: figures.pendingImpactUsd };
-
-    // The execution fee: the caller's (a bound the first plan fixed), never below what the keeper needs now.
-    const gasLimit = isIncrease ? increaseOrderGasLimit(feeParams) : decreaseOrderGasLimit(feeParams);
-    const fees = await ctx.fees();
-    const needed = executionFee(feeParams, gasLimit, fees.maxFeePerGas, orderOraclePriceCount()).feeAmount;
-    const fee = input.execution_fee !== undefined ? BigInt(input.execution_fee) : withFeeBuffer(needed, config.executionFeeBufferBps);
-    if (fee < needed) {
-      throw new ProtocolError('execution_fee_too_low', `execution_fee ${formatUnits(fee, 18)} ETH is below the ${formatUnits(needed, 18)} ETH GMX's keeper needs at the current gas price`, {
-        field: 'execution_fee',
-        details: { needed: needed.toString() },
-      });
-    }
 
     const atCollateral = collateralPrices(at, collateralToken);
     const sized = isIncrease ? increaseOf(at, input, token, atCollateral, existing) : decreaseOf(at, input, token, atCollateral, existing);
@@ -156,10 +137,7 @@ export const createOrder = defineAction({
       unwrap: token.native === true,
     };
     await ensureFunds(ctx, order, token);
-    const tokens = [m.index, m.long, m.short].map((t) => t.address);
-    const contract = [at.contractPrices.indexTokenPrice, at.contractPrices.longTokenPrice, at.contractPrices.shortTokenPrice];
-    const unique = tokens.flatMap((t, i) => (tokens.findIndex((x) => x.toLowerCase() === t.toLowerCase()) === i ? [i] : []));
-    await checkOrderExecutes(ctx, order, { tokens: unique.map((i) => tokens[i]!), prices: unique.map((i) => contract[i]!), at: await ctx.now() });
+    await checkOrderExecutes(ctx, order, simulationPricesOf(at, await ctx.now()));
 
     return {
       calls: orderCalls(config, ctx.wallet, order),
