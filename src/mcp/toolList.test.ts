@@ -16,13 +16,13 @@ const CORE_BUDGET = 12_700;
 /**
  * Each family's tools together (`<slug>_read` and `<slug>_act`), a little over what they measure: pool-a-v3 has
  * twelve endpoints and two kinds of action (swaps, liquidity), the lending families six to nine. perp-v2 (eighteen
- * endpoints) gets what is left, and will have to describe its fields as tersely.
+ * endpoints) gets what is left, and describes its fields as tersely (its bounds without a description).
  */
 const BUILT_BUDGETS: Readonly<Record<string, number>> = {
-  'lend-a-v3': 3_550,
-  'lend-b-v3': 4_200,
-  'lend-c': 4_150,
-  'pool-a-v3': 6_750,
+  'lend-a-v3': 3_460,
+  'lend-b-v3': 4_130,
+  'lend-c': 4_080,
+  'pool-a-v3': 6_630,
   'pool-b-v4': 4_250,
 };
 const budgetOf = (slug: string) => BUILT_BUDGETS[slug] ?? BOUND_BYTES - CORE_BUDGET - Object.values(BUILT_BUDGETS).reduce((a, b) => a + b, 0);
@@ -58,7 +58,7 @@ describe('tools/list size', () => {
     );
 
     expect(CORE_BUDGET + SPEC_PROTOCOLS.reduce((n, p) => n + budgetOf(p.slug), 0)).toBeLessThanOrEqual(BOUND_BYTES);
-    expect(budgetOf('perp-v2')).toBeGreaterThanOrEqual(4_000);
+    expect(budgetOf('perp-v2')).toBeGreaterThanOrEqual(4_700);
     expect(core.length).toBe(CORE_TOOLS.length);
     expect(size(core)).toBeLessThanOrEqual(CORE_BUDGET);
     // Every tool is the core's or a spec family's: nothing outside the budgets.

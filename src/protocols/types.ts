@@ -85,6 +85,16 @@ export interface ActionPlan<P> {
   settles?: 'next_price' | 'at_trigger';
 }
 
+/** The webhook events a followed request can add (src/webhooks/event.ts lists them with the rest). */
+export type FollowedEventType =
+  | 'perp.order_executed'
+  | 'perp.order_cancelled'
+  | 'perp.order_frozen'
+  | 'perp.deposit_executed'
+  | 'perp.deposit_cancelled'
+  | 'perp.withdrawal_executed'
+  | 'perp.withdrawal_cancelled';
+
 /** What a keeper did to an order, as found in the protocol's logs. */
 export interface OrderSettlement {
   state: Exclude<ProtocolOrderState, 'Pending'>;
@@ -109,8 +119,8 @@ export interface OrderFollow<K extends ProtocolKey> {
    * last block searched: the next search starts after it.
    */
   settled(ctx: ProtocolContext<K>, key: Hex, fromBlock: bigint): Promise<{ settlement?: OrderSettlement; searchedTo: bigint }>;
-  /** The webhook event of each state it can reach. */
-  events: Readonly<Record<OrderSettlement['state'], 'perp.order_executed' | 'perp.order_cancelled' | 'perp.order_frozen'>>;
+  /** The webhook event of each state it can reach (a GMX deposit is never frozen). */
+  events: Readonly<Partial<Record<OrderSettlement['state'], FollowedEventType>>>;
 }
 
 /** A POST endpoint (and its `.../simulate`): one batch UserOperation through the execute pipeline. */

@@ -25,6 +25,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'perp.order_executed',
   'perp.order_cancelled',
   'perp.order_frozen',
+  // What the keeper did to a deposit or withdrawal of liquidity a confirmed perp-v2 request created (status.order too).
+  'perp.deposit_executed',
+  'perp.deposit_cancelled',
+  'perp.withdrawal_executed',
+  'perp.withdrawal_cancelled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -97,7 +97,7 @@ export const StatusRecordSchema = z.object({
     }),
   order: z
     .object({
-      key: z.string().nullable().meta({ description: "The protocol's id of the order (GMX: its order key); null until the service has found it in the confirmed transaction" }),
+      key: z.string().nullable().meta({ description: "The protocol's id of the order (GMX: its order, deposit or withdrawal key); null until the service has found it in the confirmed transaction" }),
       state: z.enum(['pending', 'executed', 'cancelled', 'frozen']).meta({
         description: '`pending` until a keeper acts; `executed` and `cancelled` are final; `frozen` may still be executed or cancelled',
       }),
@@ -105,7 +105,7 @@ export const StatusRecordSchema = z.object({
         description:
           '`next_price`: the keeper acts at its next price (a market order: seconds; a status wait goes on until then); `at_trigger`: when the price reaches the trigger (a limit order)',
       }),
-      fill_price: z.string().nullable().meta({ description: 'The price it executed at (perp-v2: USD per index token, decimal)' }),
+      fill_price: z.string().nullable().meta({ description: 'The price it executed at (perp-v2 orders: USD per index token, decimal; null for a deposit or withdrawal)' }),
       reason: z.string().nullable().meta({ description: 'Why it was cancelled or frozen, as the protocol says it (perp-v2: the error name)' }),
       tx_hash: z.string().nullable().meta({ description: "The keeper's transaction that executed, cancelled or froze it" }),
       updated_at: z.string().meta({ description: 'When it entered its state (as found)' }),
@@ -113,7 +113,7 @@ export const StatusRecordSchema = z.object({
     .optional()
     .meta({
       description:
-        'Present only for an action whose protocol settles orders later (perp-v2 orders): `status` is `confirmed` once the order is ' +
+        'Present only for an action whose protocol settles orders later (perp-v2 orders, deposits and withdrawals): `status` is `confirmed` once the order is ' +
         'created, and what the keeper then did is told here and by its own webhook events (docs/protocols/perp-v2.md)',
     }),
 });

@@ -334,11 +334,11 @@ export const MAX_INCLUSION_CHANGES = 10;
 
 /**
  * What became of an order the request's operation created, when its protocol settles orders later (a GMX order,
- * which a keeper executes or cancels after the create is confirmed): followed by the order controller, so the
+ * deposit or withdrawal, which a keeper executes or cancels after the create is confirmed): followed by the order controller, so the
  * request's phase stays Confirmed (the create is) and the outcome is told here, in its own webhook events.
  */
 export const ProtocolOrderSchema = z.object({
-  /** The protocol's id of the order (GMX: its order key). */
+  /** The protocol's id of the order (GMX: its order, deposit or withdrawal key). */
   key: Hash,
   /** Pending until a keeper acts; Frozen may still be executed or cancelled later, the other two are final. */
   state: z.enum(['Pending', 'Executed', 'Cancelled', 'Frozen']),

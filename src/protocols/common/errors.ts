@@ -27,6 +27,9 @@ export type ProtocolErrorCode =
   | 'invalid_price' // a price field that does not fit the order (a trigger price on a market order, none on a limit order)
   | 'unknown_order' // no such pending order of the wallet (executed, cancelled, or another's)
   | 'order_not_updatable' // the order's type cannot be changed (a market order: only limit orders can)
+  | 'unknown_request' // no such pending deposit or withdrawal of the wallet (executed, cancelled, or another's)
+  | 'request_not_cancellable' // the protocol's keeper is still due to act on it: cancellable later (details say when)
+  | 'nothing_to_claim' // no fees are claimable
   | 'execution_fee_too_low' // a perp order's execution fee is below what GMX's keeper needs at the current gas price
   | 'order_not_executable' // GMX's simulated execution of the order fails now: protocol_error says why
   | 'protocol_not_configured' // this deployment does not serve the protocol on that chain
@@ -54,6 +57,9 @@ const STATUS: Readonly<Record<ProtocolErrorCode, number>> = {
   invalid_price: 400,
   unknown_order: 400,
   order_not_updatable: 400,
+  unknown_request: 400,
+  request_not_cancellable: 400,
+  nothing_to_claim: 400,
   execution_fee_too_low: 400,
   order_not_executable: 400,
   protocol_not_configured: 404,

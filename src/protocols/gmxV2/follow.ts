@@ -7,50 +7,69 @@ import { decodeGmxRevert } from './errors.ts';
 import { decodeGmxEvent, EVENT_LOG2, eventNameHash } from './events.ts';
 import { priceSourceFor } from './prices.ts';
 
-const SETTLED: Readonly<Record<string, OrderSettlement['state']>> = {
-  OrderExecuted: 'Executed',
-  OrderCancelled: 'Cancelled',
-  OrderFrozen: 'Frozen',
-};
-const SETTLED_TOPICS = Object.keys(SETTLED).map(eventNameHash);
+type Settled = OrderSettlement['state'];
 
 /**
- * A perp-v2 order after its create is confirmed: found by its `OrderCreated` event in the create's own logs, then
- * settled by GMX's keeper (`OrderExecuted`, `OrderCancelled` with the reason, `OrderFrozen`), all logged by the
- * EventEmitter with the order's key as topic1. The fill price is the `executionPrice` of the PositionIncrease or
- * PositionDecrease the execution logged for the same order key in the same transaction.
+ * How one kind of GMX request is followed after its create is confirmed: found by its `…Created` event in the
+ * create's own logs, then settled by GMX's keeper (`…Executed`, `…Cancelled` with the reason, an order's
+ * `OrderFrozen`), all logged by the EventEmitter as EventLog2 with the request's key as topic1.
  */
-export const followOrder: OrderFollow<'gmxV2'> = {
-  created(ctx, logs) {
-    const config = ctx.config as GmxV2Config;
-    for (const log of logs) {
-      if (!isAddressEqual(log.address, config.eventEmitter)) continue;
-      const e = decodeGmxEvent(log);
-      if (e?.name === 'OrderCreated' && e.topic1 !== undefined) return { key: e.topic1 };
-    }
-    return undefined;
-  },
+function followRequest(kind: { created: string; settled: Readonly<Record<string, Settled>>; events: OrderFollow<'gmxV2'>['events']; fillPrice?: boolean }): OrderFollow<'gmxV2'> {
+  const topics = Object.keys(kind.settled).map(eventNameHash);
+  return {
+    created(ctx, logs) {
+      const config = ctx.config as GmxV2Config;
+      for (const log of logs) {
+        if (!isAddressEqual(log.address, config.eventEmitter)) continue;
+        const e = decodeGmxEvent(log);
+        if (e?.name === kind.created && e.topic1 !== undefined) return { key: e.topic1 };
+      }
+      return undefined;
+    },
 
-  async settled(ctx, key, fromBlock) {
-    const config = ctx.config as GmxV2Config;
-    const { logs, toBlock } = await ctx.events.getLogs({ address: config.eventEmitter, topics: [EVENT_LOG2, SETTLED_TOPICS, key], fromBlock });
-    const last = logs.at(-1);
-    const event = last && decodeGmxEvent(last);
-    const state = event && SETTLED[event.name];
-    if (!last || !event || !state) return { searchedTo: toBlock };
-    const settlement: OrderSettlement = { state, txHash: last.transactionHash, blockNumber: last.blockNumber };
-    if (state === 'Executed') {
-      const price = await fillPrice(ctx, last.transactionHash, key);
-      if (price !== undefined) settlement.fillPrice = price;
-    } else {
-      const reason = reasonOf(event.string['reason'], event.bytes['reasonBytes']);
-      if (reason !== undefined) settlement.reason = reason;
-    }
-    return { settlement, searchedTo: toBlock };
-  },
+    async settled(ctx, key, fromBlock) {
+      const config = ctx.config as GmxV2Config;
+      const { logs, toBlock } = await ctx.events.getLogs({ address: config.eventEmitter, topics: [EVENT_LOG2, topics, key], fromBlock });
+      const last = logs.at(-1);
+      const event = last && decodeGmxEvent(last);
+      const state = event && kind.settled[event.name];
+      if (!last || !event || !state) return { searchedTo: toBlock };
+      const settlement: OrderSettlement = { state, txHash: last.transactionHash, blockNumber: last.blockNumber };
+      if (state === 'Executed') {
+        const price = kind.fillPrice ? await fillPrice(ctx, last.transactionHash, key) : undefined;
+        if (price !== undefined) settlement.fillPrice = price;
+      } else {
+        const reason = reasonOf(event.string['reason'], event.bytes['reasonBytes']);
+        if (reason !== undefined) settlement.reason = reason;
+      }
+      return { settlement, searchedTo: toBlock };
+    },
 
+    events: kind.events,
+  };
+}
+
+/** A perp-v2 order; its fill price is the `executionPrice` of the PositionIncrease or PositionDecrease its execution logged. */
+export const followOrder = followRequest({
+  created: 'OrderCreated',
+  settled: { OrderExecuted: 'Executed', OrderCancelled: 'Cancelled', OrderFrozen: 'Frozen' },
   events: { Executed: 'perp.order_executed', Cancelled: 'perp.order_cancelled', Frozen: 'perp.order_frozen' },
-};
+  fillPrice: true,
+});
+
+/** A deposit of liquidity: the keeper mints the GM (DepositExecuted) or refunds the tokens (DepositCancelled). */
+export const followDeposit = followRequest({
+  created: 'DepositCreated',
+  settled: { DepositExecuted: 'Executed', DepositCancelled: 'Cancelled' },
+  events: { Executed: 'perp.deposit_executed', Cancelled: 'perp.deposit_cancelled' },
+});
+
+/** A withdrawal of liquidity: the keeper burns the GM and pays the tokens (WithdrawalExecuted), or returns the GM. */
+export const followWithdrawal = followRequest({
+  created: 'WithdrawalCreated',
+  settled: { WithdrawalExecuted: 'Executed', WithdrawalCancelled: 'Cancelled' },
+  events: { Executed: 'perp.withdrawal_executed', Cancelled: 'perp.withdrawal_cancelled' },
+});
 
 /** GMX's reason: the error's name decoded from its bytes when it is a custom error, else the reason string. */
 function reasonOf(text: string | undefined, bytes: Hex | undefined): string | undefined {

@@ -22,6 +22,13 @@ export const NONCE = hashName('NONCE');
 export const MARKET_LIST = hashName('MARKET_LIST');
 export const ACCOUNT_ORDER_LIST = hashName('ACCOUNT_ORDER_LIST');
 export const ACCOUNT_POSITION_LIST = hashName('ACCOUNT_POSITION_LIST');
+export const ACCOUNT_DEPOSIT_LIST = hashName('ACCOUNT_DEPOSIT_LIST');
+export const ACCOUNT_WITHDRAWAL_LIST = hashName('ACCOUNT_WITHDRAWAL_LIST');
+/** Seconds after its last update before an account may cancel its pending market order, deposit or withdrawal. */
+export const REQUEST_EXPIRATION_TIME = hashName('REQUEST_EXPIRATION_TIME');
+/** The pnlFactorType a GM token is priced with for a deposit (maximized) and a withdrawal (minimized). */
+export const MAX_PNL_FACTOR_FOR_DEPOSITS = hashName('MAX_PNL_FACTOR_FOR_DEPOSITS');
+export const MAX_PNL_FACTOR_FOR_WITHDRAWALS = hashName('MAX_PNL_FACTOR_FOR_WITHDRAWALS');
 
 export const ESTIMATED_GAS_FEE_BASE_AMOUNT_V2_1 = hashName('ESTIMATED_GAS_FEE_BASE_AMOUNT_V2_1');
 export const ESTIMATED_GAS_FEE_PER_ORACLE_PRICE = hashName('ESTIMATED_GAS_FEE_PER_ORACLE_PRICE');
@@ -110,6 +117,8 @@ export const claimableFundingAmountKey = (market: Address, token: Address, accou
   hashOf(['bytes32', 'address', 'address', 'address'], [CLAIMABLE_FUNDING_AMOUNT, market, token, account]);
 export const accountOrderListKey = (account: Address) => hashOf(['bytes32', 'address'], [ACCOUNT_ORDER_LIST, account]);
 export const accountPositionListKey = (account: Address) => hashOf(['bytes32', 'address'], [ACCOUNT_POSITION_LIST, account]);
+export const accountDepositListKey = (account: Address) => hashOf(['bytes32', 'address'], [ACCOUNT_DEPOSIT_LIST, account]);
+export const accountWithdrawalListKey = (account: Address) => hashOf(['bytes32', 'address'], [ACCOUNT_WITHDRAWAL_LIST, account]);
 
 /** A position's key (Position.getPositionKey): keccak256(abi.encode(account, market, collateralToken, isLong)). */
 export const positionKey = (account: Address, market: Address, collateralToken: Address, isLong: boolean) =>

@@ -11,6 +11,7 @@ import { priceFromContract } from '../math/units.ts';
 import { orderTypeName } from '../orderTypes.ts';
 import { PriceUsd, Side, usd, Usd } from '../present.ts';
 import { marketsNow } from '../markets.ts';
+import { pendingRequests, PendingRequestSchema, presentRequests } from '../pendingRequests.ts';
 
 const ORDERS_PAGE = 100n;
 
@@ -34,18 +35,21 @@ export const PendingOrderSchema = z
 
 export const orders = defineRead({
   path: 'orders',
-  summary: "The wallet's pending orders (created, not yet executed or cancelled by GMX's keeper)",
+  summary: "The wallet's orders, deposits and withdrawals the keeper has yet to act on",
   description:
     "The agent's GMX v2 orders still waiting for the keeper: their key, type, market, side, size, collateral, acceptable and trigger " +
-    'price, the execution fee held, and whether a limit order is frozen. A market order usually leaves this list within seconds.',
+    'price, the execution fee held, and whether a limit order is frozen; and its pending deposits and withdrawals of liquidity ' +
+    '(requests: what they send, the least they accept, and when the account may cancel them). A market order, a deposit or a ' +
+    'withdrawal usually leaves these lists within seconds.',
   query: z.object(agentQueryFields(CHAINS)),
-  output: z.object({ agent_id: z.string(), chain: ChainOut, wallet: z.string(), orders: z.array(PendingOrderSchema) }),
+  output: z.object({ agent_id: z.string(), chain: ChainOut, wallet: z.string(), orders: z.array(PendingOrderSchema), requests: z.array(PendingRequestSchema) }),
   agent: true,
   async run(ctx) {
     const config = ctx.config as GmxV2Config;
-    const [[list], now] = await Promise.all([
+    const [[list], now, requests] = await Promise.all([
       ctx.read([readOf({ address: config.reader, abi: readerAbi, functionName: 'getAccountOrders', args: [config.dataStore, ctx.wallet, 0n, ORDERS_PAGE] })]),
       marketsNow(ctx),
+      pendingRequests(ctx),
     ]);
     const presented = list.map(({ orderKey, order }) => {
       const market = now.markets.find((m) => m.address.toLowerCase() === order.addresses.market.toLowerCase());
@@ -69,6 +73,6 @@ export const orders = defineRead({
         updated_at: new Date(Number(n.updatedAtTime) * 1000).toISOString(),
       };
     });
-    return { agent_id: ctx.agentId, chain: ctx.chain, wallet: ctx.wallet, orders: presented };
+    return { agent_id: ctx.agentId, chain: ctx.chain, wallet: ctx.wallet, orders: presented, requests: presentRequests(requests, now) };
   },
 });
