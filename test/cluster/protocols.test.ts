@@ -4,7 +4,7 @@
  * execution to confirmed and the position read back; a GMX order (perp-v2) followed by the orders controller to
  * the keeper's execution.
  */
-import { parseEther, type Address } from 'viem';
+import { erc20Abi, parseEther, type Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../src/client/index.ts';
 import { positionManagerAbi } from '../../src/protocols/uniswapV3/positionManagerAbi.ts';
@@ -195,6 +195,26 @@ it('perp-v2: a market long simulated, executed, followed to the keeper\'s execut
     expect(closed.order).toMatchObject({ state: 'executed', reason: null });
     expect((await cluster.store.get('ExecutionRequest', closed.request_id)).status?.order?.state).toBe('Executed');
     expect(await positions()).toEqual([]);
+
+    // Liquidity: a deposit of USDC followed to the keeper's mint, then all of its GM withdrawn, the same way.
+    const settled = async (action: string, body: Json): Promise<Json> => {
+      const run = await client.protocols.execute('perp-v2', action, { agent_id: agent, market: 'ETH', ...body });
+      if (!run.ok) throw run.error;
+      const done = await client.waitForTerminal(run.value.request_id, { minIntervalMs: 100, maxIntervalMs: 200, timeoutMs: 90_000 });
+      if (!done.ok) throw done.error;
+      return done.value as Json;
+    };
+    const markets = await client.protocols.read<Json>('perp-v2', 'markets');
+    if (!markets.ok) throw markets.error;
+    const marketToken = markets.value.markets[0].market as Address;
+    const gmHeld = () => cluster.devnet.publicClient('arbitrum').readContract({ address: marketToken, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+    const deposited = await settled('deposits', { short_amount: '100' });
+    expect(deposited).toMatchObject({ status: 'confirmed', order: { state: 'executed', fill_price: null } });
+    expect((await cluster.store.get('ExecutionRequest', deposited.request_id)).status?.order?.state).toBe('Executed');
+    expect(await gmHeld()).toBeGreaterThanOrEqual(BigInt(deposited.action.input.min_market_tokens));
+    const withdrawn = await settled('withdrawals', { amount: 'max' });
+    expect(withdrawn).toMatchObject({ status: 'confirmed', order: { state: 'executed' } });
+    expect(await gmHeld()).toBe(0n);
   } finally {
     release();
   }

@@ -37,7 +37,10 @@ fields). perp-v2 adds the order GMX's own simulated execution refuses at the ora
 (`order_not_executable`: collateral too small for the size, an acceptable price already past) and an execution fee
 below the keeper's need at the gas price now (`execution_fee_too_low`); its rule that an increase needs
 collateral_amount and takes no size_usd "max" is an `invalid_amount` with the field; an order key that is not a
-pending order of the wallet is `unknown_order` (a generated key never is one), a market order's `order_not_updatable`;
+pending order of the wallet is `unknown_order` (a generated key never is one), a market order's `order_not_updatable`,
+a key that is not a pending deposit or withdrawal of the wallet `unknown_request` (or `request_not_cancellable` while
+the keeper is due to act), a claim with nothing earned `nothing_to_claim`, and a deposit naming neither amount an
+`invalid_amount` with the field;
 and its cross-field rules (a limit order needs trigger_price, a market order takes none, an update names something to
 change) are dropped only on its order paths, only with that field. One group is about the request's form and is dropped only where it is: the cross-field rules of
 pool-a-v3's liquidity bodies (a pool or a position, not both; both prices or neither, the upper above the lower;
@@ -106,6 +109,11 @@ OUTCOMES = {
     # perp-v2: an order key that is not a pending order of the wallet (a generated key never is), or not a limit order
     (400, "unknown_order"),
     (400, "order_not_updatable"),
+    # perp-v2: a request key that is not a pending deposit or withdrawal of the wallet (a generated key never is), one
+    # the keeper is still due to act on, and funding fees the wallet has not earned
+    (400, "unknown_request"),
+    (400, "request_not_cancellable"),
+    (400, "nothing_to_claim"),
 }
 
 # perp-v2's cross-field rules, by (error, field), on its order paths only: a limit order needs trigger_price and a
