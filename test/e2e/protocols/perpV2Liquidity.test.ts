@@ -7,6 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
@@ -17,6 +20,7 @@ import { acquirePoolLock } from '../../support/poolLock.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { until } from '../../support/until.ts';
+import { tempDir } from '../../support/env.ts';
 
 const SLUG = 'perp-v2';
 const CHAIN = 'arbitrum';
@@ -209,6 +213,41 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
     if (usdcClaim) expect((await held(usdc(), shortWallet)) - before).toBe(BigInt(usdcClaim.amount.raw));
     expect((await c.get('balances', { agent_id: shorter })).claimable_funding).toEqual([]);
     expect(await c.refusal(client.protocols.execute(SLUG, 'claims', { agent_id: shorter }))).toMatchObject({ status: 400, code: 'nothing_to_claim' });
+  });
+
+  it('the MCP tools: a deposit simulated and executed through perp_v2_act, followed with get_status; the GM withdrawn; nothing to claim', { timeout: 120_000 }, async () => {
+    const env = { AGENT_WALLET_API_KEY: (await svc.newKey('sponsored')).apiKey, AGENT_WALLET_BASE_URL: svc.url, AGENT_WALLET_JOURNAL: join(tempDir('aw-perp-lp-'), 'j.jsonl') };
+    const mcpAgent = `${agent}-mcp`;
+    const w = await createClient({ baseUrl: svc.url, apiKey: env.AGENT_WALLET_API_KEY }).wallet(mcpAgent, CHAIN);
+    if (!w.ok) throw w.error;
+    await fundTokens(svc.devnet, CHAIN, w.value.smart_wallet_address as Address, { USDC: '200' }, FUNDER);
+    await svc.devnet.walletClient(CHAIN, FUNDER).sendTransactionSync({ to: w.value.smart_wallet_address as Address, value: parseEther('0.1') });
+    const mcp = new Client({ name: 'perp-v2-lp-test', version: '1.0.0' });
+    const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
+    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/agent-wallet.js', 'mcp'], env: { ...clean, ...env }, stderr: 'pipe' }));
+    try {
+      const call = async (name: string, args: Json) => (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Json; content: { text: string }[] };
+      const settledByMcp = async (args: Json) => {
+        const r = await call('perp_v2_act', { agent_id: mcpAgent, ...args });
+        expect(r.isError, r.content[0]?.text).toBeFalsy();
+        return until(`${args.action} to be settled`, async () => {
+          const st = await call('get_status', { request_id: r.structuredContent!.request_id, wait_seconds: 10 });
+          return (st.structuredContent as Json | undefined)?.order?.state === 'executed' ? st.structuredContent! : undefined;
+        }, 60_000);
+      };
+      const sim = await call('perp_v2_act', { action: 'deposits', simulate: true, agent_id: mcpAgent, market: 'ETH', short_amount: '100' });
+      expect(sim.isError, sim.content[0]?.text).toBeFalsy();
+      expect(sim.structuredContent!.preview).toMatchObject({ kind: 'deposit', value_usd: '100' });
+      await settledByMcp({ action: 'deposits', market: 'ETH', short_amount: '100' });
+      const balances = await call('perp_v2_read', { action: 'balances', agent_id: mcpAgent });
+      expect(BigInt(balances.structuredContent!.market_tokens[0].balance.raw)).toBeGreaterThan(0n);
+      await settledByMcp({ action: 'withdrawals', market: 'ETH', amount: 'max' });
+      const claim = await call('perp_v2_act', { action: 'claims', simulate: true, agent_id: mcpAgent });
+      expect(claim.isError).toBe(true);
+      expect(claim.content[0]!.text).toMatch(/nothing_to_claim/);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('refuses what cannot work, each with its reason', async () => {
