@@ -73,6 +73,10 @@ describe('the published request schema says exactly what is accepted', () => {
       const re = new RegExp(decimalAtMostPattern(max), 'u');
       for (let i = 0n; i <= max + 1100n; i++) expect([max, i, re.test(i.toString())]).toEqual([max, i, i <= max]);
       expect(re.test(`0${max}`)).toBe(false);
+      // positive: the same from 1 (a raw amount: the API refuses 0, so the published pattern must too).
+      const positive = new RegExp(decimalAtMostPattern(max, { positive: true }), 'u');
+      for (let i = 0n; i <= max + 1100n; i++) expect([max, i, positive.test(i.toString())]).toEqual([max, i, i >= 1n && i <= max]);
+      expect(positive.test('')).toBe(false);
     }
   });
 

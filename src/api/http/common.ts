@@ -191,12 +191,12 @@ export const Calldata = text('0x-prefixed hex')
  * A regex for the decimal numerals from 0 to `max` (no sign, no leading zeros): fewer digits than `max`, or
  * as many with the same leading digits up to one that is smaller (then any digits), or `max` itself. Flat
  * alternatives rather than nested groups: some JSON Schema validators (jsonschema-rs, used by schemathesis)
- * refuse deeply nested patterns.
+ * refuse deeply nested patterns. `positive`: from 1.
  */
-export function decimalAtMostPattern(max: bigint): string {
+export function decimalAtMostPattern(max: bigint, opts: { positive?: boolean } = {}): string {
   const s = max.toString();
   const n = s.length;
-  const alternatives = ['0'];
+  const alternatives = opts.positive ? [] : ['0'];
   if (n > 1) alternatives.push(n > 2 ? `[1-9][0-9]{0,${n - 2}}` : '[1-9]');
   for (let i = 0; i < n; i++) {
     const digit = Number(s[i]);
@@ -207,6 +207,8 @@ export function decimalAtMostPattern(max: bigint): string {
     alternatives.push(`${s.slice(0, i)}${smaller}${rest > 0 ? `[0-9]{${rest}}` : ''}`);
   }
   if (s !== '0') alternatives.push(s);
+  // Nothing from 1 to 0: a pattern no string matches.
+  if (alternatives.length === 0) return '^(?!)$';
   return `^(?:${alternatives.join('|')})$`;
 }
 const UINT256_DECIMAL_PATTERN = decimalAtMostPattern(MAX_UINT256);

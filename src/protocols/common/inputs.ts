@@ -50,7 +50,7 @@ export const RawAmount = z
   .string({ error: (iss) => (iss.input === undefined ? REQUIRED : 'must be a decimal string of an integer') })
   .regex(/^[1-9][0-9]*$/, 'must be a positive integer in the smallest unit, e.g. "12500000"')
   .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) <= MAX_UINT256, 'must fit in a uint256')
-  .meta({ description: 'Amount in the smallest unit, a positive integer as a decimal string', pattern: decimalAtMostPattern(MAX_UINT256), examples: ['12500000'] });
+  .meta({ description: 'Amount in the smallest unit, a positive integer as a decimal string', pattern: decimalAtMostPattern(MAX_UINT256, { positive: true }), examples: ['12500000'] });
 
 const absent = (description: string) => z.never().optional().meta({ description });
 
