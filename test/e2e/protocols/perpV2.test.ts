@@ -4,17 +4,13 @@
  * polling the chain (status.order, the webhook event), visible in positions with its figures, then closed; an order
  * the keeper cancels because the price moved past its acceptable price, with the reason; the refusals.
  */
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { AddressInfo } from 'node:net';
-import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
+import { erc20Abi, parseEther, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
-import { devnetPriceFeedAbi } from '../../../src/devnet/contracts.ts';
-import { devnetChain, devnetWalletClient } from '../../../src/devnet/clients.ts';
-import { gmxDeployments } from '../../../src/devnet/protocols/gmxV2/index.ts';
+import { keeperSettled, setGmxEthPrice, startEventCollector, type EventCollector } from '../../support/gmx.ts';
 import { acquirePoolLock } from '../../support/poolLock.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -31,31 +27,19 @@ let svc: TestService;
 let client: AgentWalletClient;
 let c: ReturnType<typeof familyCalls>;
 let release: () => void;
-/** Webhook events received, by request id. */
-const received = new Map<string, Json[]>();
-let receiver: Server;
+let hooks: EventCollector;
 
 beforeAll(async () => {
   // Other files (the docs page, the cluster test) trade on the devnet's one GMX market and move its price feed.
   release = await acquirePoolLock('gmx');
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const event = JSON.parse(body) as Json;
-      const id = event.data.request_id as string;
-      received.set(id, [...(received.get(id) ?? []), event]);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  hooks = await startEventCollector();
   svc = await startTestService({ webhooks: { allowLoopback: true } });
   client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
   c = familyCalls(client, SLUG);
 }, 60_000);
 afterAll(async () => {
   await svc?.stop();
-  await new Promise((r) => receiver?.close(r));
+  await hooks?.close();
   release?.();
 });
 
@@ -65,14 +49,7 @@ describe('perp-v2: GMX v2 on the devnet', () => {
   const chain = () => svc.devnet.publicClient(CHAIN);
   const usdc = () => svc.devnet.chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;
   const usdcHeld = () => chain().readContract({ address: usdc(), abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
-  const callbackUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  /** Sets the devnet's WETH/USD feed (the keeper's and the oracle API's price): its owner is the protocol deployer. */
-  const setEthPrice = async (usd: string) => {
-    const owner = svc.devnet.manifest.accounts.protocolDeployer!;
-    const feed = gmxDeployments({ tokens: svc.devnet.chain(CHAIN).tokens, owner: owner.address }).feeds.find((f) => f.symbol === 'WETH')!.deployment.address;
-    const w = devnetWalletClient(devnetChain(svc.devnet.chain(CHAIN)), owner.privateKey);
-    await w.writeContractSync({ address: feed, abi: devnetPriceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
-  };
+  const setEthPrice = (usd: string) => setGmxEthPrice(svc.devnet, usd);
   /** The request's record once its order is `state` (a limit order's wait ends at its creation: this goes on). */
   const orderIs = (id: string, ok: (o: Json) => boolean) =>
     until(`${id}'s order`, async () => {
@@ -83,15 +60,9 @@ describe('perp-v2: GMX v2 on the devnet', () => {
     }, 30_000, 50);
   /** Executes an order and waits until the keeper has settled it: the request's status as the API shows it then. */
   const settled = async (body: Json): Promise<Json> => {
-    const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: callbackUrl(), ...body });
+    const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: hooks.url(), ...body });
     if (!r.ok) throw r.error;
-    const id = r.value.request_id;
-    return until(`the keeper to settle ${id}`, async () => {
-      const s = await client.status(id);
-      if (!s.ok) throw s.error;
-      const o = s.value.order as Json | undefined;
-      return o && o.state !== 'pending' ? (s.value as Json) : undefined;
-    }, 30_000);
+    return keeperSettled(client, r.value.request_id);
   };
 
   beforeAll(async () => {
@@ -142,7 +113,7 @@ describe('perp-v2: GMX v2 on the devnet', () => {
     expect(Number(opened.order.fill_price)).toBeLessThanOrEqual(Number(opened.action.input.acceptable_price));
     expect(before - (await usdcHeld())).toBe(400_000_000n);
     // The execution's own event, after the confirmation's: the same request, ids in order.
-    const events = await until('two webhook events', async () => ((received.get(opened.request_id)?.length ?? 0) >= 2 ? received.get(opened.request_id) : undefined), 15_000);
+    const events = await hooks.eventsOf(opened.request_id, 2);
     expect(events.map((e) => [e.id, e.type])).toEqual([
       [`evt_${opened.request_id}`, 'execution.confirmed'],
       [`evt_${opened.request_id}_2`, 'perp.order_executed'],
@@ -179,23 +150,18 @@ describe('perp-v2: GMX v2 on the devnet', () => {
     let cancelled: Json | undefined;
     for (let attempt = 0; attempt < 3 && !cancelled; attempt++) {
       await setEthPrice('3000');
-      const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: callbackUrl(), type: 'market_increase', market: 'ETH', side: 'long', size_usd: '1000', collateral_token: 'USDC', collateral_amount: '200', slippage_bps: 10 });
+      const r = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: hooks.url(), type: 'market_increase', market: 'ETH', side: 'long', size_usd: '1000', collateral_token: 'USDC', collateral_amount: '200', slippage_bps: 10 });
       if (!r.ok) throw r.error;
       const id = r.value.request_id;
       await until('the order to exist', async () => ((await c.get('orders', { agent_id: agent })).orders.length > 0 ? true : undefined), 20_000, 20).catch(() => undefined);
       await setEthPrice('3100');
-      const s = await until('the keeper', async () => {
-        const x = await client.status(id);
-        if (!x.ok) throw x.error;
-        const o = x.value.order as Json | undefined;
-        return o && o.state !== 'pending' ? (x.value as Json) : undefined;
-      }, 30_000);
+      const s = await keeperSettled(client, id);
       if (s.order.state === 'cancelled') cancelled = s;
     }
     expect(cancelled, 'the keeper cancelled one of three orders').toBeDefined();
     expect(cancelled!.status).toBe('confirmed');
     expect(cancelled!.order).toMatchObject({ state: 'cancelled', fill_price: null, reason: 'OrderNotFulfillableAtAcceptablePrice' });
-    const events = await until('the cancel event', async () => ((received.get(cancelled!.request_id)?.length ?? 0) >= 2 ? received.get(cancelled!.request_id) : undefined), 15_000);
+    const events = await hooks.eventsOf(cancelled!.request_id, 2);
     expect(events.map((e) => e.type)).toEqual(['execution.confirmed', 'perp.order_cancelled']);
     expect(events[1]!.data.order.reason).toBe('OrderNotFulfillableAtAcceptablePrice');
     await setEthPrice('3000');
@@ -215,7 +181,7 @@ describe('perp-v2: GMX v2 on the devnet', () => {
   });
 
   it('a limit long waits for its trigger; updated, it executes when the price reaches it; another, cancelled by the agent, gives everything back', async () => {
-    const limit = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: callbackUrl(), type: 'limit_increase', market: 'ETH', side: 'long', size_usd: '600', collateral_token: 'USDC', collateral_amount: '120', trigger_price: '2900' });
+    const limit = await client.protocols.execute(SLUG, 'orders', { agent_id: agent, callback_url: hooks.url(), type: 'limit_increase', market: 'ETH', side: 'long', size_usd: '600', collateral_token: 'USDC', collateral_amount: '120', trigger_price: '2900' });
     if (!limit.ok) throw limit.error;
     // A limit order's wait ends at its creation (it settles at its trigger, not at the next price).
     const waited = await client.waitForTerminal(limit.value.request_id, { minIntervalMs: 50, maxIntervalMs: 100, timeoutMs: 30_000 });

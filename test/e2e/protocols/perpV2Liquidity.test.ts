@@ -5,17 +5,13 @@
  * on the status and in its event, the tokens back); funding fees earned by a short, claimed; the refusals.
  * Cancels of pending requests need a keeper that waits and a clock that moves: perpV2RequestCancel.test.ts.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
-import { devnetChain, devnetWalletClient } from '../../../src/devnet/clients.ts';
-import { devnetPriceFeedAbi } from '../../../src/devnet/contracts.ts';
-import { gmxDeployments } from '../../../src/devnet/protocols/gmxV2/index.ts';
+import { keeperSettled, setGmxEthPrice, startEventCollector, type EventCollector } from '../../support/gmx.ts';
 import { acquirePoolLock } from '../../support/poolLock.ts';
 import { familyCalls, fundTokens } from '../../support/protocols.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -31,30 +27,19 @@ let svc: TestService;
 let client: AgentWalletClient;
 let c: ReturnType<typeof familyCalls>;
 let release: () => void;
-const received = new Map<string, Json[]>();
-let receiver: Server;
+let hooks: EventCollector;
 
 beforeAll(async () => {
   // The devnet's one GMX market is shared: deposits move its pool, and a test here moves its price feed.
   release = await acquirePoolLock('gmx');
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const event = JSON.parse(body) as Json;
-      const id = event.data.request_id as string;
-      received.set(id, [...(received.get(id) ?? []), event]);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  hooks = await startEventCollector();
   svc = await startTestService({ webhooks: { allowLoopback: true } });
   client = createClient({ baseUrl: svc.url, apiKey: (await svc.newKey('sponsored')).apiKey, attempts: 1 });
   c = familyCalls(client, SLUG);
 }, 60_000);
 afterAll(async () => {
   await svc?.stop();
-  await new Promise((r) => receiver?.close(r));
+  await hooks?.close();
   release?.();
 });
 
@@ -66,26 +51,14 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
   const usdc = () => svc.devnet.chain(CHAIN).tokens.find((t) => t.symbol === 'USDC')!.address;
   const held = (token: Address, owner = wallet) => chain().readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
   const gm = () => held(market.market as Address);
-  const callbackUrl = () => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const setEthPrice = async (usd: string) => {
-    const owner = svc.devnet.manifest.accounts.protocolDeployer!;
-    const feed = gmxDeployments({ tokens: svc.devnet.chain(CHAIN).tokens, owner: owner.address }).feeds.find((f) => f.symbol === 'WETH')!.deployment.address;
-    const w = devnetWalletClient(devnetChain(svc.devnet.chain(CHAIN)), owner.privateKey);
-    await w.writeContractSync({ address: feed, abi: devnetPriceFeedAbi, functionName: 'setAnswer', args: [parseUnits(usd, 8)] });
-  };
+  const setEthPrice = (usd: string) => setGmxEthPrice(svc.devnet, usd);
   /** Executes an action and waits until the keeper has settled what it created: the request's status then. */
   const settled = async (action: string, body: Json, agentId = agent): Promise<Json> => {
-    const r = await client.protocols.execute(SLUG, action, { agent_id: agentId, callback_url: callbackUrl(), ...body });
+    const r = await client.protocols.execute(SLUG, action, { agent_id: agentId, callback_url: hooks.url(), ...body });
     if (!r.ok) throw r.error;
-    const id = r.value.request_id;
-    return until(`the keeper to settle ${id}`, async () => {
-      const s = await client.status(id);
-      if (!s.ok) throw s.error;
-      const o = s.value.order as Json | undefined;
-      return o && o.state !== 'pending' ? (s.value as Json) : undefined;
-    }, 30_000);
+    return keeperSettled(client, r.value.request_id);
   };
-  const eventsOf = (id: string, n: number) => until(`${n} webhook events of ${id}`, async () => ((received.get(id)?.length ?? 0) >= n ? received.get(id) : undefined), 15_000);
+  const eventsOf = (id: string, n: number) => hooks.eventsOf(id, n);
 
   beforeAll(async () => {
     await setEthPrice('3000');
@@ -161,17 +134,11 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
     for (let attempt = 0; attempt < 3 && !cancelled; attempt++) {
       await setEthPrice('3000');
       ethBefore = await chain().getBalance({ address: wallet });
-      const r = await client.protocols.execute(SLUG, 'deposits', { agent_id: agent, callback_url: callbackUrl(), market: 'ETH', long_amount: '0.2', slippage_bps: 0 });
+      const r = await client.protocols.execute(SLUG, 'deposits', { agent_id: agent, callback_url: hooks.url(), market: 'ETH', long_amount: '0.2', slippage_bps: 0 });
       if (!r.ok) throw r.error;
-      const id = r.value.request_id;
       await until('the deposit to exist', async () => ((await c.get('orders', { agent_id: agent })).requests.length > 0 ? true : undefined), 20_000, 20).catch(() => undefined);
       await setEthPrice('2700');
-      const s = await until('the keeper', async () => {
-        const x = await client.status(id);
-        if (!x.ok) throw x.error;
-        const o = x.value.order as Json | undefined;
-        return o && o.state !== 'pending' ? (x.value as Json) : undefined;
-      }, 30_000);
+      const s = await keeperSettled(client, r.value.request_id);
       if (s.order.state === 'cancelled') cancelled = s;
       else await setEthPrice('3000').then(() => settled('withdrawals', { market: 'ETH', amount: 'max' }));
     }

@@ -142,43 +142,15 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
     liquidityRouter.address,
   ]);
   const reader = create2('GMX Reader', readerArtifact, [liquidityReader.address]);
-  const contracts = [
-    roleStore,
-    dataStore,
-    eventEmitter,
-    router,
-    orderVault,
-    depositVault,
-    withdrawalVault,
-    marketToken,
-    positionHandler,
-    orderHandler,
-    liquidityReader,
-    depositHandler,
-    withdrawalHandler,
-    liquidityRouter,
-    exchangeRouter,
-    reader,
-  ];
+  // In deployment order: `all` lists them so.
+  const contracts = {
+    ...{ roleStore, dataStore, eventEmitter, router, orderVault, depositVault, withdrawalVault, marketToken },
+    ...{ positionHandler, orderHandler, liquidityReader, depositHandler, withdrawalHandler, liquidityRouter, exchangeRouter, reader },
+  };
   return {
     feeds,
-    roleStore,
-    dataStore,
-    eventEmitter,
-    router,
-    orderVault,
-    depositVault,
-    withdrawalVault,
-    marketToken,
-    positionHandler,
-    orderHandler,
-    liquidityReader,
-    depositHandler,
-    withdrawalHandler,
-    liquidityRouter,
-    exchangeRouter,
-    reader,
-    all: [...feeds.map((f) => f.deployment), ...contracts],
+    ...contracts,
+    all: [...feeds.map((f) => f.deployment), ...Object.values(contracts)],
     wnt,
     market: {
       marketToken: marketToken.address,
