@@ -52,14 +52,14 @@ contract DevnetGmxDepositHandler is GmxRoleModule {
 
     function executeDepositInternal(bytes32 key, GmxTypes.MarketPrices memory prices) external {
         if (msg.sender != address(this)) revert OnlySelf();
-        _execute(key, prices, 0);
+        _execute(key, prices, GmxLiquidityKeys.PRICING_DEPOSIT);
     }
 
     /// The deposit executed at the given prices, then EndOfOracleSimulation (or the execution's own error).
     function simulateExecuteDeposit(bytes32 key, GmxLiquidityTypes.SimulatePricesParams memory params) external onlyRole(GmxKeys.CONTROLLER, "CONTROLLER") {
         address market = dataStore.getAddress(GmxKeys.field(key, GmxFields.MARKET));
         if (market == address(0)) revert GmxLiquidityErrors.EmptyDeposit();
-        _execute(key, GmxRequests.simulatedPrices(GmxStore.getMarket(dataStore, market), params), 0);
+        _execute(key, GmxRequests.simulatedPrices(GmxStore.getMarket(dataStore, market), params), GmxLiquidityKeys.PRICING_DEPOSIT);
         revert GmxErrors.EndOfOracleSimulation();
     }
 
@@ -69,7 +69,7 @@ contract DevnetGmxDepositHandler is GmxRoleModule {
         GmxLiquidityTypes.DepositProps memory d = getDeposit(key);
         if (d.addresses.account == address(0)) revert GmxLiquidityErrors.EmptyDeposit();
         GmxTypes.MarketProps memory m = GmxStore.getEnabledMarket(ds, d.addresses.market);
-        GmxPool.DepositOut memory out = pricing.getDepositBreakdown(ds, m, prices, d.numbers.initialLongTokenAmount, d.numbers.initialShortTokenAmount);
+        GmxPool.DepositOut memory out = pricing.getDepositBreakdown(ds, m, prices, d.numbers.initialLongTokenAmount, d.numbers.initialShortTokenAmount, swapPricingType);
         uint256 minted = out.marketTokens;
         if (minted < d.numbers.minMarketTokens) revert GmxLiquidityErrors.MinMarketTokens(minted, d.numbers.minMarketTokens);
         _remove(ds, key, d.addresses.account);

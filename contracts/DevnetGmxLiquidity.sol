@@ -158,6 +158,8 @@ library GmxLiquidityKeys {
     bytes32 internal constant DEPOSIT_GAS_LIMIT = 0x584e21a67b50948de3f8d83d0226c3568896d123cdbe7a46d824d0f48aabf184;
     bytes32 internal constant WITHDRAWAL_GAS_LIMIT = 0x2e365620be682b0eaff6521339d5f4a7d6a1c118d9766dad390735f03b07b738;
     bytes32 internal constant SWAP_FEE_FACTOR = 0x94d46da9c8a5f890b6b58c1e6e78b27ac6d05b5b488adb426ef137d5eb0f3599;
+    bytes32 internal constant DEPOSIT_FEE_FACTOR = 0x2bf0feec8ff0614372dfa474a194c8ed4afe132cef4a51163d98e9c832164201;
+    bytes32 internal constant WITHDRAWAL_FEE_FACTOR = 0xd60dc284de69a24ae24561caecbd4312f09ada08bc2a3c00510944ae52d60bb2;
     bytes32 internal constant SWAP_IMPACT_FACTOR = 0xb7b5078258119da264291f3a2e9abfced2bc31a5991e7e7f1904b6921c6311a7;
     bytes32 internal constant SWAP_IMPACT_EXPONENT_FACTOR = 0xf5696d772a3abd1b31035d4c1d2455016d0edb67544f554fc4fc7aa73f622cd5;
     bytes32 internal constant SWAP_IMPACT_POOL_AMOUNT = 0x4fb1f90d8edf65669df0be41543c031da77cdaa09b807a81bebe3e2aaf3b17cb;
@@ -178,6 +180,18 @@ library GmxLiquidityKeys {
 
     function swapFeeFactor(address market, bool balanceWasImproved) internal pure returns (bytes32) {
         return keccak256(abi.encode(SWAP_FEE_FACTOR, market, balanceWasImproved));
+    }
+
+    /// ISwapPricingUtils.SwapPricingType as GMX 2.1+ numbers it (Swap 0, Shift 1, Atomic 2, Deposit 3, Withdrawal 4):
+    /// what a keeper executes a deposit or withdrawal with, and what picks its fee factor.
+    uint256 internal constant PRICING_DEPOSIT = 3;
+    uint256 internal constant PRICING_WITHDRAWAL = 4;
+
+    /// SwapPricingUtils.getSwapFees' factor: DEPOSIT_FEE_FACTOR for a deposit, WITHDRAWAL_FEE_FACTOR for a
+    /// withdrawal, SWAP_FEE_FACTOR for a swap (the other types are not on the devnet and price as a swap).
+    function feeFactor(uint256 swapPricingType, address market, bool balanceWasImproved) internal pure returns (bytes32) {
+        bytes32 base = swapPricingType == PRICING_DEPOSIT ? DEPOSIT_FEE_FACTOR : swapPricingType == PRICING_WITHDRAWAL ? WITHDRAWAL_FEE_FACTOR : SWAP_FEE_FACTOR;
+        return keccak256(abi.encode(base, market, balanceWasImproved));
     }
 
     function swapImpactFactor(address market, bool isPositive) internal pure returns (bytes32) {
@@ -292,12 +306,12 @@ library GmxPool {
         int256[2] impactPoolDelta;
     }
 
-    /// What ExecuteDepositUtils does with a deposit at these prices, per side: the swap fee
-    /// (SWAP_FEE_FACTOR(market, balanceWasImproved), improved when the pool's long and short USD come closer) stays in
+    /// What ExecuteDepositUtils does with a deposit at these prices, per side: the fee of its swapPricingType
+    /// (DEPOSIT_FEE_FACTOR(market, balanceWasImproved) as the keeper executes it, improved when the pool's long and short USD come closer) stays in
     /// the pool; the side's share of the swap price impact is taken into the swap impact pool (negative) or paid out of
     /// the other token's swap impact pool, as far as it holds, as extra GM (positive); GM minted = USD in at the token's
     /// min price × supply / pool value (maximized; 1 GM = $1 while the supply is 0).
-    function depositOut(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 longAmount, uint256 shortAmount)
+    function depositOut(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 longAmount, uint256 shortAmount, uint256 swapPricingType)
         internal
         view
         returns (DepositOut memory o)
@@ -314,7 +328,7 @@ library GmxPool {
         c.usdIn = [longAmount * mid(p.longTokenPrice), shortAmount * mid(p.shortTokenPrice)];
         o.balanceWasImproved = absDiff(poolUsd[0] + c.usdIn[0], poolUsd[1] + c.usdIn[1]) < absDiff(poolUsd[0], poolUsd[1]);
         o.priceImpactUsd = swapImpactUsd(ds, m.marketToken, poolUsd, c.usdIn);
-        c.feeFactor = ds.getUint(GmxLiquidityKeys.swapFeeFactor(m.marketToken, o.balanceWasImproved));
+        c.feeFactor = ds.getUint(GmxLiquidityKeys.feeFactor(swapPricingType, m.marketToken, o.balanceWasImproved));
         for (uint256 i = 0; i < 2; i++) {
             if (c.amounts[i] > 0) depositSide(ds, m.marketToken, c, o, i);
         }
@@ -388,12 +402,26 @@ library GmxPool {
     }
 
     /// The tokens out for `marketTokens` GM (ExecuteWithdrawalUtils._getOutputAmounts): its USD (GM × pool value,
-    /// minimized, / supply) split pro rata to the pool's long and short USD at max prices, each less the swap fee
-    /// (SWAP_FEE_FACTOR(market, false), as GMX charges withdrawals), which stays in the pool.
-    function withdrawalOut(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 marketTokens)
+    /// minimized, / supply) split pro rata to the pool's long and short USD at max prices, each less the fee of its
+    /// swapPricingType (WITHDRAWAL_FEE_FACTOR(market, false) as the keeper executes it), which stays in the pool.
+    function withdrawalOut(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 marketTokens, uint256 swapPricingType)
         internal
         view
         returns (WithdrawalOut memory o)
+    {
+        (uint256 longGross, uint256 shortGross) = withdrawalGross(ds, m, p, marketTokens);
+        uint256 factor = ds.getUint(GmxLiquidityKeys.feeFactor(swapPricingType, m.marketToken, false));
+        o.longFee = GmxMath.applyFactor(longGross, factor);
+        o.shortFee = GmxMath.applyFactor(shortGross, factor);
+        o.longAmount = longGross - o.longFee;
+        o.shortAmount = shortGross - o.shortFee;
+    }
+
+    /// The withdrawal's long and short tokens before its fee.
+    function withdrawalGross(IGmxDataStore ds, GmxTypes.MarketProps memory m, GmxTypes.MarketPrices memory p, uint256 marketTokens)
+        private
+        view
+        returns (uint256 longGross, uint256 shortGross)
     {
         uint256 supply = IGmxMarketToken(m.marketToken).totalSupply();
         if (supply == 0) revert GmxLiquidityErrors.EmptyMarketTokenSupply();
@@ -404,13 +432,8 @@ library GmxPool {
         uint256 shortPoolUsd = v.shortTokenAmount * p.shortTokenPrice.max;
         uint256 totalPoolUsd = longPoolUsd + shortPoolUsd;
         if (totalPoolUsd == 0) revert GmxLiquidityErrors.InvalidPoolValueForWithdrawal(v.poolValue);
-        uint256 longGross = (usd * longPoolUsd) / totalPoolUsd / p.longTokenPrice.max;
-        uint256 shortGross = (usd * shortPoolUsd) / totalPoolUsd / p.shortTokenPrice.max;
-        uint256 feeFactor = ds.getUint(GmxLiquidityKeys.swapFeeFactor(m.marketToken, false));
-        o.longFee = GmxMath.applyFactor(longGross, feeFactor);
-        o.shortFee = GmxMath.applyFactor(shortGross, feeFactor);
-        o.longAmount = longGross - o.longFee;
-        o.shortAmount = shortGross - o.shortFee;
+        longGross = (usd * longPoolUsd) / totalPoolUsd / p.longTokenPrice.max;
+        shortGross = (usd * shortPoolUsd) / totalPoolUsd / p.shortTokenPrice.max;
     }
 
     function absDiff(uint256 a, uint256 b) internal pure returns (uint256) {

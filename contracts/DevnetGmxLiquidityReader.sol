@@ -39,7 +39,7 @@ contract DevnetGmxLiquidityReader {
         price = supply == 0 ? int256(1e30) : (info.poolValue * 1e18) / int256(supply);
     }
 
-    /// The GM a deposit of these amounts mints at these prices (the swap fee taken; the UI fee and virtual
+    /// The GM a deposit of these amounts mints at these prices (the fee of swapPricingType taken; the UI fee and virtual
     /// inventory, not on the devnet, ignored; the swap price impact applied).
     function getDepositAmountOut(
         IGmxDataStore dataStore,
@@ -48,10 +48,10 @@ contract DevnetGmxLiquidityReader {
         uint256 longTokenAmount,
         uint256 shortTokenAmount,
         address,
-        uint8,
+        uint8 swapPricingType,
         bool
     ) external view returns (uint256) {
-        return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount).marketTokens;
+        return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount, swapPricingType).marketTokens;
     }
 
     /// Not GMX's: the deposit's whole effect (GM, fees, swap price impact, pool and swap impact pool changes), which
@@ -61,9 +61,10 @@ contract DevnetGmxLiquidityReader {
         GmxTypes.MarketProps memory market,
         GmxTypes.MarketPrices memory prices,
         uint256 longTokenAmount,
-        uint256 shortTokenAmount
+        uint256 shortTokenAmount,
+        uint256 swapPricingType
     ) external view returns (GmxPool.DepositOut memory) {
-        return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount);
+        return GmxPool.depositOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, longTokenAmount, shortTokenAmount, swapPricingType);
     }
 
     /// The long and short tokens a withdrawal of `marketTokenAmount` GM pays at these prices, fees taken.
@@ -73,9 +74,9 @@ contract DevnetGmxLiquidityReader {
         GmxTypes.MarketPrices memory prices,
         uint256 marketTokenAmount,
         address,
-        uint8
+        uint8 swapPricingType
     ) external view returns (uint256, uint256) {
-        GmxPool.WithdrawalOut memory out = GmxPool.withdrawalOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, marketTokenAmount);
+        GmxPool.WithdrawalOut memory out = GmxPool.withdrawalOut(dataStore, GmxStore.getMarket(dataStore, market.marketToken), prices, marketTokenAmount, swapPricingType);
         return (out.longAmount, out.shortAmount);
     }
 }

@@ -50,7 +50,7 @@ contract DevnetGmxWithdrawalHandler is GmxRoleModule {
 
     function executeWithdrawalInternal(bytes32 key, GmxTypes.MarketPrices memory prices) external {
         if (msg.sender != address(this)) revert OnlySelf();
-        _execute(key, prices, 0);
+        _execute(key, prices, GmxLiquidityKeys.PRICING_WITHDRAWAL);
     }
 
     /// The withdrawal executed at the given prices, then EndOfOracleSimulation (or the execution's own error).
@@ -70,7 +70,7 @@ contract DevnetGmxWithdrawalHandler is GmxRoleModule {
         GmxLiquidityTypes.WithdrawalProps memory w = getWithdrawal(key);
         if (w.addresses.account == address(0)) revert GmxLiquidityErrors.EmptyWithdrawal();
         GmxTypes.MarketProps memory m = GmxStore.getEnabledMarket(ds, w.addresses.market);
-        (uint256 longOut, uint256 shortOut) = pricing.getWithdrawalAmountOut(ds, m, prices, w.numbers.marketTokenAmount, address(0), 0);
+        (uint256 longOut, uint256 shortOut) = pricing.getWithdrawalAmountOut(ds, m, prices, w.numbers.marketTokenAmount, address(0), uint8(swapPricingType));
         if (longOut < w.numbers.minLongTokenAmount) revert GmxLiquidityErrors.MinLongTokens(longOut, w.numbers.minLongTokenAmount);
         if (shortOut < w.numbers.minShortTokenAmount) revert GmxLiquidityErrors.MinShortTokens(shortOut, w.numbers.minShortTokenAmount);
         _remove(ds, key, w.addresses.account);

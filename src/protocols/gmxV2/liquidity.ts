@@ -15,8 +15,13 @@ import type { PerpMarket } from './snapshot.ts';
 
 /** GM tokens have 18 decimals (GMX's MarketToken). */
 export const GM_DECIMALS = 18;
-/** ISwapPricingUtils.SwapPricingType.TwoStep: a deposit or withdrawal a keeper executes later. */
-const TWO_STEP = 0;
+/**
+ * ISwapPricingUtils.SwapPricingType as GMX 2.1+ numbers it (Swap 0, Shift 1, Atomic 2, Deposit 3, Withdrawal 4; the
+ * SDK 1.4.0's TypeScript enum still has the older TwoStep 0): the keeper executes a deposit as Deposit and a
+ * withdrawal as Withdrawal, each charged its own fee factor, so a quote asked as anything else is not what it gets.
+ */
+const PRICING_DEPOSIT = 3;
+const PRICING_WITHDRAWAL = 4;
 
 export const LiquidityPreviewSchema = z
   .object({
@@ -59,7 +64,7 @@ export async function depositAmountOut(ctx: AgentContext<'gmxV2'>, m: PerpMarket
       address: config.reader,
       abi: readerAbi,
       functionName: 'getDepositAmountOut',
-      args: [config.dataStore, marketProps(m), m.contractPrices, longAmount, shortAmount, zeroAddress, TWO_STEP, true],
+      args: [config.dataStore, marketProps(m), m.contractPrices, longAmount, shortAmount, zeroAddress, PRICING_DEPOSIT, true],
     }),
   ]);
   return out;
@@ -69,7 +74,7 @@ export async function depositAmountOut(ctx: AgentContext<'gmxV2'>, m: PerpMarket
 export async function withdrawalAmountOut(ctx: AgentContext<'gmxV2'>, m: PerpMarket, marketTokens: bigint): Promise<readonly [bigint, bigint]> {
   const config = ctx.config as GmxV2Config;
   const [out] = await ctx.read([
-    readOf({ address: config.reader, abi: readerAbi, functionName: 'getWithdrawalAmountOut', args: [config.dataStore, marketProps(m), m.contractPrices, marketTokens, zeroAddress, TWO_STEP] }),
+    readOf({ address: config.reader, abi: readerAbi, functionName: 'getWithdrawalAmountOut', args: [config.dataStore, marketProps(m), m.contractPrices, marketTokens, zeroAddress, PRICING_WITHDRAWAL] }),
   ]);
   return out;
 }
@@ -164,6 +169,6 @@ export async function checkDepositExecutes(ctx: AgentContext<'gmxV2'>, d: Deposi
 /** The same for a withdrawal. */
 export async function checkWithdrawalExecutes(ctx: AgentContext<'gmxV2'>, w: WithdrawalSpec): Promise<void> {
   const config = ctx.config as GmxV2Config;
-  const simulate = encode('simulateExecuteLatestWithdrawal', [simulatedOracleParams(simulationPricesOf(w.market, await ctx.now())), TWO_STEP]);
+  const simulate = encode('simulateExecuteLatestWithdrawal', [simulatedOracleParams(simulationPricesOf(w.market, await ctx.now())), PRICING_WITHDRAWAL]);
   await checkKeeperExecutes(ctx, withdrawalCalls(config, ctx.wallet, w, [simulate]), { what: 'withdrawal', sendsNative: 'execution fee' });
 }

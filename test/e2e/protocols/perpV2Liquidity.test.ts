@@ -91,11 +91,15 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
   let deposited: bigint;
   it('deposits: confirmed once created, then executed by the keeper, GM in the wallet, told by a webhook event', async () => {
     const usdcBefore = await held(usdc());
+    const quoted = (await c.simulate('deposits', { agent_id: agent, market: 'ETH', long_amount: '0.5', short_amount: '1500' })).preview.receive[0].expected as string;
     const s = await settled('deposits', { market: 'ETH', long_amount: '0.5', short_amount: '1500' });
     expect(s.status).toBe('confirmed');
     expect(s.order).toMatchObject({ state: 'executed', fill_price: null, reason: null });
     expect(usdcBefore - (await held(usdc()))).toBe(1_500_000_000n);
     deposited = await gm();
+    // Exactly the quote: nothing moved the pool in between, and the quote asked GMX's Reader with the pricing type
+    // (Deposit) and so the fee the keeper's execution charges.
+    expect(deposited).toBe(parseUnits(quoted, 18));
     expect(deposited).toBeGreaterThanOrEqual(BigInt(s.action.input.min_market_tokens));
     const events = await eventsOf(s.request_id, 2);
     expect(events.map((e) => e.type)).toEqual(['execution.confirmed', 'perp.deposit_executed']);
@@ -108,6 +112,7 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
   it('withdraws half, then the rest with amount max: USDC and native ETH back in the pool’s proportion, no GM left', async () => {
     const half = deposited / 2n;
     const sim = await c.simulate('withdrawals', { agent_id: agent, market: 'ETH', amount_raw: half.toString() });
+    const [ethQuote, usdcQuote] = sim.preview.receive as Json[];
     expect(sim.preview.kind).toBe('withdrawal');
     expect(sim.preview.receive.map((r: Json) => r.token)).toEqual(['ETH', 'USDC']);
     expect(Number(sim.preview.value_usd)).toBeGreaterThan(1400);
@@ -118,6 +123,9 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
     expect(first.order).toMatchObject({ state: 'executed', reason: null });
     expect(await gm()).toBe(deposited - half);
     const usdcOut = (await held(usdc())) - usdcBefore;
+    // Exactly the quote (Withdrawal pricing, its fee), as for the deposit.
+    expect(usdcOut).toBe(parseUnits(usdcQuote!.expected, 6));
+    expect(ethQuote!.token).toBe('ETH');
     expect(usdcOut).toBeGreaterThanOrEqual(BigInt(first.action.input.min_short_amount));
     expect((await eventsOf(first.request_id, 2)).map((e) => e.type)).toEqual(['execution.confirmed', 'perp.withdrawal_executed']);
 
@@ -221,6 +229,8 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
     const refusal = (action: string, body: Json) => c.refusal(client.protocols.simulate(SLUG, action, { agent_id: agent, ...body }));
     expect(await refusal('deposits', { market: 'ETH' })).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '1000000' })).toMatchObject({ status: 400, code: 'insufficient_balance' });
+    // Past uint256 once in wei: refused by the balance, never encoded into a quote.
+    expect(await refusal('deposits', { market: 'ETH', long_amount: `2${'0'.repeat(59)}` })).toMatchObject({ status: 400, code: 'insufficient_balance' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '1.0000001' })).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await refusal('deposits', { market: 'DOGE', short_amount: '10' })).toMatchObject({ status: 400, code: 'unknown_market' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '10', execution_fee: '1' })).toMatchObject({ status: 400, code: 'execution_fee_too_low' });

@@ -37,6 +37,8 @@ export function gmxUintConfig(plan: GmxDeployments): { name: string; key: Hex; v
   both('BORROWING_FACTOR', p.borrowingFactor, p.borrowingFactor);
   both('BORROWING_EXPONENT_FACTOR', p.borrowingExponentFactor, p.borrowingExponentFactor);
   both('SWAP_FEE_FACTOR', p.swapFeeFactor.positive, p.swapFeeFactor.negative);
+  both('DEPOSIT_FEE_FACTOR', p.depositFeeFactor.positive, p.depositFeeFactor.negative);
+  both('WITHDRAWAL_FEE_FACTOR', p.withdrawalFeeFactor.positive, p.withdrawalFeeFactor.negative);
   both('SWAP_IMPACT_FACTOR', p.swapImpactFactor.positive, p.swapImpactFactor.negative);
   out.push({ name: 'MIN_COLLATERAL_FACTOR', key: dsKeys.market('MIN_COLLATERAL_FACTOR', market), value: p.minCollateralFactor });
   // Read by the SDK's liquidation price; the devnet does not liquidate (README), so it mirrors MIN_COLLATERAL_FACTOR.

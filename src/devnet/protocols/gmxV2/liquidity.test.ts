@@ -17,6 +17,7 @@ import {
   encodeFunctionData,
   erc20Abi,
   isAddressEqual,
+  keccak256,
   maxUint256,
   parseEther,
   parseUnits,
@@ -68,6 +69,10 @@ const prices = { indexTokenPrice: { min: ETH_PRICE, max: ETH_PRICE }, longTokenP
 const simulatePrices = { primaryTokens: [WETH, USDC], primaryPrices: [{ min: ETH_PRICE, max: ETH_PRICE }, { min: USDC_PRICE, max: USDC_PRICE }], minTimestamp: 0n, maxTimestamp: 0n };
 const FLOAT = 10n ** 30n;
 const SWAP_FEE = ETH_USD_MARKET.params.swapFeeFactor;
+const DEPOSIT_FEE = ETH_USD_MARKET.params.depositFeeFactor;
+const WITHDRAWAL_FEE = ETH_USD_MARKET.params.withdrawalFeeFactor;
+/** ISwapPricingUtils.SwapPricingType in GMX 2.1+: Swap 0, Shift 1, Atomic 2, Deposit 3, Withdrawal 4. */
+const PRICING = { swap: 0, deposit: 3, withdrawal: 4 } as const;
 const routerAbi = [...exchangeRouterAbi, ...customErrorsAbi] as const;
 /** The devnet's own error for what it leaves out (not one of GMX's). */
 const NOT_ON_THE_DEVNET = { type: 'error', name: 'NotOnTheDevnet', inputs: [{ type: 'string', name: 'what' }] } as const;
@@ -240,6 +245,13 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     expect(dsKeys.marketFlag('SWAP_FEE_FACTOR', market, true)).toBe(sdkKeys.swapFeeFactorKey(market, true));
     expect(await getUint(sdkKeys.swapFeeFactorKey(market, true))).toBe(SWAP_FEE.positive);
     expect(await getUint(sdkKeys.swapFeeFactorKey(market, false))).toBe(SWAP_FEE.negative);
+    // Not in the SDK 1.4.0: Keys.sol's depositFeeFactorKey / withdrawalFeeFactorKey, hashed here as GMX does.
+    const feeKey = (name: string, improved: boolean) =>
+      keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'address' }, { type: 'bool' }], [keccak256(encodeAbiParameters([{ type: 'string' }], [name])), market, improved]));
+    expect(await getUint(feeKey('DEPOSIT_FEE_FACTOR', true))).toBe(DEPOSIT_FEE.positive);
+    expect(await getUint(feeKey('DEPOSIT_FEE_FACTOR', false))).toBe(DEPOSIT_FEE.negative);
+    expect(await getUint(feeKey('WITHDRAWAL_FEE_FACTOR', true))).toBe(WITHDRAWAL_FEE.positive);
+    expect(await getUint(feeKey('WITHDRAWAL_FEE_FACTOR', false))).toBe(WITHDRAWAL_FEE.negative);
     expect(await getUint(sdkKeys.swapImpactFactorKey(market, true))).toBe(IMPACT.positive);
     expect(await getUint(sdkKeys.swapImpactFactorKey(market, false))).toBe(IMPACT.negative);
     expect(await getUint(sdkKeys.swapImpactExponentFactorKey(market))).toBe(ETH_USD_MARKET.params.swapImpactExponentFactor);
@@ -266,12 +278,16 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     // USDC into a balanced pool worsens its balance: the negative-side fee, and a negative impact (rounded up) that
     // goes to the USDC swap impact pool.
     expect(wethPool * ETH_PRICE).toBe(usdcPool * USDC_PRICE);
-    const fee = (amount * SWAP_FEE.negative) / FLOAT;
+    const fee = (amount * DEPOSIT_FEE.negative) / FLOAT;
     const impact = swapImpactUsd([wethPool * ETH_PRICE, usdcPool * USDC_PRICE], [0n, amount * USDC_PRICE]);
     expect(impact).toBe(-parseUnits('0.009', 30)); // 10^-9 × $3000²
     const cost = (-impact + USDC_PRICE - 1n) / USDC_PRICE;
     const expected = ((amount - fee - cost) * USDC_PRICE * supply) / value;
-    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getDepositAmountOut', args: [config.dataStore, marketProps, prices, 0n, amount, zeroAddress, 0, true] })).toBe(expected);
+    const quote = (pricing: number) =>
+      client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getDepositAmountOut', args: [config.dataStore, marketProps, prices, 0n, amount, zeroAddress, pricing, true] });
+    expect(await quote(PRICING.deposit)).toBe(expected);
+    // Asked as a swap, the quote takes the swap fee: a client that asks with the wrong type is told a wrong amount.
+    expect(await quote(PRICING.swap)).toBe(((amount - (amount * SWAP_FEE.negative) / FLOAT - cost) * USDC_PRICE * supply) / value);
 
     const { key, event } = await send(depositCalls({ usdc: amount }), executionFee, 'DepositCreated');
     expect(event.item('uintItems', 'initialShortTokenAmount')).toBe(amount);
@@ -302,7 +318,7 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     const weth = parseEther('1');
     const [supply, value, before] = [await gmSupply(), await poolValue(), await balanceOf(market, trader.address)];
     const [wethPool, usdcPool, usdcImpactPool] = [await getUint(poolKey(WETH)), await getUint(poolKey(USDC)), await getUint(impactPoolKey(USDC))];
-    const fee = (weth * SWAP_FEE.positive) / FLOAT;
+    const fee = (weth * DEPOSIT_FEE.positive) / FLOAT;
     const impact = swapImpactUsd([wethPool * ETH_PRICE, usdcPool * USDC_PRICE], [weth * ETH_PRICE, 0n]);
     expect(impact).toBeGreaterThan(0n);
     // Paid in USDC out of its swap impact pool, at most what that holds.
@@ -330,7 +346,7 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
         address: config.exchangeRouter,
         abi: routerAbi,
         functionName: 'multicall',
-        args: [[...withdrawalCalls(gm, { receiver, unwrap: true }), call('simulateExecuteLatestWithdrawal', [simulatePrices, 0])]],
+        args: [[...withdrawalCalls(gm, { receiver, unwrap: true }), call('simulateExecuteLatestWithdrawal', [simulatePrices, PRICING.withdrawal])]],
         value: executionFee,
       }),
     );
@@ -341,9 +357,9 @@ describe('GM liquidity on the devnet (through the real GMX v2 ABIs)', () => {
     const total = wethPool * ETH_PRICE + usdcPool * USDC_PRICE;
     const longGross = (usd * wethPool * ETH_PRICE) / total / ETH_PRICE;
     const shortGross = (usd * usdcPool * USDC_PRICE) / total / USDC_PRICE;
-    const longOut = longGross - (longGross * SWAP_FEE.negative) / FLOAT;
-    const shortOut = shortGross - (shortGross * SWAP_FEE.negative) / FLOAT;
-    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getWithdrawalAmountOut', args: [config.dataStore, marketProps, prices, gm, zeroAddress, 0] })).toEqual([longOut, shortOut]);
+    const longOut = longGross - (longGross * WITHDRAWAL_FEE.negative) / FLOAT;
+    const shortOut = shortGross - (shortGross * WITHDRAWAL_FEE.negative) / FLOAT;
+    expect(await client.readContract({ address: config.reader, abi: readerAbi, functionName: 'getWithdrawalAmountOut', args: [config.dataStore, marketProps, prices, gm, zeroAddress, PRICING.withdrawal] })).toEqual([longOut, shortOut]);
 
     const { key, event } = await send(withdrawalCalls(gm, { receiver, unwrap: true }), executionFee, 'WithdrawalCreated');
     expect(event.item('uintItems', 'marketTokenAmount')).toBe(gm);

@@ -47,8 +47,11 @@ export const ETH_USD_MARKET = {
     /** Per second, × (imbalance / open interest). */
     fundingFactor: factor('0.00000002'),
     fundingExponentFactor: factor('1'),
-    /** Deposits' and withdrawals' fee (GMX's swap fee): lower when a deposit improves the pool's balance. */
+    /** The swap fee (SwapPricingType Swap: a Reader quote asked as a swap); each lower when the pool's balance improves. */
     swapFeeFactor: { positive: factor('0.0005'), negative: factor('0.0007') },
+    /** What the keeper charges deposits and withdrawals (GMX 2.1+: their own factors, by SwapPricingType). */
+    depositFeeFactor: { positive: factor('0.0004'), negative: factor('0.0006') },
+    withdrawalFeeFactor: { positive: factor('0.0003'), negative: factor('0.0008') },
     /** factor × (pool imbalance in USD)²: a deposit moving a balanced pool by $100k costs $10 (as positions'). */
     swapImpactFactor: { positive: factor('0.0000000005'), negative: factor('0.000000001') },
     swapImpactExponentFactor: factor('2'),

@@ -43,7 +43,7 @@ export const cancelRequest = defineAction({
       ? []
       : request.kind === 'withdrawal'
         ? [{ symbol: 'GM', address: m.address, decimals: GM_DECIMALS }]
-        : [m.long, m.short].filter((t) => t.address.toLowerCase() !== config.wnt.toLowerCase());
+        : [m.long, m.short].filter((t, i, all) => t.address.toLowerCase() !== config.wnt.toLowerCase() && all.findIndex((x) => x.address === t.address) === i);
     return {
       calls: [callOf({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: request.kind === 'deposit' ? 'cancelDeposit' : 'cancelWithdrawal', args: [input.key as Hex] })],
       tokens: [native, ...back],

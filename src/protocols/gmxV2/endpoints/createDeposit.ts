@@ -1,4 +1,4 @@
-import { formatUnits, parseUnits } from 'viem';
+import { formatUnits, isAddressEqual, parseUnits } from 'viem';
 import { z } from 'zod';
 import { amountOf, type TokenInfo } from '../../common/amounts.ts';
 import { ProtocolError } from '../../common/errors.ts';
@@ -42,6 +42,9 @@ export const createDeposit = defineAction({
     if (input.long_amount === undefined && input.short_amount === undefined) {
       throw new ProtocolError('invalid_amount', `give long_amount (${m.long.symbol}), short_amount (${m.short.symbol}), or both`, { field: 'long_amount' });
     }
+    if (isAddressEqual(m.long.address, m.short.address) && input.long_amount !== undefined && input.short_amount !== undefined) {
+      throw new ProtocolError('invalid_amount', `${m.name} has one token for both sides: give long_amount only`, { field: 'short_amount' });
+    }
     const isWnt = (t: TokenInfo) => t.address.toLowerCase() === config.wnt.toLowerCase();
     // The wrapped native token is paid in native ETH (sendWnt wraps it), as order collateral is.
     const paid = (t: TokenInfo): TokenInfo => (isWnt(t) ? { symbol: 'ETH', address: config.wnt, decimals: 18, native: true } : t);
@@ -51,10 +54,12 @@ export const createDeposit = defineAction({
       ...(longAmount > 0n ? [{ token: paid(m.long), amount: longAmount }] : []),
       ...(shortAmount > 0n ? [{ token: paid(m.short), amount: shortAmount }] : []),
     ];
-    const [fee, expected, price] = await Promise.all([chargedExecutionFee(ctx, 'deposit', input.execution_fee), depositAmountOut(ctx, m, longAmount, shortAmount), marketTokenPrice(ctx, m, true)]);
+    const fee = await chargedExecutionFee(ctx, 'deposit', input.execution_fee);
+    // What the wallet holds first: an amount past it is refused before it is quoted (or encoded at all).
+    await ensureFunds(ctx, { market: m, sent, minMarketTokens: 0n, executionFee: fee });
+    const [expected, price] = await Promise.all([depositAmountOut(ctx, m, longAmount, shortAmount), marketTokenPrice(ctx, m, true)]);
     const min = input.min_market_tokens !== undefined ? BigInt(input.min_market_tokens) : lessSlippage(expected, input.slippage_bps ?? DEFAULT_ORDER_SLIPPAGE_BPS);
     const deposit: DepositSpec = { market: m, sent, minMarketTokens: min, executionFee: fee };
-    await ensureFunds(ctx, deposit);
     await checkDepositExecutes(ctx, deposit);
 
     const valueUsd = usdOf(m, longAmount, shortAmount);

@@ -61,7 +61,7 @@ export const createWithdrawal = defineAction({
     const native: TokenInfo = { symbol: 'ETH', address: config.wnt, decimals: 18, native: true };
     return {
       calls: withdrawalCalls(config, ctx.wallet, withdrawal),
-      tokens: [gm, native, ...[m.long, m.short].filter((t) => !isWnt(t))],
+      tokens: [gm, native, ...[m.long, m.short].filter((t, i, all) => !isWnt(t) && all.findIndex((x) => x.address === t.address) === i)],
       bounds: { min_long_amount: minLong.toString(), min_short_amount: minShort.toString(), execution_fee: fee.toString() },
       settles: 'next_price',
       preview: {
