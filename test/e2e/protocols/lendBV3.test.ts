@@ -221,9 +221,9 @@ describe('lend-b-v3: Compound v3 on the devnet', () => {
     expect(await call('DELETE', `/protocols/${SLUG}/markets`)).toMatchObject({ status: 405, allow: 'GET, HEAD', error: 'method_not_allowed' });
     expect(await call('GET', `/protocols/${SLUG}/supply`)).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
     expect(await call('GET', `/protocols/${SLUG}/nothing-here`)).toMatchObject({ status: 404, error: 'not_found' });
-    // Every spec slug is served now; an endpoint of one that is not built yet is a path like any other unknown one.
-    expect(await call('POST', '/protocols/perp-v2/deposits')).toMatchObject({ status: 404, error: 'not_found' });
-    expect(await call('GET', '/protocols/gmx-v2/claims')).toMatchObject({ status: 404, error: 'not_found' });
+    // Every spec endpoint is served now: a path the spec does not name is unknown under any slug or alias.
+    expect(await call('POST', '/protocols/perp-v2/shifts')).toMatchObject({ status: 404, error: 'not_found' });
+    expect(await call('GET', '/protocols/gmx-v2/claims')).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
     expect(await call('GET', '/protocols/uniswap-v3/swap/quote')).toMatchObject({ status: 405, allow: 'POST', error: 'method_not_allowed' });
   });
 });
