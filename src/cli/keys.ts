@@ -1,4 +1,5 @@
-import { DEFAULT_NAMESPACE, PAYMENT_MODES, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { AgentScopeSchema, DEFAULT_NAMESPACE, PAYMENT_MODES, type AgentScope, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { describeAgentScope } from '../keys/agentScope.ts';
 import { callAdminSocket } from '../admin/socket.ts';
 import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode, type KeySummary } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
@@ -42,6 +43,16 @@ function exitOfKeyError(e: unknown): number | undefined {
   return e instanceof AgentWalletError ? KEY_ERROR_EXIT[e.code] : undefined;
 }
 
+/** `--agent-id X` binds a new key to one agent id, `--agent-id-prefix P` to those starting with P; not both. */
+function agentScopeOf(agentId: string | undefined, prefix: string | undefined): { agentScope?: AgentScope } {
+  if (agentId !== undefined && prefix !== undefined) throw new CliError('give --agent-id or --agent-id-prefix, not both');
+  const value = agentId ?? prefix;
+  if (value === undefined) return {};
+  const scope = AgentScopeSchema.safeParse({ match: agentId !== undefined ? 'exact' : 'prefix', agentId: value });
+  if (!scope.success) throw new CliError(`--agent-id${agentId !== undefined ? '' : '-prefix'} must be 1 to 256 characters`);
+  return { agentScope: scope.data };
+}
+
 async function keysCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     ...dataDirOption,
@@ -52,6 +63,8 @@ async function keysCommand(argv: string[]): Promise<number> {
     namespace: { type: 'string' },
     kubeconfig: { type: 'string' },
     'overlap-seconds': { type: 'string' },
+    'agent-id': { type: 'string' },
+    'agent-id-prefix': { type: 'string' },
   });
   const [action, id] = positionals;
   const json = values.json === true;
@@ -79,7 +92,7 @@ async function keysCommand(argv: string[]): Promise<number> {
     case 'create': {
       const mode = values.mode as PaymentMode | undefined;
       if (!mode || !PAYMENT_MODES.includes(mode)) throw new CliError(`--mode must be one of ${PAYMENT_MODES.join(', ')}`);
-      const opts = { mode, ...(values.name !== undefined && { name: values.name }) };
+      const opts = { mode, ...(values.name !== undefined && { name: values.name }), ...agentScopeOf(values['agent-id'], values['agent-id-prefix']) };
       const out = (owned
         ? await callAdminSocket(dataDir, 'POST', '/keys', opts)
         : await direct((s, ns, secrets) => createKey(s, opts, ns, secrets))) as { api_key: string; webhook_secret?: string; key: KeySummary };
@@ -93,7 +106,8 @@ async function keysCommand(argv: string[]): Promise<number> {
       else
         for (const k of keys)
           process.stdout.write(
-            `${k.id}  ${k.mode.padEnd(9)} ${k.enabled ? 'enabled ' : 'revoked '} ${k.created_at ?? ''}  ${k.name ?? ''}\n`,
+            `${k.id}  ${k.mode.padEnd(9)} ${k.enabled ? 'enabled ' : 'revoked '} ${k.created_at ?? ''}  ${k.name ?? ''}` +
+              `${k.agent_scope ? `  (${describeAgentScope(k.agent_scope)})` : ''}\n`,
           );
       return 0;
     }
@@ -180,7 +194,7 @@ function printKey(out: { api_key: string; webhook_secret?: string; key: KeySumma
     return;
   }
   process.stdout.write(
-    `${verb} key ${out.key.id} (mode ${out.key.mode})\n\n  ${out.api_key}\n\n` +
+    `${verb} key ${out.key.id} (mode ${out.key.mode}${out.key.agent_scope ? `, for ${describeAgentScope(out.key.agent_scope)} only` : ''})\n\n  ${out.api_key}\n\n` +
       (out.webhook_secret !== undefined
         ? `Webhook signing secret (verifies the deliveries to callback_url; docs/webhooks.md):\n\n  ${out.webhook_secret}\n\n` +
           'This is the only time the key and the secret are shown: store them in your agent\'s server-side configuration.\n'

@@ -29,7 +29,9 @@ ${devOptionsHelp('    ')}
                           cluster roles take --config F (AGENT_WALLET_CONFIG, default /etc/agent-wallet/config.yaml),
                           --kubeconfig F (default: in-cluster or $KUBECONFIG), --ops-port N (/metrics, /livez, /readyz)
 `,
-  keys: `  keys create --mode sponsored|auto|manual [--name N] [--json]
+  keys: `  keys create --mode sponsored|auto|manual [--name N] [--agent-id A | --agent-id-prefix P] [--json]
+                          --agent-id binds the key to one agent id, --agent-id-prefix to those starting with P:
+                          it can act for no other (docs/policies.md)
   keys list [--json]
   keys revoke <id> [--json]
   keys set-mode <id> --mode sponsored|auto|manual [--json]

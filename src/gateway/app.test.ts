@@ -180,7 +180,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
     );
     expect(result.properties.estimated_gas.type).toBe('integer');
     // Every status a route can answer is declared, each error one with the one error body.
-    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '402', '409', '413', '415', '422', '429', '431', '500', '503']);
+    expect(Object.keys(execute.responses).sort()).toEqual(['200', '400', '401', '402', '403', '409', '413', '415', '422', '429', '431', '500', '503']);
     expect(execute.responses['400']).toEqual({
       description: expect.any(String),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },

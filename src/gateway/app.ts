@@ -8,6 +8,7 @@ import { handleNotFound } from '../http/errorHandler.ts';
 import { openapiRoutes } from '../http/openapi.ts';
 import { httpMetricsHook, metricsRoutes, type GatewayMetricsDeps } from '../metrics/http.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../payments/settings.ts';
+import { agentScopeHook } from './agentScope.ts';
 import { authHook } from './auth.ts';
 import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
@@ -147,6 +148,8 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   const protectedScope: FastifyPluginAsyncZod = async (scope) => {
     scope.addHook('onRequest', authHook(ctx));
     scope.addHook('onRequest', perKeyRateLimit(ctx.rateLimiter));
+    // After validation: the agent_id it checks is the validated one.
+    scope.addHook('preHandler', agentScopeHook);
     await scope.register(walletRoutes(ctx));
     await scope.register(simulateRoutes(ctx));
     await scope.register(executeRoutes(ctx));

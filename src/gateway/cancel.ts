@@ -1,4 +1,4 @@
-import { CANCELLED_FAILURE, isTerminal, type ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { CANCELLED_FAILURE, isTerminal, type ApiClient, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { statusOf } from '../api/http/presentStatus.ts';
 import type { NotCancellable } from '../api/http/index.ts';
 import { isStoreError } from '../store/types.ts';
@@ -22,7 +22,7 @@ export type CancelOutcome =
  * can never both win: a request ends cancelled with no operation, or keeps its signed operation and the cancel is
  * answered 409. Asking again changes nothing and gets the same answer.
  */
-export async function cancelRequest(ctx: GatewayContext, id: string, apiClient: string): Promise<CancelOutcome> {
+export async function cancelRequest(ctx: GatewayContext, id: string, apiClient: ApiClient): Promise<CancelOutcome> {
   for (let attempt = 0; attempt < 5; attempt++) {
     let current = await ownRequest(ctx, id, apiClient);
     const decided = decisionOf(current);

@@ -1,4 +1,5 @@
-import type { ExecutionRequest } from '../api/v1alpha1/index.ts';
+import type { ApiClient, ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { agentInScope } from '../keys/agentScope.ts';
 import { isStoreError } from '../store/types.ts';
 import type { GatewayContext } from './context.ts';
 import { GatewayError } from './errors.ts';
@@ -6,11 +7,16 @@ import { GatewayError } from './errors.ts';
 /** Unknown ids and other keys' ids get the same answer: a request's existence is not disclosed. */
 export const requestNotFound = () => new GatewayError(404, 'not_found', 'no request with this id for this API key');
 
+/** Whether a request is this key's to see: made with it, for an agent id the key may still act for. */
+export const ownedBy = (request: ExecutionRequest, client: ApiClient): boolean =>
+  request.spec.apiClient === client.metadata.name && agentInScope(client.spec.agentScope, request.spec.agentId);
+
 /**
  * The caller's own request from the store, else from the archive (finished and past its retention: the retention
- * controller archived it whole before deleting it); any other, unknown or another key's, is requestNotFound.
+ * controller archived it whole before deleting it); any other, unknown, another key's, or for an agent id outside
+ * the key's scope (narrowed since), is requestNotFound.
  */
-export async function ownRequest(ctx: GatewayContext, id: string, apiClient: string): Promise<ExecutionRequest> {
+export async function ownRequest(ctx: GatewayContext, id: string, client: ApiClient): Promise<ExecutionRequest> {
   let found: ExecutionRequest | undefined;
   try {
     found = await ctx.store.get('ExecutionRequest', id, ctx.namespace);
@@ -18,6 +24,6 @@ export async function ownRequest(ctx: GatewayContext, id: string, apiClient: str
     if (!isStoreError(e, 'NotFound')) throw e;
     found = await ctx.archive?.get(id, ctx.namespace);
   }
-  if (found === undefined || found.spec.apiClient !== apiClient) throw requestNotFound();
+  if (found === undefined || !ownedBy(found, client)) throw requestNotFound();
   return found;
 }

@@ -1,4 +1,4 @@
-import type { ApiClient, PaymentMode } from '../api/v1alpha1/index.ts';
+import type { AgentScope, ApiClient, PaymentMode } from '../api/v1alpha1/index.ts';
 import { API_VERSION, DEFAULT_KEY_LIMITS, DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import type { ResourceStore } from '../store/types.ts';
@@ -29,6 +29,8 @@ export interface KeySummary {
   webhook_secret_created_at: string | undefined;
   /** Until when the secret a rotation replaced still signs too. */
   webhook_previous_secret_valid_until: string | undefined;
+  /** The agent ids the key may act for; undefined: any (docs/policies.md). */
+  agent_scope: AgentScope | undefined;
 }
 
 export interface CreateKeyOptions {
@@ -36,6 +38,8 @@ export interface CreateKeyOptions {
   name?: string;
   requestsPerSecond?: number;
   burst?: number;
+  /** Bind the key to one agent id, or to the agent ids with a prefix: it can act for no other. */
+  agentScope?: AgentScope;
 }
 
 export class KeyError extends AgentWalletError<'key_not_found' | 'key_revoked'> {
@@ -70,6 +74,7 @@ export async function createKey(
         ...(opts.burst !== undefined && { burst: opts.burst }),
       },
       ...(secretRef !== undefined && { webhookSigning: { current: { secretRef, createdAt: new Date().toISOString() } } }),
+      ...(opts.agentScope !== undefined && { agentScope: opts.agentScope }),
     },
   };
   const created = await store.create(client);
@@ -176,5 +181,6 @@ function summarize(c: ApiClient): KeySummary {
     revoked_at: c.status?.revokedAt,
     webhook_secret_created_at: c.spec.webhookSigning?.current.createdAt,
     webhook_previous_secret_valid_until: c.spec.webhookSigning?.previous?.validUntil,
+    agent_scope: c.spec.agentScope,
   };
 }

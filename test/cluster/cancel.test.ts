@@ -10,6 +10,7 @@ import { encodeFunctionData } from 'viem';
 import { requestIdForIdempotencyKey } from '../../src/client/requestIds.ts';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { agentScopeScenario } from '../support/scenarios/agentScope.ts';
 
 const CHAIN = 'base';
 let cluster: TestCluster;
@@ -96,3 +97,6 @@ it('cancels racing the signing: every request ends cancelled with no operation, 
     }
   }
 });
+
+// The ApiClient's agentScope through the real API server (the CRD's schema keeps it), enforced by the gateway process.
+it('an agent-scoped key acts for its agent ids only; status and cancel follow the scope', { timeout: 120_000 }, () => agentScopeScenario(cluster));

@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
+import type { AgentScope, PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../src/config/chainConfig.ts';
 import type { ClusterConfig } from '../../src/roles/cluster/config.ts';
 import type { ChainName } from '../../src/config/chains.ts';
@@ -213,8 +213,8 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
         root = nextRoot;
         return startRoles();
       },
-      async newKey(mode: PaymentMode = 'sponsored') {
-        const { api_key, webhook_secret, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000 }, namespace, webhookSecrets);
+      async newKey(mode: PaymentMode = 'sponsored', opts: { agentScope?: AgentScope } = {}) {
+        const { api_key, webhook_secret, key } = await createKey(store, { mode, requestsPerSecond: 10_000, burst: 10_000, ...opts }, namespace, webhookSecrets);
         return { apiKey: api_key, clientId: key.id, webhookSecret: webhook_secret!, api: apiClient(url, api_key) };
       },
       anonymous: apiClient(url),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createKey } from '../../src/keys/manage.ts';
-import type { PaymentMode } from '../../src/api/v1alpha1/index.ts';
+import type { AgentScope, PaymentMode } from '../../src/api/v1alpha1/index.ts';
 import { startEmbeddedService, type EmbeddedService, type EmbeddedServiceOptions } from '../../src/roles/embedded.ts';
 import { clusterTarget, startTestCluster } from './cluster.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
@@ -49,11 +49,11 @@ export async function startTestService(
     devnet,
     dataDir,
     serviceSecret,
-    async newKey(mode: PaymentMode = 'sponsored') {
+    async newKey(mode: PaymentMode = 'sponsored', opts: { agentScope?: AgentScope } = {}) {
       // Tests poll quickly and fire bursts: give test keys room (the limiter itself has its own tests).
       const { api_key, webhook_secret, key } = await createKey(
         service.store,
-        { mode, requestsPerSecond: 10_000, burst: 10_000 },
+        { mode, requestsPerSecond: 10_000, burst: 10_000, ...opts },
         undefined,
         service.webhookSecrets,
       );

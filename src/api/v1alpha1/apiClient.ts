@@ -22,6 +22,17 @@ export const WebhookSigningSchema = z.object({
 });
 export type WebhookSigning = z.infer<typeof WebhookSigningSchema>;
 
+/**
+ * The agent ids a key may act for (its wallets are derived from them): one exact id, or every id with a prefix.
+ * Absent: any agent id, as before. An operator sets it; the key itself cannot change it (docs/policies.md).
+ */
+export const AgentScopeSchema = z.object({
+  match: z.enum(['exact', 'prefix']),
+  /** The agent id, or the prefix every agent id of the key starts with (case-sensitive, as agent ids are). */
+  agentId: z.string().min(1).max(256),
+});
+export type AgentScope = z.infer<typeof AgentScopeSchema>;
+
 export const ApiClientSpecSchema = z.object({
   displayName: z.string().optional(),
   keyHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -38,6 +49,7 @@ export const ApiClientSpecSchema = z.object({
     })
     .default(DEFAULT_KEY_LIMITS),
   webhookSigning: WebhookSigningSchema.optional(),
+  agentScope: AgentScopeSchema.optional(),
 });
 export type ApiClientSpec = z.infer<typeof ApiClientSpecSchema>;
 

@@ -36,7 +36,7 @@ export function cancelRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         const { id } = request.params;
         // Unknown ids and other keys' ids get the same answer as GET /status/:id: a request's existence is not disclosed.
         if (!isObjectName(id)) throw new GatewayError(404, 'not_found', 'no request with this id for this API key');
-        const outcome = await cancelRequest(ctx, id, clientOf(request).metadata.name);
+        const outcome = await cancelRequest(ctx, id, clientOf(request));
         switch (outcome.kind) {
           case 'cancelled':
             return reply.code(200).send(presentStatus(outcome.request));

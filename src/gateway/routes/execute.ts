@@ -33,7 +33,7 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
                 'payment_verification_failed, with the reason and the quote still to pay (spec §7).',
               z.union([PaymentRequiredSchema, PaymentVerificationFailedSchema]),
             ),
-            ...errorResponses(400, 401, 409, 413, 415, 422, 429, 431, 500, 503),
+            ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 431, 500, 503),
           },
         },
       },

@@ -111,7 +111,7 @@ function registerRead(app: App, ctx: GatewayContext, family: AnyFamily, slug: st
       description: `${endpoint.description}${post ? '\n\nNothing is executed or broadcast: the answer is computed from the chain as it is now.' : ''}${aliasNote(family)}`,
       security: [{ apiKey: [] }],
       ...(post ? { body: endpoint.query } : { querystring: endpoint.query }),
-      response: { 200: jsonResponse(endpoint.summary, endpoint.output), ...errorResponses(400, 401, 404, ...(post ? ([413, 415] as const) : []), 429, 500, 503) },
+      response: { 200: jsonResponse(endpoint.summary, endpoint.output), ...errorResponses(400, 401, ...(endpoint.agent ? ([403] as const) : []), 404, ...(post ? ([413, 415] as const) : []), 429, 500, 503) },
     },
     handler: async (request) => {
       const q = (post ? request.body : request.query) as { agent_id?: string; chain?: ChainName };
@@ -154,7 +154,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           `${endpoint.description}\n\nRuns as POST /execute does: simulated, then queued (poll GET /status/:id); payments, 402, ` +
           `Idempotency-Key and callback_url as there. Calls that would fail are refused with the protocol's own error decoded (protocol_error).${aliasNote(family)}`,
         headers: ExecuteHeadersSchema,
-        response: { 200: jsonResponse('Queued (spec §2.2)', ExecutionResultSchema), 402: PAYMENT_402, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 431, 500, 503) },
+        response: { 200: jsonResponse('Queued (spec §2.2)', ExecutionResultSchema), 402: PAYMENT_402, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 431, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -200,7 +200,7 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
           `Simulates ${endpoint.path} without broadcasting: gas and cost as POST /simulate answers them, the calls it would make, and its ` +
           `effects: the wallet's token balances before and after, and the position before and after (health factor, borrow capacity, ` +
           `liquidation prices). A call that would fail is refused with the protocol's own error decoded (protocol_error).${aliasNote(family)}`,
-        response: { 200: jsonResponse('The simulation and its effects; nothing was broadcast', actionSimulationSchema(family)), ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) },
+        response: { 200: jsonResponse('The simulation and its effects; nothing was broadcast', actionSimulationSchema(family)), ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503) },
       },
     },
     async (request) => {

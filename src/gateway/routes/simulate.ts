@@ -19,7 +19,7 @@ export function simulateRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           body: SimulateBodySchema,
           response: {
             200: jsonResponse('The simulation succeeded (spec §2.2; status pending, nothing broadcast)', ExecutionResultSchema),
-            ...errorResponses(400, 401, 413, 415, 429, 500, 503),
+            ...errorResponses(400, 401, 403, 413, 415, 429, 500, 503),
           },
         },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply } from 'fastify';
 import { isObjectName, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import { ownRequest, requestNotFound } from '../ownRequest.ts';
+import { ownedBy, ownRequest, requestNotFound } from '../ownRequest.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
@@ -53,22 +53,23 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { id } = request.params;
         if (!isObjectName(id)) throw requestNotFound();
-        const owner = clientOf(request).metadata.name;
+        const client = clientOf(request);
+        const owner = client.metadata.name;
         const prefer = request.headers.prefer === undefined ? undefined : preferredWait(request.headers.prefer);
         const seconds = request.query.wait ?? (prefer === 'invalid' ? undefined : prefer); // the schema refused 'invalid'
-        if (seconds === undefined) return answer(reply, await ownRequest(ctx, id, owner));
+        if (seconds === undefined) return answer(reply, await ownRequest(ctx, id, client));
 
         const inm = request.headers['if-none-match'];
         const known: KnownState = { status: request.query.known_status, etags: inm === undefined ? undefined : parseIfNoneMatch(inm) };
         // The cache first (it follows the store within milliseconds). When it has no such object, or would answer at
         // once (possibly only because it is behind the state the caller read elsewhere), the store decides.
         const cached = ctx.informer.get(id);
-        if (cached !== undefined && cached.spec.apiClient !== owner) throw requestNotFound();
+        if (cached !== undefined && !ownedBy(cached, client)) throw requestNotFound();
         // Nothing known, nothing to wait for: a caller that never saw the record gets it now.
-        if (!namesKnownState(known)) return answer(reply, await ownRequest(ctx, id, owner));
+        if (!namesKnownState(known)) return answer(reply, await ownRequest(ctx, id, client));
         reply.header('preference-applied', `wait=${seconds}`);
         const cacheWaits = cached !== undefined && !answersAtOnce(presentStatus(cached), known);
-        const initial = cacheWaits ? cached : await ownRequest(ctx, id, owner);
+        const initial = cacheWaits ? cached : await ownRequest(ctx, id, client);
         if (seconds === 0 || answersAtOnce(presentStatus(initial), known)) return answer(reply, initial);
 
         const release = ctx.statusWaits.acquire(owner);
@@ -87,7 +88,7 @@ export function statusRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         try {
           const end = await waitForStatusChange(ctx.informer, id, initial, known, seconds * 1000, gone.signal, !cacheWaits);
           if (end.kind === 'answer') return answer(reply, end.request);
-          if (end.kind === 'deleted') return answer(reply, await ownRequest(ctx, id, owner));
+          if (end.kind === 'deleted') return answer(reply, await ownRequest(ctx, id, client));
           return reply.hijack(); // aborted: the socket is gone, nothing to send
         } finally {
           release();

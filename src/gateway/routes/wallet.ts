@@ -5,7 +5,7 @@ import { presentBalances, presentWallet } from '../presenters.ts';
 import { BalanceSchema, WalletQuerySchema, WalletRecordSchema } from '../../api/http/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 
-const errors = errorResponses(400, 401, 429, 500, 503);
+const errors = errorResponses(400, 401, 403, 429, 500, 503);
 
 export function walletRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
