@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AgentScopeSchema, DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, PaymentModeSchema } from '../api/v1alpha1/index.ts';
+import { OperatorAgentScopeSchema } from '../keys/agentScope.ts';
 import { createHttpApp } from '../http/app.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
@@ -27,7 +28,7 @@ const CreateBody = z.object({
   name: z.string().max(200).optional(),
   requestsPerSecond: z.number().positive().optional(),
   burst: z.number().int().positive().optional(),
-  agentScope: AgentScopeSchema.optional(),
+  agentScope: OperatorAgentScopeSchema.optional(),
 });
 const KeyParams = z.object({ id: z.string().min(1).max(253) });
 const SetModeBody = z.object({ mode: PaymentModeSchema });

@@ -1,5 +1,5 @@
-import { AgentScopeSchema, DEFAULT_NAMESPACE, PAYMENT_MODES, type AgentScope, type PaymentMode } from '../api/v1alpha1/index.ts';
-import { describeAgentScope } from '../keys/agentScope.ts';
+import { DEFAULT_NAMESPACE, PAYMENT_MODES, type AgentScope, type PaymentMode } from '../api/v1alpha1/index.ts';
+import { describeAgentScope, OperatorAgentScopeSchema } from '../keys/agentScope.ts';
 import { callAdminSocket } from '../admin/socket.ts';
 import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode, type KeySummary } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
@@ -48,8 +48,8 @@ function agentScopeOf(agentId: string | undefined, prefix: string | undefined): 
   if (agentId !== undefined && prefix !== undefined) throw new CliError('give --agent-id or --agent-id-prefix, not both');
   const value = agentId ?? prefix;
   if (value === undefined) return {};
-  const scope = AgentScopeSchema.safeParse({ match: agentId !== undefined ? 'exact' : 'prefix', agentId: value });
-  if (!scope.success) throw new CliError(`--agent-id${agentId !== undefined ? '' : '-prefix'} must be 1 to 256 characters`);
+  const scope = OperatorAgentScopeSchema.safeParse({ match: agentId !== undefined ? 'exact' : 'prefix', agentId: value });
+  if (!scope.success) throw new CliError(`--agent-id${agentId !== undefined ? '' : '-prefix'}: ${scope.error.issues[0]?.message ?? 'not an agent id'}`);
   return { agentScope: scope.data };
 }
 

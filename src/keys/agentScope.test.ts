@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentInScope, describeAgentScope } from './agentScope.ts';
+import { agentInScope, describeAgentScope, OperatorAgentScopeSchema } from './agentScope.ts';
 
 describe('agent scope', () => {
   it('no scope: any agent id', () => {
@@ -19,5 +19,12 @@ describe('agent scope', () => {
     for (const ok of ['team-a/', 'team-a/scout', 'team-a/x/y']) expect([ok, agentInScope(scope, ok)]).toEqual([ok, true]);
     for (const no of ['team-a', 'team-b/scout', 'Team-a/scout', 'x/team-a/']) expect([no, agentInScope(scope, no)]).toEqual([no, false]);
     expect(describeAgentScope(scope)).toBe('agent ids starting "team-a/"');
+  });
+
+  it('an operator gives the scope as the API takes agent ids: no control characters, 1 to 256 code points', () => {
+    const ok = (agentId: string) => OperatorAgentScopeSchema.safeParse({ match: 'prefix', agentId }).success;
+    expect(ok('team-a/')).toBe(true);
+    expect(ok('x'.repeat(256))).toBe(true);
+    for (const bad of ['', 'x'.repeat(257), 'bad\u0001id', 'tab\there']) expect([bad, ok(bad)]).toEqual([bad, false]);
   });
 });

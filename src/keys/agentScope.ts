@@ -1,4 +1,11 @@
-import type { AgentScope } from '../api/v1alpha1/index.ts';
+import { AgentId } from '../api/http/index.ts';
+import { AgentScopeSchema, type AgentScope } from '../api/v1alpha1/index.ts';
+
+/**
+ * A scope as an operator gives it (the CLI, the admin socket): its agent id or prefix held to the API's agent-id
+ * rules (no control characters, at most 256 code points), so it can match the ids the API accepts.
+ */
+export const OperatorAgentScopeSchema = AgentScopeSchema.extend({ agentId: AgentId });
 
 /** Whether a key of this scope may act for `agentId` (no scope: any). Case-sensitive, as agent ids are. */
 export function agentInScope(scope: AgentScope | undefined, agentId: string): boolean {
