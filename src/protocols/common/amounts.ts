@@ -41,11 +41,19 @@ export function requestedAmount(input: { amount?: string | undefined; amount_raw
   if (input.amount_raw !== undefined) return { kind: 'exact', raw: BigInt(input.amount_raw) };
   const amount = input.amount!;
   if (amount === 'max') return { kind: 'max' };
+  return { kind: 'exact', raw: tokenUnits(amount, token, 'amount') };
+}
+
+/**
+ * A decimal amount of `token` (an input `field`) in its smallest unit. More decimals than the token has is
+ * refused, never rounded.
+ */
+export function tokenUnits(amount: string, token: TokenInfo, field: string): bigint {
   const [, fraction = ''] = amount.split('.');
   if (fraction.length > token.decimals) {
-    throw new ProtocolError('invalid_amount', `amount has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field: 'amount' });
+    throw new ProtocolError('invalid_amount', `${field} has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field });
   }
-  return { kind: 'exact', raw: parseUnits(amount, token.decimals) };
+  return parseUnits(amount, token.decimals);
 }
 
 /**

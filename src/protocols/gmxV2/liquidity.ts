@@ -9,6 +9,7 @@ import { exchangeRouterAbi, readerAbi } from './abis.generated.ts';
 import type { GmxV2Config } from './config.ts';
 import { checkKeeperExecutes, simulatedOracleParams, simulationPricesOf } from './keeperSimulation.ts';
 import { MAX_PNL_FACTOR_FOR_DEPOSITS, MAX_PNL_FACTOR_FOR_WITHDRAWALS } from './keys.ts';
+import { marketProps } from './markets.ts';
 import { BASIS_POINTS } from './math/units.ts';
 import { Usd } from './present.ts';
 import type { PerpMarket } from './snapshot.ts';
@@ -35,8 +36,6 @@ export const LiquidityPreviewSchema = z
   })
   .meta({ id: 'PerpLiquidityPreview' });
 export type LiquidityPreview = z.infer<typeof LiquidityPreviewSchema>;
-
-const marketProps = (m: PerpMarket) => ({ marketToken: m.address, indexToken: m.index.address, longToken: m.long.address, shortToken: m.short.address });
 
 /** `expected` less `slippageBps`, rounded down: the least a request accepts. */
 export const lessSlippage = (expected: bigint, slippageBps: number): bigint => (expected * (BASIS_POINTS - BigInt(slippageBps))) / BASIS_POINTS;

@@ -70,6 +70,9 @@ export async function marketsNow(ctx: ProtocolContext<'gmxV2'>): Promise<Markets
   return { markets, prices, tokens };
 }
 
+/** The market as GMX's contracts take it (Market.Props). */
+export const marketProps = (m: GmxMarket) => ({ marketToken: m.address, indexToken: m.index.address, longToken: m.long.address, shortToken: m.short.address });
+
 /** A token's price, or a protocol_read_failed naming it (an oracle that stopped pricing a listed token). */
 export function priceOf(prices: ReadonlyMap<Address, TokenPrice>, token: { address: Address; symbol: string }): TokenPrice {
   const p = prices.get(getAddress(token.address));

@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import type { ProtocolContext } from '../types.ts';
 import type { GmxV2Config } from './config.ts';
-import { marketPricesOf, marketsNow, type GmxMarket, type MarketsNow } from './markets.ts';
+import { marketPricesOf, marketProps, marketsNow, type GmxMarket, type MarketsNow } from './markets.ts';
 import { readMarketParams, type ContractMarketPrices } from './marketParams.ts';
 import type { PricedMarket } from './math/market.ts';
 import { priceFromContract, type TokenPrices } from './math/units.ts';
@@ -36,7 +36,7 @@ export async function snapshot(ctx: ProtocolContext<'gmxV2'>): Promise<Snapshot>
   const params = await readMarketParams(
     ctx.read,
     { dataStore: config.dataStore, reader: config.reader },
-    withPrices.map(({ m, prices }) => ({ market: { marketToken: m.address, indexToken: m.index.address, longToken: m.long.address, shortToken: m.short.address }, prices })),
+    withPrices.map(({ m, prices }) => ({ market: marketProps(m), prices })),
   );
   const perp = withPrices.map(({ m, prices }, i) => ({
     ...m,

@@ -7,6 +7,7 @@ import { balanceOfRead } from '../../common/tokens.ts';
 import { dataStoreAbi } from '../abis.generated.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineRead } from '../define.ts';
+import { nativeEth } from '../wnt.ts';
 import { claimableFundingAmountKey } from '../keys.ts';
 import { marketsNow } from '../markets.ts';
 
@@ -49,7 +50,7 @@ export const balances = defineRead({
       chain: ctx.chain,
       wallet: ctx.wallet,
       balances: [
-        { token: { symbol: 'ETH', address: config.wnt, decimals: 18, native: true }, balance: amountOf(native, 18) },
+        { token: nativeEth(config), balance: amountOf(native, 18) },
         ...list.map((t, i) => ({ token: t, balance: amountOf(values[i]!, t.decimals) })),
       ],
       // GM tokens have 18 decimals (GMX's MarketToken).

@@ -5,6 +5,7 @@ import { actionFields } from '../../common/inputs.ts';
 import { exchangeRouterAbi } from '../abis.generated.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { nativeEth } from '../wnt.ts';
 import { OrderKeyInput, ownOrder } from '../ownOrder.ts';
 
 export const cancelOrder = defineAction({
@@ -21,7 +22,7 @@ export const cancelOrder = defineAction({
     await ownOrder(ctx, input.key as Hex);
     return {
       calls: [callOf({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: 'cancelOrder', args: [input.key as Hex] })],
-      tokens: [{ symbol: 'ETH', address: config.wnt, decimals: 18, native: true }],
+      tokens: [nativeEth(config)],
     };
   },
 });

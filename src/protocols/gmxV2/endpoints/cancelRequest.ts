@@ -8,6 +8,7 @@ import { actionFields } from '../../common/inputs.ts';
 import { exchangeRouterAbi } from '../abis.generated.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { isWnt, nativeEth } from '../wnt.ts';
 import { GM_DECIMALS } from '../liquidity.ts';
 import { marketsNow } from '../markets.ts';
 import { ownRequest } from '../ownRequest.ts';
@@ -38,15 +39,14 @@ export const cancelRequest = defineAction({
       });
     }
     const m = markets.markets.find((x) => x.address.toLowerCase() === request.market.toLowerCase());
-    const native: TokenInfo = { symbol: 'ETH', address: config.wnt, decimals: 18, native: true };
     const back: TokenInfo[] = !m
       ? []
       : request.kind === 'withdrawal'
         ? [{ symbol: 'GM', address: m.address, decimals: GM_DECIMALS }]
-        : [m.long, m.short].filter((t, i, all) => t.address.toLowerCase() !== config.wnt.toLowerCase() && all.findIndex((x) => x.address === t.address) === i);
+        : [m.long, m.short].filter((t, i, all) => !isWnt(config, t) && all.findIndex((x) => x.address === t.address) === i);
     return {
       calls: [callOf({ address: config.exchangeRouter, abi: exchangeRouterAbi, functionName: request.kind === 'deposit' ? 'cancelDeposit' : 'cancelWithdrawal', args: [input.key as Hex] })],
-      tokens: [native, ...back],
+      tokens: [nativeEth(config), ...back],
     };
   },
 });

@@ -1,12 +1,13 @@
-import { formatUnits, isAddressEqual, parseUnits } from 'viem';
+import { formatUnits, isAddressEqual } from 'viem';
 import { z } from 'zod';
-import { amountOf, type TokenInfo } from '../../common/amounts.ts';
+import { amountOf, tokenUnits, type TokenInfo } from '../../common/amounts.ts';
 import { ProtocolError } from '../../common/errors.ts';
 import { actionFields, decimalAmount } from '../../common/inputs.ts';
 import { balanceOfRead } from '../../common/tokens.ts';
 import type { AgentContext } from '../../types.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { isWnt, nativeEth } from '../wnt.ts';
 import { chargedExecutionFee } from '../executionFees.ts';
 import { followDeposit } from '../follow.ts';
 import { DEFAULT_ORDER_SLIPPAGE_BPS, ExecutionFeeInput, MarketRef, MinRawAmount, SlippageBps } from '../inputs.ts';
@@ -45,11 +46,10 @@ export const createDeposit = defineAction({
     if (isAddressEqual(m.long.address, m.short.address) && input.long_amount !== undefined && input.short_amount !== undefined) {
       throw new ProtocolError('invalid_amount', `${m.name} has one token for both sides: give long_amount only`, { field: 'short_amount' });
     }
-    const isWnt = (t: TokenInfo) => t.address.toLowerCase() === config.wnt.toLowerCase();
     // The wrapped native token is paid in native ETH (sendWnt wraps it), as order collateral is.
-    const paid = (t: TokenInfo): TokenInfo => (isWnt(t) ? { symbol: 'ETH', address: config.wnt, decimals: 18, native: true } : t);
-    const longAmount = input.long_amount === undefined ? 0n : unitsOf(input.long_amount, m.long, 'long_amount');
-    const shortAmount = input.short_amount === undefined ? 0n : unitsOf(input.short_amount, m.short, 'short_amount');
+    const paid = (t: TokenInfo): TokenInfo => (isWnt(config, t) ? nativeEth(config) : t);
+    const longAmount = input.long_amount === undefined ? 0n : tokenUnits(input.long_amount, m.long, 'long_amount');
+    const shortAmount = input.short_amount === undefined ? 0n : tokenUnits(input.short_amount, m.short, 'short_amount');
     const sent: Sent[] = [
       ...(longAmount > 0n ? [{ token: paid(m.long), amount: longAmount }] : []),
       ...(shortAmount > 0n ? [{ token: paid(m.short), amount: shortAmount }] : []),
@@ -65,7 +65,7 @@ export const createDeposit = defineAction({
     const valueUsd = usdOf(m, longAmount, shortAmount);
     return {
       calls: depositCalls(config, ctx.wallet, deposit),
-      tokens: [...new Map([paid(m.long), paid(m.short), { symbol: 'ETH', address: config.wnt, decimals: 18, native: true }].map((t) => [`${t.native ? 'native' : t.address}`, t])).values()],
+      tokens: [...new Map([paid(m.long), paid(m.short), nativeEth(config)].map((t) => [`${t.native ? 'native' : t.address}`, t])).values()],
       bounds: { min_market_tokens: min.toString(), execution_fee: fee.toString() },
       settles: 'next_price',
       preview: {
@@ -78,13 +78,6 @@ export const createDeposit = defineAction({
     };
   },
 });
-
-/** A decimal in the token's units; more decimals than it has is refused, never rounded. */
-function unitsOf(amount: string, token: TokenInfo, field: string): bigint {
-  const [, fraction = ''] = amount.split('.');
-  if (fraction.length > token.decimals) throw new ProtocolError('invalid_amount', `${field} has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field });
-  return parseUnits(amount, token.decimals);
-}
 
 /** The deposit's USD value at the oracle's min prices (USD, 30 decimals). */
 function usdOf(m: PerpMarket, longAmount: bigint, shortAmount: bigint): bigint {

@@ -1,12 +1,13 @@
-import { formatUnits, parseUnits, type Address } from 'viem';
+import { formatUnits, parseUnits } from 'viem';
 import { z } from 'zod';
-import { amountOf, AmountSchema, type TokenInfo } from '../../common/amounts.ts';
+import { amountOf, AmountSchema, tokenUnits, type TokenInfo } from '../../common/amounts.ts';
 import { ProtocolError } from '../../common/errors.ts';
 import { actionFields, decimalAmount, TokenInput } from '../../common/inputs.ts';
 import { balanceOfRead, resolveToken } from '../../common/tokens.ts';
 import type { AgentContext } from '../../types.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { isWnt, nativeEth } from '../wnt.ts';
 import { followOrder } from '../follow.ts';
 import { DEFAULT_ORDER_SLIPPAGE_BPS, ExecutionFeeInput, MarketRef, SlippageBps, UsdDecimal } from '../inputs.ts';
 import { positionKey } from '../keys.ts';
@@ -75,8 +76,6 @@ export const OrderPreviewSchema = z
   })
   .meta({ id: 'PerpOrderPreview' });
 
-const native = (wnt: Address): TokenInfo => ({ symbol: 'ETH', address: wnt, decimals: 18, native: true });
-
 export const createOrder = defineAction({
   path: 'orders',
   summary: 'Open, increase, reduce or close a position with a market order',
@@ -98,8 +97,8 @@ export const createOrder = defineAction({
     const trigger = triggerOf(input);
     // A limit order is previewed and its execution simulated at its trigger price: where the keeper will execute it.
     const at = trigger === undefined ? m : atIndexPrice(m, trigger);
-    const ethAllowed = m.long.address.toLowerCase() === config.wnt.toLowerCase() || m.short.address.toLowerCase() === config.wnt.toLowerCase();
-    const token = resolveToken(input.collateral_token, [m.long, m.short, ...(ethAllowed ? [native(config.wnt)] : [])], 'collateral_token', `${m.name}'s collateral`);
+    const ethAllowed = isWnt(config, m.long) || isWnt(config, m.short);
+    const token = resolveToken(input.collateral_token, [m.long, m.short, ...(ethAllowed ? [nativeEth(config)] : [])], 'collateral_token', `${m.name}'s collateral`);
     const collateralToken = token.native ? config.wnt : token.address;
 
     const [fee, list] = await Promise.all([chargedExecutionFee(ctx, isIncrease ? 'increase' : 'decrease', input.execution_fee), positionInfos(ctx, snap)]);
@@ -141,7 +140,7 @@ export const createOrder = defineAction({
 
     return {
       calls: orderCalls(config, ctx.wallet, order),
-      tokens: token.native ? [native(config.wnt)] : [native(config.wnt), token],
+      tokens: token.native ? [nativeEth(config)] : [nativeEth(config), token],
       bounds: { acceptable_price: usd(acceptable), execution_fee: fee.toString() },
       settles: trigger === undefined ? 'next_price' : 'at_trigger',
       preview: {
@@ -196,14 +195,8 @@ interface Sized {
   after: z.infer<typeof OrderPreviewSchema>['position_after'];
 }
 
-function collateralAmountOf(input: OrderInputT, token: TokenInfo): bigint | undefined {
-  if (input.collateral_amount === undefined) return undefined;
-  const [, fraction = ''] = input.collateral_amount.split('.');
-  if (fraction.length > token.decimals) {
-    throw new ProtocolError('invalid_amount', `collateral_amount has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field: 'collateral_amount' });
-  }
-  return parseUnits(input.collateral_amount, token.decimals);
-}
+const collateralAmountOf = (input: OrderInputT, token: TokenInfo): bigint | undefined =>
+  input.collateral_amount === undefined ? undefined : tokenUnits(input.collateral_amount, token, 'collateral_amount');
 
 function increaseOf(m: PerpMarket, input: OrderInputT, token: TokenInfo, collateral: ReturnType<typeof collateralPrices>, existing: ExistingPosition | undefined): Sized {
   if (input.size_usd === 'max') throw new ProtocolError('invalid_amount', 'size_usd "max" closes a position: it is for market_decrease only', { field: 'size_usd' });

@@ -5,6 +5,7 @@ import { actionFields, withAmount } from '../../common/inputs.ts';
 import { balanceOfRead } from '../../common/tokens.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { isWnt, nativeEth } from '../wnt.ts';
 import { chargedExecutionFee } from '../executionFees.ts';
 import { followWithdrawal } from '../follow.ts';
 import { DEFAULT_ORDER_SLIPPAGE_BPS, ExecutionFeeInput, MarketRef, MinRawAmount, SlippageBps } from '../inputs.ts';
@@ -56,12 +57,10 @@ export const createWithdrawal = defineAction({
     const withdrawal: WithdrawalSpec = { market: m, marketTokens, minLongTokenAmount: minLong, minShortTokenAmount: minShort, executionFee: fee };
     await checkWithdrawalExecutes(ctx, withdrawal);
 
-    const isWnt = (t: TokenInfo) => t.address.toLowerCase() === config.wnt.toLowerCase();
-    const shown = (t: TokenInfo) => (isWnt(t) ? 'ETH' : t.symbol);
-    const native: TokenInfo = { symbol: 'ETH', address: config.wnt, decimals: 18, native: true };
+    const shown = (t: TokenInfo) => (isWnt(config, t) ? 'ETH' : t.symbol);
     return {
       calls: withdrawalCalls(config, ctx.wallet, withdrawal),
-      tokens: [gm, native, ...[m.long, m.short].filter((t, i, all) => !isWnt(t) && all.findIndex((x) => x.address === t.address) === i)],
+      tokens: [gm, nativeEth(config), ...[m.long, m.short].filter((t, i, all) => !isWnt(config, t) && all.findIndex((x) => x.address === t.address) === i)],
       bounds: { min_long_amount: minLong.toString(), min_short_amount: minShort.toString(), execution_fee: fee.toString() },
       settles: 'next_price',
       preview: {

@@ -7,6 +7,7 @@ import { actionFields } from '../../common/inputs.ts';
 import { exchangeRouterAbi } from '../abis.generated.ts';
 import type { GmxV2Config } from '../config.ts';
 import { CHAINS, defineAction } from '../define.ts';
+import { nativeEth } from '../wnt.ts';
 import { marketsNow } from '../markets.ts';
 import { priceFromContract, priceToContract } from '../math/units.ts';
 import { ORDER_TYPES, orderTypeName } from '../orderTypes.ts';
@@ -65,7 +66,7 @@ export const updateOrder = defineAction({
           args: [input.key as Hex, sizeDeltaUsd, acceptablePrice, triggerPrice, n.minOutputAmount, n.validFromTime, order.flags.autoCancel],
         }),
       ],
-      tokens: [{ symbol: 'ETH', address: config.wnt, decimals: 18, native: true }],
+      tokens: [nativeEth(config)],
       bounds: { acceptable_price: usd(priceFromContract(acceptablePrice, decimals)) },
       preview: {
         mark_price: usd(priceFromContract(triggerPrice, decimals)),
