@@ -46,15 +46,20 @@ export function requestedAmount(input: { amount?: string | undefined; amount_raw
 
 /**
  * A decimal amount of `token` (an input `field`) in its smallest unit. More decimals than the token has is
- * refused, never rounded.
+ * refused, never rounded; so is more than a uint256 holds (no contract call could carry it, and encoding it would
+ * fail as a 500).
  */
 export function tokenUnits(amount: string, token: TokenInfo, field: string): bigint {
   const [, fraction = ''] = amount.split('.');
   if (fraction.length > token.decimals) {
     throw new ProtocolError('invalid_amount', `${field} has ${fraction.length} decimals; ${token.symbol} has ${token.decimals}`, { field });
   }
-  return parseUnits(amount, token.decimals);
+  const raw = parseUnits(amount, token.decimals);
+  if (raw > MAX_UINT256) throw new ProtocolError('invalid_amount', `${field} is more ${token.symbol} than a uint256 holds`, { field });
+  return raw;
 }
+
+const MAX_UINT256 = 2n ** 256n - 1n;
 
 /**
  * `value / 10^decimals` as a decimal string cut to `places` digits (rounded down): ratios, rates, USD values.

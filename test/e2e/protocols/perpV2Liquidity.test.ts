@@ -229,8 +229,8 @@ describe('perp-v2 liquidity and claims on the devnet', () => {
     const refusal = (action: string, body: Json) => c.refusal(client.protocols.simulate(SLUG, action, { agent_id: agent, ...body }));
     expect(await refusal('deposits', { market: 'ETH' })).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '1000000' })).toMatchObject({ status: 400, code: 'insufficient_balance' });
-    // Past uint256 once in wei: refused by the balance, never encoded into a quote.
-    expect(await refusal('deposits', { market: 'ETH', long_amount: `2${'0'.repeat(59)}` })).toMatchObject({ status: 400, code: 'insufficient_balance' });
+    // Past uint256 once in wei: refused as an amount (tokenUnits), never encoded into a call.
+    expect(await refusal('deposits', { market: 'ETH', long_amount: `2${'0'.repeat(59)}` })).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '1.0000001' })).toMatchObject({ status: 400, code: 'invalid_amount' });
     expect(await refusal('deposits', { market: 'DOGE', short_amount: '10' })).toMatchObject({ status: 400, code: 'unknown_market' });
     expect(await refusal('deposits', { market: 'ETH', short_amount: '10', execution_fee: '1' })).toMatchObject({ status: 400, code: 'execution_fee_too_low' });
