@@ -50,5 +50,5 @@ export function setCondition(
   return list;
 }
 
-export const KINDS = ['ExecutionRequest', 'ApiClient', 'PaymentReceipt'] as const;
+export const KINDS = ['ExecutionRequest', 'ApiClient', 'PaymentReceipt', 'AgentPolicy'] as const;
 export type Kind = (typeof KINDS)[number];

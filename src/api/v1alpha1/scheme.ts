@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AgentPolicySchema } from './agentPolicy.ts';
 import { ApiClientSchema } from './apiClient.ts';
 import { ExecutionRequestSchema } from './executionRequest.ts';
 import type { ResourceByKind } from './index.ts';
@@ -126,6 +127,23 @@ export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
       { name: 'Request', type: 'string', jsonPath: '.spec.requestId', description: 'The ExecutionRequest it paid for.' },
       { name: 'Payer', type: 'string', jsonPath: '.spec.payer', priority: 1 },
       { name: 'Tx', type: 'string', jsonPath: '.spec.txHash', priority: 1 },
+      AGE,
+    ],
+  },
+  AgentPolicy: {
+    kind: 'AgentPolicy',
+    plural: 'agentpolicies',
+    schema: AgentPolicySchema,
+    description:
+      "What an API key's agents may do: accept and reject rules on chains, targets, functions, values, approvals " +
+      'and protocol actions, a validity window and a kill switch. No policy: the key allows what its mode allows.',
+    shortNames: ['awpolicy'],
+    columns: [
+      { name: 'Client', type: 'string', jsonPath: '.spec.apiClient', description: 'The ApiClient (API key id) whose agents it governs.' },
+      { name: 'Match', type: 'string', jsonPath: '.spec.agents.match', description: 'exact or prefix; empty: every agent of the key.' },
+      { name: 'Agent', type: 'string', jsonPath: '.spec.agents.agentId', description: 'The agent id, or the prefix.' },
+      { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspended', description: 'The kill switch: true refuses every request not yet signed.' },
+      { name: 'Until', type: 'date', jsonPath: '.spec.validUntil', priority: 1 },
       AGE,
     ],
   },

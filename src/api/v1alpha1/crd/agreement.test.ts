@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { AgentPolicySchema } from '../agentPolicy.ts';
 import { ApiClientSchema } from '../apiClient.ts';
 import { ExecutionRequestSchema } from '../executionRequest.ts';
 import type { Kind } from '../meta.ts';
@@ -19,6 +20,7 @@ const ZOD: Record<Kind, z.ZodType> = {
   ExecutionRequest: ExecutionRequestSchema,
   ApiClient: ApiClientSchema,
   PaymentReceipt: PaymentReceiptSchema,
+  AgentPolicy: AgentPolicySchema,
 };
 const crdSchema = (kind: Kind): StructuralSchema => customResourceDefinition(kind).spec.versions[0]!.schema.openAPIV3Schema;
 

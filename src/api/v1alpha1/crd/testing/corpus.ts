@@ -3,7 +3,7 @@
  * (an ExecutionRequest at every phase, as the execution controller leaves it); invalid ones each break one rule
  * of a valid one, so a verdict that differs points at one keyword.
  */
-import type { ApiClient, ExecutionRequest, Kind, PaymentReceipt } from '../../index.ts';
+import type { AgentPolicy, ApiClient, ExecutionRequest, Kind, PaymentReceipt } from '../../index.ts';
 import { API_VERSION } from '../../meta.ts';
 
 export interface Case {
@@ -235,6 +235,24 @@ const receipt: PaymentReceipt = {
   },
 };
 
+const policy: AgentPolicy = {
+  apiVersion: API_VERSION,
+  kind: 'AgentPolicy',
+  metadata: { name: 'c0ffee01-traders', namespace: 'agents' },
+  spec: {
+    apiClient: 'c0ffee01',
+    agents: { match: 'prefix', agentId: 'traders/' },
+    suspended: false,
+    validUntil: '2030-01-01T00:00:00Z',
+    rules: [
+      { name: 'base-only', action: 'accept', chains: ['base'], protocol: { actions: ['pool-a-v3/*'], input: [{ field: 'slippage_bps', lte: '100' }] } },
+      { name: 'usdc-transfers', action: 'accept', targets: [addr('11')], function: { signature: 'transfer(address to, uint256 amount)', args: [{ field: 'amount', lte: '1000000' }] } },
+      { name: 'no-approvals', action: 'reject', approval: { spendersNot: [addr('22')] } },
+      { name: 'small-value', action: 'accept', selectors: ['0x'], value: { lte: '1000000000000000' } },
+    ],
+  },
+};
+
 /** A deep copy of `base` with the value at `path` replaced, or removed when `value` is DELETE. */
 export const DELETE = Symbol('delete');
 export function withValue(base: unknown, path: (string | number)[], value: unknown): unknown {
@@ -309,6 +327,12 @@ export function validCases(): Case[] {
     },
     { name: 'ApiClient with fractional requestsPerSecond', kind: 'ApiClient', object: withValue(apiClient, ['spec', 'limits', 'requestsPerSecond'], 0.5) },
     { name: 'PaymentReceipt', kind: 'PaymentReceipt', object: receipt },
+    { name: 'AgentPolicy', kind: 'AgentPolicy', object: policy },
+    {
+      name: 'AgentPolicy as kubectl would write it (defaults omitted)',
+      kind: 'AgentPolicy',
+      object: { ...policy, spec: { apiClient: 'c0ffee01', suspended: true } },
+    },
     { name: 'PaymentReceipt with a free-form status (kept)', kind: 'PaymentReceipt', object: { ...receipt, status: { note: 'x', nested: { n: 1 } } } },
   ];
   return cases.map((c) => ({ ...c, object: dropUndefined(c.object) }));
@@ -331,7 +355,19 @@ export function invalidCases(): Case[] {
     kind: 'PaymentReceipt',
     object: withValue(receipt, path, value),
   });
+  const ap = (name: string, path: (string | number)[], value: unknown): Case => ({
+    name: `AgentPolicy: ${name}`,
+    kind: 'AgentPolicy',
+    object: withValue(policy, path, value),
+  });
   return [
+    ap('unknown rule action', ['spec', 'rules', 0, 'action'], 'allow'),
+    ap('rule name with a space', ['spec', 'rules', 0, 'name'], 'base only'),
+    ap('short selector', ['spec', 'rules', 3, 'selectors'], ['0xa905']),
+    ap('value bound not a decimal integer', ['spec', 'rules', 3, 'value', 'lte'], '1e18'),
+    ap('unknown chain', ['spec', 'rules', 0, 'chains'], ['polygon']),
+    ap('protocol action without a family', ['spec', 'rules', 0, 'protocol', 'actions'], ['swap']),
+    ap('no apiClient', ['spec', 'apiClient'], DELETE),
     er('no spec', confirmed, ['spec'], DELETE),
     er('spec is a string', confirmed, ['spec'], 'x'),
     er('unknown chain', confirmed, ['spec', 'chain'], 'polygon'),

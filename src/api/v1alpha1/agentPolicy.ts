@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { ChainNameSchema } from '../../config/chains.ts';
+import { AgentScopeSchema } from './apiClient.ts';
+import { API_VERSION, ObjectMetaSchema } from './meta.ts';
+
+/**
+ * What an API key's agents may do (docs/policies.md). A policy applies to every agent of its key (no `agents`: the
+ * key-level policy) or to the agent ids `agents` names (one id, or a prefix). Within a policy's scope nothing is
+ * allowed unless one of its rules accepts it, and any matching reject wins; a request must satisfy every policy
+ * that applies to it, so the key-level policy bounds every agent policy. Written only by an operator (the admin
+ * socket and the CLI on it, or `--kube` with RBAC on AgentPolicies); an API key reads its own and dry-runs it.
+ */
+
+const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+/** An unsigned integer as a decimal string (wei and token units do not fit JSON numbers). */
+const Uint = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
+
+/** Bounds on an unsigned integer, each optional; all that are given must hold. */
+export const UintBoundsSchema = z.object({
+  eq: Uint.optional(),
+  lt: Uint.optional(),
+  lte: Uint.optional(),
+  gt: Uint.optional(),
+  gte: Uint.optional(),
+});
+export type UintBounds = z.infer<typeof UintBoundsSchema>;
+
+/**
+ * A condition on one value: a decoded call argument (by name or position) or a field of a protocol action's input
+ * (by dotted path). Numbers compare as integers or decimals, addresses case-insensitively, the rest as text.
+ */
+export const ValueConditionSchema = z.object({
+  /** The argument's name or its 0-based position (`"1"`), or the input field's path (`slippage_bps`, `tokens.0`). */
+  field: z.string().min(1).max(128),
+  eq: z.string().max(256).optional(),
+  ne: z.string().max(256).optional(),
+  in: z.array(z.string().max(256)).max(64).optional(),
+  notIn: z.array(z.string().max(256)).max(64).optional(),
+  /** Numeric bounds (decimal strings such as `100` or `0.5`). */
+  lt: z.string().max(80).optional(),
+  lte: z.string().max(80).optional(),
+  gt: z.string().max(80).optional(),
+  gte: z.string().max(80).optional(),
+});
+export type ValueCondition = z.infer<typeof ValueConditionSchema>;
+
+/**
+ * One rule: `accept` or `reject` the calls every given condition matches (conditions are ANDed; a rule with none
+ * matches every call). Conditions on the whole request (chain, protocol action) hold for each of its calls.
+ */
+export const PolicyRuleSchema = z.object({
+  /** Named in every refusal and dry-run answer. */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/),
+  action: z.enum(['accept', 'reject']),
+  /** The request's chain is one of these. */
+  chains: z.array(ChainNameSchema).min(1).optional(),
+  /** The call's target contract is one of these. */
+  targets: z.array(Address).min(1).max(256).optional(),
+  /** The call's function selector (first 4 bytes of its data) is one of these; `0x` matches a call without data. */
+  selectors: z.array(z.string().regex(/^0x([0-9a-fA-F]{8})?$/)).min(1).max(256).optional(),
+  /**
+   * The call is this function (a human-readable signature, `transfer(address to, uint256 amount)`) and its
+   * decoded arguments meet `args`.
+   */
+  function: z
+    .object({ signature: z.string().min(3).max(512), args: z.array(ValueConditionSchema).max(16).optional() })
+    .optional(),
+  /** The call's native value, in wei. */
+  value: UintBoundsSchema.optional(),
+  /**
+   * The call grants an allowance (ERC-20 `approve` or `increaseAllowance` of a non-zero amount, ERC-721/1155
+   * `setApprovalForAll(_, true)`, Permit2 `approve`), to a spender in `spenders` / not in `spendersNot` (each
+   * optional). A call that grants nothing never matches.
+   */
+  approval: z
+    .object({ spenders: z.array(Address).max(256).optional(), spendersNot: z.array(Address).max(256).optional() })
+    .optional(),
+  /**
+   * The request was made with one of these protocol actions (`lend-a-v3/supply`; `pool-a-v3/*` for every action of a
+   * family) and its normalized input meets `input`. POST /execute's requests have no action: they never match.
+   */
+  protocol: z
+    .object({
+      actions: z.array(z.string().regex(/^[a-z0-9-]+\/([a-z0-9/-]+|\*)$/).max(128)).min(1).max(64),
+      input: z.array(ValueConditionSchema).max(16).optional(),
+    })
+    .optional(),
+});
+export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
+
+export const AgentPolicySpecSchema = z.object({
+  /** The ApiClient (key id) whose agents it governs. */
+  apiClient: z.string().min(1).max(253),
+  /** The agent ids it applies to; absent: every agent of the key (the key-level policy, which bounds the others). */
+  agents: AgentScopeSchema.optional(),
+  /** The kill switch: requests not yet signed fail with `agent_suspended`, and nothing more is signed. */
+  suspended: z.boolean().default(false),
+  /** Outside [validFrom, validUntil) the policy accepts nothing (RFC 3339 times, each optional). */
+  validFrom: z.string().datetime({ offset: true }).optional(),
+  validUntil: z.string().datetime({ offset: true }).optional(),
+  rules: z.array(PolicyRuleSchema).max(128).default([]),
+});
+export type AgentPolicySpec = z.infer<typeof AgentPolicySpecSchema>;
+
+export const AgentPolicySchema = z.object({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('AgentPolicy'),
+  metadata: ObjectMetaSchema,
+  spec: AgentPolicySpecSchema,
+  status: z
+    .object({
+      /** The spec generation the controller last saw. */
+      observedGeneration: z.number().int().optional(),
+    })
+    .optional(),
+});
+export type AgentPolicy = z.infer<typeof AgentPolicySchema>;
