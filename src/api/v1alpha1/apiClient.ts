@@ -33,6 +33,12 @@ export const AgentScopeSchema = z.object({
 });
 export type AgentScope = z.infer<typeof AgentScopeSchema>;
 
+/** Whether `scope` (a key's, or a policy's) covers `agentId` (no scope: any). Case-sensitive, as agent ids are. */
+export function agentInScope(scope: AgentScope | undefined, agentId: string): boolean {
+  if (scope === undefined) return true;
+  return scope.match === 'exact' ? agentId === scope.agentId : agentId.startsWith(scope.agentId);
+}
+
 export const ApiClientSpecSchema = z.object({
   displayName: z.string().optional(),
   keyHash: z.string().regex(/^[0-9a-f]{64}$/),

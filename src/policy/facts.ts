@@ -1,0 +1,13 @@
+import type { Call } from '../api/v1alpha1/index.ts';
+import type { ChainName } from '../config/chains.ts';
+
+/** What a policy judges about one request: who asks, where, what calls, made from which protocol action, when. */
+export interface PolicyFacts {
+  apiClient: string;
+  agentId: string;
+  chain: ChainName;
+  calls: readonly Call[];
+  /** The protocol action the calls were planned from (`lend-a-v3/supply` and its normalized input); absent for POST /execute. */
+  action?: { name: string; input: Record<string, unknown> } | undefined;
+  now: Date;
+}

@@ -1,0 +1,130 @@
+import { decodeFunctionData, parseAbiItem, toFunctionSelector, type AbiFunction, type Hex } from 'viem';
+import type { AgentPolicy, Call, PolicyRule } from '../api/v1alpha1/index.ts';
+import { err, ok, type Result } from '../lib/result.ts';
+import { approvalOf } from './approvals.ts';
+import type { PolicyFacts } from './facts.ts';
+import { meetsUintBounds, meetsValueCondition } from './values.ts';
+
+/** A rule made ready to match: whether it holds for one call of a request. */
+export interface CompiledRule {
+  rule: PolicyRule;
+  matches(facts: PolicyFacts, call: Call): boolean;
+}
+
+/** Why a rule cannot be used: a function signature that does not parse, an argument it does not have. */
+export interface RuleError {
+  rule: string;
+  message: string;
+}
+
+/** Compiles every rule of a policy; the errors of those that cannot be, each naming its rule. */
+export function compileRules(rules: readonly PolicyRule[]): Result<CompiledRule[], RuleError[]> {
+  const compiled: CompiledRule[] = [];
+  const errors: RuleError[] = [];
+  for (const rule of rules) {
+    const c = compileRule(rule);
+    if (c.ok) compiled.push(c.value);
+    else errors.push({ rule: rule.name, message: c.error });
+  }
+  return errors.length > 0 ? err(errors) : ok(compiled);
+}
+
+const cache = new WeakMap<AgentPolicy, Result<CompiledRule[], RuleError[]>>();
+/** compileRules of a policy object, once per object (the informer replaces an object on every change). */
+export function rulesOf(policy: AgentPolicy): Result<CompiledRule[], RuleError[]> {
+  let c = cache.get(policy);
+  if (!c) cache.set(policy, (c = compileRules(policy.spec.rules)));
+  return c;
+}
+
+function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
+  const checks: ((facts: PolicyFacts, call: Call) => boolean)[] = [];
+  if (rule.chains) {
+    const chains = new Set<string>(rule.chains);
+    checks.push((f) => chains.has(f.chain));
+  }
+  if (rule.targets) {
+    const targets = new Set(rule.targets.map((a) => a.toLowerCase()));
+    checks.push((_, call) => targets.has(call.target.toLowerCase()));
+  }
+  if (rule.selectors) {
+    const selectors = new Set(rule.selectors.map((s) => s.toLowerCase()));
+    checks.push((_, call) => selectors.has(selectorOf(call)));
+  }
+  if (rule.function) {
+    const fn = parseFunction(rule.function.signature);
+    if (!fn.ok) return fn;
+    const args = rule.function.args ?? [];
+    for (const a of args) {
+      if (argIndex(fn.value, a.field) === undefined) return err(`${fn.value.name} has no argument ${JSON.stringify(a.field)}`);
+    }
+    const selector = toFunctionSelector(fn.value);
+    checks.push((_, call) => {
+      if (selectorOf(call) !== selector) return false;
+      let decoded: readonly unknown[];
+      try {
+        decoded = (decodeFunctionData({ abi: [fn.value], data: call.data as Hex }).args ?? []) as readonly unknown[];
+      } catch {
+        return false; // the selector's, but not arguments of this function: not this call
+      }
+      return args.every((a) => meetsValueCondition(decoded[argIndex(fn.value, a.field)!], a));
+    });
+  }
+  if (rule.value) {
+    const bounds = rule.value;
+    checks.push((_, call) => meetsUintBounds(BigInt(call.value), bounds));
+  }
+  if (rule.approval) {
+    const only = rule.approval.spenders && new Set(rule.approval.spenders.map((a) => a.toLowerCase()));
+    const not = new Set((rule.approval.spendersNot ?? []).map((a) => a.toLowerCase()));
+    checks.push((_, call) => {
+      const granted = approvalOf(call);
+      if (!granted) return false;
+      const spender = granted.spender.toLowerCase();
+      return (only === undefined || only.has(spender)) && !not.has(spender);
+    });
+  }
+  if (rule.protocol) {
+    const { actions, input = [] } = rule.protocol;
+    checks.push((f) => {
+      if (!f.action || !actions.some((a) => actionMatches(a, f.action!.name))) return false;
+      return input.every((c) => meetsValueCondition(fieldAt(f.action!.input, c.field), c));
+    });
+  }
+  return ok({ rule, matches: (facts, call) => checks.every((check) => check(facts, call)) });
+}
+
+/** The call's selector in lower case, or `0x` for a call without data (a plain transfer of value). */
+export const selectorOf = (call: Call): string => (call.data.length >= 10 ? call.data.slice(0, 10).toLowerCase() : '0x');
+
+/** `pool-a-v3/*` matches every action of the family; anything else, its one action. */
+const actionMatches = (pattern: string, name: string) =>
+  pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+
+function parseFunction(signature: string): Result<AbiFunction, string> {
+  const text = signature.trim().startsWith('function ') ? signature.trim() : `function ${signature.trim()}`;
+  try {
+    const item = parseAbiItem(text);
+    return item.type === 'function' ? ok(item) : err(`${JSON.stringify(signature)} is not a function signature`);
+  } catch (e) {
+    return err(`${JSON.stringify(signature)} is not a function signature: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** The argument `field` names: by its name, or by its 0-based position. */
+function argIndex(fn: AbiFunction, field: string): number | undefined {
+  const byName = fn.inputs.findIndex((i) => i.name === field);
+  if (byName >= 0) return byName;
+  const n = /^(0|[1-9][0-9]?)$/.test(field) ? Number(field) : -1;
+  return n >= 0 && n < fn.inputs.length ? n : undefined;
+}
+
+/** The value at a dotted path of a protocol action's input (`slippage_bps`, `tokens.0`). */
+function fieldAt(input: Record<string, unknown>, path: string): unknown {
+  let node: unknown = input;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
