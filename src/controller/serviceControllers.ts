@@ -11,6 +11,7 @@ import { paymentStep, simulationStep } from './execution/admission/steps.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
 import { apiClientWatch } from './execution/keyChange.ts';
+import { policyIndexers, policyStep, policyWatch } from './execution/admission/policy.ts';
 import type { ManagedController } from './manager.ts';
 import { startOrderController } from './orders/index.ts';
 import { startRetentionController } from './retention/index.ts';
@@ -63,16 +64,18 @@ export interface WebhookSenderDeps {
  * controller is one entry.
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
-  // Admission, in order: the calls must succeed, then the payment mode decides. Per-agent policies come between.
-  const admission = [simulationStep, paymentStep];
+  // Admission, in order: the calls must succeed, the agent's policies must accept them (they judge the simulation's
+  // figures), then the payment mode decides: nothing is asked or taken for a request a policy refuses.
+  const admission = [simulationStep, policyStep, paymentStep];
   // Requests whose inclusion was found gone: the execution controller judges them, retention leaves them alone until then.
   const inclusionSuspects = new InclusionSuspects();
   return [
     {
       name: 'execution',
-      indexers: { ExecutionRequest: executionIndexers(), ApiClient: {} },
-      // A key revoked or given another payment mode: its requests waiting for a payment are looked at now.
-      watches: [apiClientWatch],
+      indexers: { ExecutionRequest: executionIndexers(), ApiClient: {}, AgentPolicy: policyIndexers() },
+      // A key revoked or given another payment mode, or an agent suspended: its requests waiting for a payment are
+      // looked at now.
+      watches: [apiClientWatch, policyWatch],
       start: (cache) =>
         startExecutionController({
           store: deps.store,

@@ -14,6 +14,7 @@ import type { GatewayContext, GatewayDeps } from './context.ts';
 import { createDecisionWaiter } from './decisionWaiter.ts';
 import { createWaitSlots } from './waitSlots.ts';
 import { GatewayError, gatewayOperationalErrors } from './errors.ts';
+import { startPolicyView } from './policyView.ts';
 import { startExecutionInformer } from './executionInformer.ts';
 import { createInMemoryRateLimiter } from '../ratelimit/index.ts';
 import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
@@ -100,6 +101,8 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
 
   const informer = startExecutionInformer(deps.store, { namespace, logger: app.log });
   app.addHook('onClose', () => informer.stop());
+  const policies = startPolicyView(deps.store, { namespace, logger: app.log });
+  app.addHook('onClose', () => policies.stop());
 
   const version = deps.version ?? packageVersion();
   const ctx: GatewayContext = {
@@ -120,6 +123,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     version,
     startedAt: Date.now(),
     informer,
+    policies,
     waiter: createDecisionWaiter(informer),
     statusWaits: deps.statusWaits ?? createWaitSlots(DEFAULTS.statusWaitsPerKey),
     callbackGuard: deps.callbackGuard ?? createCallbackGuard(),

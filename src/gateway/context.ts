@@ -11,6 +11,7 @@ import type { DecisionWaiter } from './decisionWaiter.ts';
 import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
+import type { PolicyView } from './policyView.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 import type { CallbackGuard } from '../lib/egress/egress.ts';
 
@@ -82,6 +83,8 @@ export interface GatewayContext {
   version: string;
   startedAt: number;
   informer: ExecutionInformer;
+  /** The AgentPolicies (src/gateway/policyView.ts): the early refusal and GET /policy read them. */
+  policies: PolicyView;
   waiter: DecisionWaiter;
   /** The open status waits of each key (src/gateway/waitSlots.ts). */
   statusWaits: WaitSlots;

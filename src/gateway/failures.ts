@@ -13,6 +13,7 @@ export interface FailureLike {
   callIndex?: number;
   revertReason?: string;
   revertData?: string;
+  policy?: { name: string; rule?: string | undefined };
 }
 
 export function simulationFailureError(
@@ -46,6 +47,12 @@ export function simulationFailureError(
       // The request's payment window closed unpaid (an Idempotency-Key replay of it): send it again, unkeyed
       // or with a new key, for a new quote; a payment already made still pays a new request.
       return new GatewayError(400, 'payment_not_received', failure.message, { details: common });
+    case 'policy_denied':
+    case 'agent_suspended':
+      // An AgentPolicy of the key refused it (docs/policies.md): nothing was queued, nothing paid.
+      return new GatewayError(403, failure.code, failure.message, {
+        details: { ...common, policy: failure.policy?.name ?? null, rule: failure.policy?.rule ?? null },
+      });
     case CANCELLED_FAILURE:
       // Its caller cancelled it (POST /status/:id/cancel; an Idempotency-Key replay of it): nothing was executed.
       return new GatewayError(409, 'request_cancelled', failure.message, { details: common });

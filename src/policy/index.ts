@@ -3,3 +3,4 @@ export { approvalOf, type Approval } from './approvals.ts';
 export { evaluatePolicies, type Acceptance, type PolicyDecision } from './evaluate.ts';
 export type { PolicyFacts } from './facts.ts';
 export { compileRules, type RuleError } from './rules.ts';
+export { policyFailure, requestFacts } from './request.ts';

@@ -29,11 +29,22 @@ export function compileRules(rules: readonly PolicyRule[]): Result<CompiledRule[
   return errors.length > 0 ? err(errors) : ok(compiled);
 }
 
-const cache = new WeakMap<AgentPolicy, Result<CompiledRule[], RuleError[]>>();
-/** compileRules of a policy object, once per object (the informer replaces an object on every change). */
+/** Compiled rules by policy version (namespace/name@resourceVersion): caches hand out copies, so not by object. */
+const compiledByVersion = new Map<string, Result<CompiledRule[], RuleError[]>>();
+const COMPILED_KEPT = 1024;
+
+/** compileRules of a stored policy, once per version of it (a policy without a resourceVersion: every time). */
 export function rulesOf(policy: AgentPolicy): Result<CompiledRule[], RuleError[]> {
-  let c = cache.get(policy);
-  if (!c) cache.set(policy, (c = compileRules(policy.spec.rules)));
+  const { namespace, name, resourceVersion } = policy.metadata;
+  if (resourceVersion === undefined) return compileRules(policy.spec.rules);
+  const key = `${namespace}/${name}@${resourceVersion}`;
+  let c = compiledByVersion.get(key);
+  if (!c) {
+    c = compileRules(policy.spec.rules);
+    // Oldest first out: versions a change replaced are never asked for again.
+    if (compiledByVersion.size >= COMPILED_KEPT) compiledByVersion.delete(compiledByVersion.keys().next().value!);
+    compiledByVersion.set(key, c);
+  }
   return c;
 }
 

@@ -34,6 +34,7 @@ export const isTerminal = (p: ExecutionPhase | undefined): boolean => p !== unde
 /** Condition types on an ExecutionRequest. `Succeeded` is the one-glance summary (Tekton style). */
 export const CONDITION = {
   Simulated: 'Simulated',
+  PolicyAllowed: 'PolicyAllowed',
   PaymentSatisfied: 'PaymentSatisfied',
   Submitted: 'Submitted',
   Succeeded: 'Succeeded',
@@ -232,6 +233,8 @@ export const FailureSchema = z.object({
   revertData: Hex.optional(),
   /** The revert decoded by the protocol family of the request's action (Aave's numeric codes, Comet's errors). */
   protocolError: z.object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() }).optional(),
+  /** The AgentPolicy that refused it (`policy_denied`, `agent_suspended`), and its rule (none: no rule accepted). */
+  policy: z.object({ name: z.string(), rule: z.string().optional() }).optional(),
 });
 export type Failure = z.infer<typeof FailureSchema>;
 /** The failure code of a request its caller cancelled before it was signed (spec §3 has no `cancelled` state: `failed`). */

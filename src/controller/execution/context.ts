@@ -1,4 +1,4 @@
-import type { ApiClient, ExecutionRequest } from '../../api/v1alpha1/index.ts';
+import type { AgentPolicy, ApiClient, ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import type { ChainWorker, OperationOutcome } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import type { InclusionChangeResult } from '../../metrics/registry.ts';
@@ -21,6 +21,8 @@ export interface ExecutionReconcilerDeps {
   creditsFor?: (request: ExecutionRequest) => Credit[];
   /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
+  /** The AgentPolicies of a key (from the shared cache): admission's policy step and the kill switch read them. */
+  policiesFor?(apiClient: string): readonly AgentPolicy[];
   /** The request's key as the shared ApiClient cache has it (keyChange.ts): a waiting request follows it. */
   apiClient?(namespace: string, name: string): ApiClient | undefined;
   /**

@@ -13,6 +13,7 @@ import { attachWatch, Controller, InformerCache, type CacheReader, type Controll
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
 import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
 import type { AdmissionStep } from './admission/types.ts';
+import { POLICIES_BY_CLIENT, policyIndexers } from './admission/policy.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import type { ReplanDeps } from './replan.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
@@ -100,11 +101,12 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   const ownCache =
     opts.cache === undefined
-      ? new InformerCache({ store: opts.store, namespace, indexers: { ExecutionRequest: executionIndexers() }, ...(opts.logger && { logger: opts.logger }) })
+      ? new InformerCache({ store: opts.store, namespace, indexers: { ExecutionRequest: executionIndexers(), AgentPolicy: policyIndexers() }, ...(opts.logger && { logger: opts.logger }) })
       : undefined;
   const cache = opts.cache ?? ownCache!;
   const informer = cache.informerFor('ExecutionRequest');
   const apiClients = cache.informerFor('ApiClient');
+  const policies = cache.informerFor('AgentPolicy');
 
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
@@ -151,6 +153,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     },
     cached: (ns, name) => informer.get(name, ns),
     apiClient: (ns, name) => apiClients.get(name, ns),
+    policiesFor: (apiClient) => policies.byIndex(POLICIES_BY_CLIENT, apiClient),
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();
       const outcome = pushed.get(key);
@@ -176,7 +179,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   });
 
   ownCache?.start();
-  await Promise.all([informer.waitForSync(), apiClients.waitForSync()]);
+  await Promise.all([informer.waitForSync(), apiClients.waitForSync(), policies.waitForSync()]);
   let controllerStarted = false;
   const startAudit = await auditAtStart();
   for (const chain of opts.workers.keys()) {

@@ -13,6 +13,10 @@ import { signPaid } from './phases/sign.ts';
 import { submit } from './phases/submit.ts';
 import { track } from './phases/track.ts';
 import { fail } from './status.ts';
+import { failByPolicy, suspensionOf } from './admission/policy.ts';
+
+/** Not signed yet: no operation in its status, so nothing of it can reach a chain. */
+const isUnsigned = (req: ExecutionRequest): boolean => req.status?.userOperation === undefined;
 
 export type { ExecutionReconcilerDeps, InternalErrorStep } from './context.ts';
 
@@ -93,6 +97,9 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     }
     // Cancelled by its caller before anything was signed: ended first, whatever phase it waits in (phases/cancel.ts).
     if (cancelPending(req)) return cancelUnsigned(r, req);
+    // The kill switch: an unsigned request of a suspended agent fails now (a payment taken stays a credit).
+    const suspended = isUnsigned(req) ? suspensionOf(r, req) : undefined;
+    if (suspended) return failByPolicy(r, req, suspended);
     const worker = deps.workers.get(req.spec.chain);
     if (!worker) return fail(r, req, { code: 'chain_unavailable', message: `no chain worker serves '${req.spec.chain}'` });
 

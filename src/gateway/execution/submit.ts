@@ -13,6 +13,7 @@ import { attachPayment, withPayment, type AttachedPayment } from './attachPaymen
 import { createOrReplay } from './createOrReplay.ts';
 import { specOf, type ExecutionInput } from './input.ts';
 import { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
+import { refuseByPolicy } from './policyCheck.ts';
 
 export interface SubmitOptions {
   /** The caller's Idempotency-Key: a retry with the same key and input answers with the first request. */
@@ -50,6 +51,7 @@ export async function submitExecution(
   // SSRF: a callback URL aimed inside the network is refused now; the sender checks again at connect time.
   const refused = spec.callbackUrl === undefined ? undefined : await ctx.callbackGuard.check(spec.callbackUrl);
   if (refused !== undefined) throw fieldError('callback_url_not_allowed', 'callback_url', refused);
+  await refuseByPolicy(ctx, spec, opts.idempotencyKey);
 
   // Sponsored requests take no payment: one sent along is ignored, as the spec's "no external proof" says.
   const payment = spec.paymentMode === 'sponsored' ? undefined : opts.payment;

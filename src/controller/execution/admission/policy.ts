@@ -1,0 +1,63 @@
+import { DEFAULT_NAMESPACE, type AgentPolicy, type ExecutionRequest } from '../../../api/v1alpha1/index.ts';
+import { evaluatePolicies, policyFailure, requestFacts, type PolicyDecision } from '../../../policy/index.ts';
+import { watchOf, type Watch } from '../../../runtime/index.ts';
+import { AWAITING_PAYMENT_BY_KEY } from '../keyChange.ts';
+import type { Reconciling } from '../context.ts';
+import { fail } from '../status.ts';
+import type { AdmissionStep } from './types.ts';
+
+/** The AgentPolicy index of the controller's cache: policies by the key (ApiClient) they govern. */
+export const POLICIES_BY_CLIENT = 'policiesByClient';
+export const policyIndexers = () => ({ [POLICIES_BY_CLIENT]: (p: AgentPolicy): readonly string[] => [p.spec.apiClient] });
+
+/** Fails `req` with a policy's refusal, setting PolicyAllowed. */
+export function failByPolicy(r: Reconciling, req: ExecutionRequest, d: Extract<PolicyDecision, { allowed: false }>) {
+  const reason = d.code === 'agent_suspended' ? 'AgentSuspended' : 'PolicyDenied';
+  return fail(r, req, policyFailure(d), { PolicyAllowed: ['False', reason, d.message] });
+}
+
+/**
+ * The policies of the request's key and agent (src/policy) judge its calls, after the simulation and before any
+ * payment is asked or taken: a refusal fails it (403 to the caller), nothing queued, nothing paid. The gateway ran
+ * the same evaluation on its own cache before creating the request; this one, on the controller's, decides.
+ */
+export const policyStep: AdmissionStep = {
+  name: 'policy',
+  condition: 'PolicyAllowed',
+  async run(r, { req, t, calls }) {
+    const policies = r.deps.policiesFor?.(req.spec.apiClient) ?? [];
+    if (policies.length === 0) return { kind: 'pass', found: {} };
+    const decision = evaluatePolicies(policies, requestFacts(req.spec, calls, t));
+    if (decision.allowed) return { kind: 'pass', found: {} };
+    return { kind: 'stop', result: await failByPolicy(r, req, decision) };
+  },
+};
+
+/**
+ * The kill switch, looked at once more before a request is signed and at every look at an unsigned one: once the
+ * controller has seen a policy of the request's agent suspended, nothing more of it is signed.
+ */
+export function suspensionOf(r: Reconciling, req: ExecutionRequest): Extract<PolicyDecision, { allowed: false }> | undefined {
+  const policies = r.deps.policiesFor?.(req.spec.apiClient) ?? [];
+  const suspended = policies.filter((p) => p.spec.suspended);
+  if (suspended.length === 0) return undefined;
+  // Judged on no calls: only the kill switch (and which policies apply) can refuse.
+  const d = evaluatePolicies(suspended, requestFacts(req.spec, [], r.now()));
+  return d.allowed ? undefined : d;
+}
+
+/**
+ * The execution controller's watch of AgentPolicies: a kill switch turned on re-queues the key's requests waiting
+ * for a payment now (they fail with `agent_suspended`), rather than when their quote's timer fires. Requests being
+ * admitted or signed look at the cache on their own.
+ */
+export const policyWatch: Watch = watchOf({
+  kind: 'AgentPolicy',
+  map(change, cache) {
+    if (!change.obj.spec.suspended || (change.type === 'updated' && change.old.spec.suspended)) return [];
+    return cache
+      .informerFor('ExecutionRequest')
+      .byIndex(AWAITING_PAYMENT_BY_KEY, change.obj.spec.apiClient)
+      .map((r) => ({ namespace: r.metadata.namespace ?? DEFAULT_NAMESPACE, name: r.metadata.name }));
+  },
+});

@@ -1,0 +1,30 @@
+import { idempotentRequestId, type ExecutionRequestSpec } from '../../api/v1alpha1/index.ts';
+import { evaluatePolicies, policyFailure, requestFacts } from '../../policy/index.ts';
+import { isStoreError } from '../../store/types.ts';
+import type { GatewayContext } from '../context.ts';
+import { simulationFailureError } from '../failures.ts';
+
+/**
+ * The early refusal: what the gateway's policy cache already refuses (a kill switch, a chain, a target, a
+ * function, an action) is answered 403 before anything is created, so nothing is queued or paid. The controller
+ * judges again on its own cache and decides. A retry of a request already created (same Idempotency-Key) goes on
+ * to answer as that request did, whatever the policy says now.
+ */
+export async function refuseByPolicy(ctx: GatewayContext, spec: ExecutionRequestSpec, idempotencyKey: string | undefined): Promise<void> {
+  const policies = ctx.policies.of(spec.apiClient);
+  if (policies.length === 0) return;
+  const decision = evaluatePolicies(policies, requestFacts(spec, spec.calls, new Date()));
+  if (decision.allowed) return;
+  if (idempotencyKey !== undefined && (await exists(ctx, idempotentRequestId(spec.apiClient, idempotencyKey)))) return;
+  throw simulationFailureError(policyFailure(decision), spec.chain);
+}
+
+async function exists(ctx: GatewayContext, name: string): Promise<boolean> {
+  try {
+    await ctx.store.get('ExecutionRequest', name, ctx.namespace);
+    return true;
+  } catch (e) {
+    if (isStoreError(e, 'NotFound')) return false;
+    throw e;
+  }
+}
