@@ -24,6 +24,7 @@ import { healthRoutes } from './routes/health.ts';
 import { parseQueryString } from './queryString.ts';
 import { registerGatewayOpenApi } from './openapi.ts';
 import { simulateRoutes } from './routes/simulate.ts';
+import { policyRoutes } from './routes/policy.ts';
 import { statusRoutes } from './routes/status.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { FAMILIES } from '../protocols/index.ts';
@@ -137,6 +138,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
       { name: 'wallet', description: 'Smart wallet resolution and balances' },
       { name: 'execution', description: 'Simulation, execution and status' },
       { name: 'protocols', description: 'Typed endpoint families of DeFi protocols (spec 4.3): reads, and actions that execute as POST /execute does' },
+      { name: 'policy', description: 'The policies that govern an agent (written by the operator): read them, dry-run a body against them' },
     ],
   });
 
@@ -160,6 +162,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     await scope.register(statusRoutes(ctx));
     await scope.register(cancelRoutes(ctx));
     await scope.register(protocolRoutes(ctx));
+    await scope.register(policyRoutes(ctx));
   };
 
   await app.register(publicScope);

@@ -9,3 +9,4 @@ export * from './execution.ts';
 export * from './status.ts';
 export * from './feed.ts';
 export * from './health.ts';
+export * from './policy.ts';

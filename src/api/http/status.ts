@@ -55,6 +55,10 @@ export const StatusRecordSchema = z.object({
         .object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() })
         .optional()
         .meta({ description: "A protocol action's revert, decoded by its family (as in the 400 of its simulation)" }),
+      policy: z
+        .object({ name: z.string(), rule: z.string().nullable() })
+        .optional()
+        .meta({ description: 'The AgentPolicy that refused it (policy_denied, agent_suspended) and its rule; rule null: no rule accepted it' }),
     })
     .nullable(),
   credit: z

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { AgentId, queryParam } from './common.ts';
+
+/** GET /policy: whose policies to show (the key's own agent; an agent-scoped key only its own). */
+export const PolicyQuerySchema = z.object({ agent_id: queryParam(AgentId) });
+
+const AgentsSchema = z
+  .object({ match: z.enum(['exact', 'prefix']), agent_id: z.string() })
+  .meta({ description: 'The agent ids it governs: one id (exact) or every id starting with agent_id (prefix).' });
+
+/** One policy that applies to the agent, as its operator wrote it. */
+export const PolicyViewSchema = z.object({
+  name: z.string(),
+  applies_to: AgentsSchema.nullable().meta({ description: 'null: every agent of the key (the key-level policy, which bounds the others).' }),
+  suspended: z.boolean().meta({ description: 'The kill switch: while true, every request is refused with agent_suspended.' }),
+  valid_from: z.string().nullable(),
+  valid_until: z.string().nullable(),
+  rules: z
+    .array(z.looseObject({ name: z.string(), action: z.enum(['accept', 'reject']) }))
+    .meta({ description: 'Its rules as the operator wrote them (docs/policies.md lists the conditions).' }),
+});
+
+export const PolicyListSchema = z.object({
+  agent_id: z.string(),
+  policies: z.array(PolicyViewSchema).meta({
+    description: 'Every policy that applies to the agent, in the order they are judged; empty: no policy, the key allows what its payment mode allows.',
+  }),
+});
+
+/** POST /policy/evaluate's answer: what the policies would decide about the body, nothing created. */
+export const PolicyEvaluationSchema = z.object({
+  agent_id: z.string(),
+  decision: z.enum(['allow', 'deny']),
+  error: z
+    .enum(['policy_denied', 'agent_suspended'])
+    .nullable()
+    .meta({ description: 'The error code POST /execute would answer with (403), or null when allowed.' }),
+  policy: z.string().nullable().meta({ description: 'The policy that refused, or null.' }),
+  rule: z.string().nullable().meta({ description: 'The rule that refused; null when no rule accepted (or when allowed).' }),
+  call_index: z.int().nullable(),
+  reason: z.string(),
+  policies: z.array(z.string()).meta({ description: 'The policies that apply, in the order they were judged.' }),
+  accepted: z
+    .array(z.object({ policy: z.string(), call_index: z.int(), rule: z.string() }))
+    .meta({ description: 'When allowed: the rule of each policy that accepted each call.' }),
+});
+
+export type PolicyList = z.infer<typeof PolicyListSchema>;
+export type PolicyEvaluation = z.infer<typeof PolicyEvaluationSchema>;

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { callsOf, ExecuteBodySchema, PolicyEvaluationSchema, PolicyListSchema, PolicyQuerySchema, type PolicyEvaluation, type PolicyList } from '../../api/http/index.ts';
+import type { AgentPolicy } from '../../api/v1alpha1/index.ts';
+import { applicablePolicies, evaluatePolicies, type PolicyDecision } from '../../policy/index.ts';
+import { errorResponses, jsonResponse } from '../../http/openapi.ts';
+import { clientOf } from '../auth.ts';
+import type { GatewayContext } from '../context.ts';
+
+/**
+ * The caller's own policies, read only: an API key reads the policies that govern one of its agents and dry-runs
+ * a body against them. Nothing here writes a policy: only an operator does (docs/policies.md).
+ */
+export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/policy',
+      {
+        schema: {
+          tags: ['policy'],
+          operationId: 'getPolicy',
+          summary: 'The policies that govern one of the key’s agents',
+          security: [{ apiKey: [] }],
+          querystring: PolicyQuerySchema,
+          response: { 200: jsonResponse('The policies, in the order they are judged', PolicyListSchema), ...errorResponses(400, 401, 403, 429, 500) },
+        },
+      },
+      async (request): Promise<PolicyList> => {
+        const client = clientOf(request);
+        const agentId = request.query.agent_id;
+        return { agent_id: agentId, policies: applicablePolicies(ctx.policies.of(client.metadata.name), client.metadata.name, agentId).map(present) };
+      },
+    );
+
+    app.post(
+      '/policy/evaluate',
+      {
+        schema: {
+          tags: ['policy'],
+          operationId: 'evaluatePolicy',
+          summary: 'Dry-run an execute body against the agent’s policies: the decision and the deciding rule',
+          description:
+            'Judges the body POST /execute would take against the policies of its agent, as the service would now, without ' +
+            'simulating, creating or paying anything. A deny here is the 403 POST /execute would answer with.',
+          security: [{ apiKey: [] }],
+          body: ExecuteBodySchema,
+          response: { 200: jsonResponse('The decision', PolicyEvaluationSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 500) },
+        },
+      },
+      async (request): Promise<PolicyEvaluation> => {
+        const client = clientOf(request);
+        const body = request.body;
+        const d = evaluatePolicies(ctx.policies.of(client.metadata.name), {
+          apiClient: client.metadata.name,
+          agentId: body.agent_id,
+          chain: body.chain,
+          calls: callsOf(body),
+          now: new Date(),
+        });
+        return presentDecision(body.agent_id, d);
+      },
+    );
+  };
+}
+
+function present(p: AgentPolicy): PolicyList['policies'][number] {
+  const { agents, suspended, validFrom, validUntil, rules } = p.spec;
+  return {
+    name: p.metadata.name,
+    applies_to: agents ? { match: agents.match, agent_id: agents.agentId } : null,
+    suspended,
+    valid_from: validFrom ?? null,
+    valid_until: validUntil ?? null,
+    rules,
+  };
+}
+
+function presentDecision(agentId: string, d: PolicyDecision): PolicyEvaluation {
+  if (d.allowed) {
+    const reason = d.policies.length === 0 ? 'no policy applies: the key allows what its payment mode allows' : `accepted by ${d.policies.join(', ')}`;
+    return {
+      agent_id: agentId,
+      decision: 'allow',
+      error: null,
+      policy: null,
+      rule: null,
+      call_index: null,
+      reason,
+      policies: d.policies,
+      accepted: d.accepted.map((a) => ({ policy: a.policy, call_index: a.callIndex, rule: a.rule })),
+    };
+  }
+  return {
+    agent_id: agentId,
+    decision: 'deny',
+    error: d.code,
+    policy: d.policy,
+    rule: d.rule,
+    call_index: d.callIndex ?? null,
+    reason: d.message,
+    policies: d.policies,
+    accepted: [],
+  };
+}
