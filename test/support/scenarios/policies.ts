@@ -24,6 +24,8 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
   const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
   const call = (agent: string, target: string, calldata: string, on = chain) => ({ agent_id: agent, chain: on, target_contract: target, calldata, value: '0' });
   const { api, clientId } = await svc.newKey('sponsored');
+  // The service's namespace (each cluster test file has its own), as its key's.
+  const namespace = (await svc.store.get('ApiClient', clientId)).metadata.namespace;
   const made = async () => (await svc.store.list('ExecutionRequest')).items.filter((r) => r.spec.apiClient === clientId);
 
   const apply = async (name: string, spec: Omit<AgentPolicySpec, 'apiClient' | 'suspended'> & { suspended?: boolean }): Promise<AgentPolicy> => {
@@ -32,7 +34,7 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
       const current = await svc.store.get('AgentPolicy', name);
       return await svc.store.update({ ...current, spec: full });
     } catch {
-      return svc.store.create({ apiVersion: API_VERSION, kind: 'AgentPolicy', metadata: { name, namespace: 'default' }, spec: full });
+      return svc.store.create({ apiVersion: API_VERSION, kind: 'AgentPolicy', metadata: { name, namespace }, spec: full });
     }
   };
   // The gateway's and the controller's caches follow a write through their watches: wait until the dry-run agrees.
@@ -92,7 +94,7 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
   const raced = await svc.store.create({
     apiVersion: API_VERSION,
     kind: 'ExecutionRequest',
-    metadata: { name: `req-raced-${tag}`, namespace: 'default' },
+    metadata: { name: `req-raced-${tag}`, namespace },
     spec: { apiClient: clientId, agentId: bot, chain, calls: [{ target: usdc, value: '0', data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [stranger, maxUint256] }) }], batch: false, paymentMode: 'sponsored' },
   } as ExecutionRequest);
   await expect.poll(async () => (await svc.store.get('ExecutionRequest', raced.metadata.name)).status?.phase, { timeout: 30_000, interval: 100 }).toBe('Failed');
@@ -126,7 +128,7 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
   await svc.store.create({
     apiVersion: API_VERSION,
     kind: 'AgentPolicy',
-    metadata: { name: `${manual.clientId}-all`, namespace: 'default' },
+    metadata: { name: `${manual.clientId}-all`, namespace },
     spec: { apiClient: manual.clientId, suspended: false, rules: [{ name: 'anything', action: 'accept' }] },
   });
   await expect.poll(async () => (await manual.api.post('/policy/evaluate', call(waiter, counter, increment))).body.policies.length, { timeout: 10_000, interval: 50 }).toBe(1);
