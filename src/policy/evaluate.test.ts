@@ -1,7 +1,7 @@
 import { encodeFunctionData, maxUint256, parseAbi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, type AgentPolicy, type AgentPolicySpec, type Call, type PolicyRule } from '../api/v1alpha1/index.ts';
-import { evaluatePolicies } from './evaluate.ts';
+import { evaluatePolicies, refusedBeforePlanning } from './evaluate.ts';
 import type { PolicyFacts } from './facts.ts';
 
 const addr = (b: string) => `0x${b.repeat(20)}` as const;
@@ -173,5 +173,21 @@ describe('evaluatePolicies', () => {
   it('names what accepted each call when allowed', () => {
     const d = evaluatePolicies([policy({ rules: [accept('router', { targets: [ROUTER] }), accept('rest')] }, 'k')], facts([send(ROUTER, 1n), send(OTHER, 1n)]));
     expect(d).toEqual({ allowed: true, policies: ['k'], accepted: [{ policy: 'k', callIndex: 0, rule: 'router' }, { policy: 'k', callIndex: 1, rule: 'rest' }] });
+  });
+});
+
+describe('refusedBeforePlanning', () => {
+  const supply = (amount: string) => ({ apiClient: 'key1', agentId: 'bot-1', chain: 'base' as const, action: { name: 'lend-a-v3/supply', input: { amount } }, now: new Date('2026-11-26T12:00:00Z') });
+  it('refuses what no call could change: no accept rule on the request, a reject on the request alone, the kill switch', () => {
+    const p = [policy({ rules: [accept('small', { protocol: { actions: ['lend-a-v3/supply'], input: [{ field: 'amount', lte: '1' }] }, targets: [TOKEN] })] })];
+    expect(refusedBeforePlanning(p, supply('2'))).toMatchObject({ allowed: false, code: 'policy_denied', rule: null });
+    // The accept rule's call conditions are judged on the planned calls, later: allowed for now.
+    expect(refusedBeforePlanning(p, supply('1'))).toMatchObject({ allowed: true });
+    const rejecting = [policy({ rules: [accept('all'), reject('no-lending', { protocol: { actions: ['lend-a-v3/*'] } })] })];
+    expect(refusedBeforePlanning(rejecting, supply('1'))).toMatchObject({ allowed: false, rule: 'no-lending' });
+    // A reject that also looks at calls cannot be decided yet.
+    const later = [policy({ rules: [accept('all'), reject('token', { protocol: { actions: ['lend-a-v3/*'] }, targets: [TOKEN] })] })];
+    expect(refusedBeforePlanning(later, supply('1'))).toMatchObject({ allowed: true });
+    expect(refusedBeforePlanning([policy({ suspended: true, rules: [accept('all')] })], supply('1'))).toMatchObject({ allowed: false, code: 'agent_suspended' });
   });
 });

@@ -32,6 +32,19 @@ export type PolicyDecision =
  * the same function on their caches.
  */
 export function evaluatePolicies(all: readonly AgentPolicy[], facts: PolicyFacts): PolicyDecision {
+  return judge(all, facts, 'calls');
+}
+
+/**
+ * What can be decided before a protocol action is planned (its calls unknown): a refusal whatever the calls would be
+ * — a kill switch, the validity window, a reject on the request alone (chain, action and input), or no accept rule
+ * whose request conditions hold — else allowed for now (`accepted` empty): evaluatePolicies decides on the calls.
+ */
+export function refusedBeforePlanning(all: readonly AgentPolicy[], facts: Omit<PolicyFacts, 'calls'>): PolicyDecision {
+  return judge(all, { ...facts, calls: [] }, 'request');
+}
+
+function judge(all: readonly AgentPolicy[], facts: PolicyFacts, on: 'calls' | 'request'): PolicyDecision {
   const policies = applicablePolicies(all, facts.apiClient, facts.agentId);
   const names = policies.map((p) => p.metadata.name);
   const deny = (code: 'policy_denied' | 'agent_suspended', policy: string, rule: string | null, message: string, callIndex?: number): PolicyDecision => ({
@@ -61,6 +74,14 @@ export function evaluatePolicies(all: readonly AgentPolicy[], facts: PolicyFacts
       const first = rules.error[0]!;
       return deny('policy_denied', name, first.rule, `policy ${name} has a rule that cannot be applied (${first.rule}: ${first.message}); it accepts nothing until it is fixed`);
     }
+    if (on === 'request') {
+      const rejecting = rules.value.find((r) => r.rule.action === 'reject' && !r.judgesCalls && r.matchesRequest(facts));
+      if (rejecting) return deny('policy_denied', name, rejecting.rule.name, `${describeAction(facts)} is rejected by rule ${rejecting.rule.name} of policy ${name}`);
+      if (!rules.value.some((r) => r.rule.action === 'accept' && r.matchesRequest(facts))) {
+        return deny('policy_denied', name, null, `${describeAction(facts)} is accepted by no rule of policy ${name}`);
+      }
+      continue;
+    }
     for (const [i, call] of facts.calls.entries()) {
       const rejecting = rules.value.find((r) => r.rule.action === 'reject' && r.matches(facts, call));
       if (rejecting) return deny('policy_denied', name, rejecting.rule.name, `call ${i} (${describeCall(call)}) is rejected by rule ${rejecting.rule.name} of policy ${name}`, i);
@@ -71,6 +92,8 @@ export function evaluatePolicies(all: readonly AgentPolicy[], facts: PolicyFacts
   }
   return { allowed: true, policies: names, accepted };
 }
+
+const describeAction = (facts: PolicyFacts) => (facts.action ? `${facts.action.name} on ${facts.chain}` : `a request on ${facts.chain}`);
 
 const describeCall = (call: Call) => {
   const selector = selectorOf(call);

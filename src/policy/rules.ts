@@ -9,6 +9,10 @@ import { meetsUintBounds, meetsValueCondition } from './values.ts';
 export interface CompiledRule {
   rule: PolicyRule;
   matches(facts: PolicyFacts, call: Call): boolean;
+  /** Whether its conditions on the whole request (chain, protocol action) hold: what can be judged before planning. */
+  matchesRequest(facts: PolicyFacts): boolean;
+  /** Whether it has conditions on calls (target, selector, function, value, approval). */
+  judgesCalls: boolean;
 }
 
 /** Why a rule cannot be used: a function signature that does not parse, an argument it does not have. */
@@ -50,9 +54,10 @@ export function rulesOf(policy: AgentPolicy): Result<CompiledRule[], RuleError[]
 
 function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
   const checks: ((facts: PolicyFacts, call: Call) => boolean)[] = [];
+  const requestChecks: ((facts: PolicyFacts) => boolean)[] = [];
   if (rule.chains) {
     const chains = new Set<string>(rule.chains);
-    checks.push((f) => chains.has(f.chain));
+    requestChecks.push((f) => chains.has(f.chain));
   }
   if (rule.targets) {
     const targets = new Set(rule.targets.map((a) => a.toLowerCase()));
@@ -97,12 +102,16 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
   }
   if (rule.protocol) {
     const { actions, input = [] } = rule.protocol;
-    checks.push((f) => {
+    requestChecks.push((f) => {
       if (!f.action || !actions.some((a) => actionMatches(a, f.action!.name))) return false;
       return input.every((c) => meetsValueCondition(fieldAt(f.action!.input, c.field), c));
     });
   }
-  return ok({ rule, matches: (facts, call) => checks.every((check) => check(facts, call)) });
+  const matchesRequest = (facts: PolicyFacts) => requestChecks.every((check) => check(facts));
+  return {
+    ok: true,
+    value: { rule, matchesRequest, judgesCalls: checks.length > 0, matches: (facts, call) => matchesRequest(facts) && checks.every((check) => check(facts, call)) },
+  };
 }
 
 /** The call's selector in lower case, or `0x` for a call without data (a plain transfer of value). */

@@ -6,3 +6,4 @@ export { attachPayment, type AttachedPayment } from './attachPayment.ts';
 export { paymentAnswer, type PaymentAnswer } from './paymentAnswer.ts';
 export { executeAndAnswer, paymentOf, type ExecutionHeaders } from './respond.ts';
 export { requestAskedAgain } from './askedAgain.ts';
+export { refuseActionByPolicy, refuseByPolicy } from './policyCheck.ts';

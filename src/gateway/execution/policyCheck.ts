@@ -1,5 +1,5 @@
 import { idempotentRequestId, type ExecutionRequestSpec } from '../../api/v1alpha1/index.ts';
-import { evaluatePolicies, policyFailure, requestFacts } from '../../policy/index.ts';
+import { evaluatePolicies, policyFailure, refusedBeforePlanning, requestFacts } from '../../policy/index.ts';
 import { isStoreError } from '../../store/types.ts';
 import type { GatewayContext } from '../context.ts';
 import { simulationFailureError } from '../failures.ts';
@@ -27,4 +27,21 @@ async function exists(ctx: GatewayContext, name: string): Promise<boolean> {
     if (isStoreError(e, 'NotFound')) return false;
     throw e;
   }
+}
+
+/**
+ * The early refusal of a protocol action before it is planned (planning reads the chain): what its agent's
+ * policies refuse whatever calls it would plan — the action, its input, its chain, a kill switch.
+ */
+export function refuseActionByPolicy(ctx: GatewayContext, spec: Pick<ExecutionRequestSpec, 'apiClient' | 'agentId' | 'chain' | 'action'>): void {
+  const policies = ctx.policies.of(spec.apiClient);
+  if (policies.length === 0 || spec.action === undefined) return;
+  const decision = refusedBeforePlanning(policies, {
+    apiClient: spec.apiClient,
+    agentId: spec.agentId,
+    chain: spec.chain,
+    action: { name: spec.action.name, input: spec.action.input },
+    now: new Date(),
+  });
+  if (!decision.allowed) throw simulationFailureError(policyFailure(decision), spec.chain);
 }

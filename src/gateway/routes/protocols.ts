@@ -10,7 +10,7 @@ import type { ChainName } from '../../config/chains.ts';
 import { clientOf } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
-import { executeAndAnswer, paymentOf, requestAskedAgain, simulateExecution, type ExecutionHeaders } from '../execution/index.ts';
+import { executeAndAnswer, paymentOf, refuseActionByPolicy, requestAskedAgain, simulateExecution, type ExecutionHeaders } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { agentContext, protocolContext } from '../protocols/context.ts';
 import { availabilityOf } from '../protocols/availability.ts';
@@ -176,6 +176,8 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
         // Only the very same ask reuses its request's calls: another one (refused as a mismatch downstream) is
         // planned for itself, so no request is ever made with calls that were planned for a different ask.
         const same = again?.spec.action?.inputHash === asked.inputHash ? again : undefined;
+        // What the agent's policies refuse whatever the plan: 403 before planning reads the chain.
+        if (!same) refuseActionByPolicy(ctx, { apiClient: client.metadata.name, agentId: body.agent_id, chain: ask.chain, action: asked });
         const planned = same
           ? { calls: same.spec.calls, action: same.spec.action! }
           : await planOf(request, client).then(({ plan }) => ({ calls: plan.calls, action: withBounds(asked, plan) }));

@@ -139,6 +139,22 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
   const waited = await manual.api.waitForTerminal(quoted.body.request_id, 30_000);
   expect([waited.status, waited.failure?.code, waited.failure?.policy]).toEqual(['failed', 'agent_suspended', { name: `${manual.clientId}-all`, rule: null }]);
 
+  // A protocol action is judged by its name and normalized input: a supply over the bound is refused before planning
+  // anything is queued; the family's other actions are accepted by no rule.
+  const lender = await svc.newKey('sponsored');
+  await svc.store.create({
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: { name: `${lender.clientId}-lend`, namespace },
+    spec: { apiClient: lender.clientId, suspended: false, rules: [{ name: 'small-supplies', action: 'accept', protocol: { actions: ['lend-a-v3/supply'], input: [{ field: 'amount', lte: '1' }] } }] },
+  });
+  await expect.poll(async () => (await lender.api.get(`/policy?agent_id=${bot}`)).body.policies.length, { timeout: 10_000, interval: 50 }).toBe(1);
+  const big = await lender.api.post('/protocols/lend-a-v3/supply', { agent_id: bot, token: 'WETH', amount: '2' });
+  expect([big.status, big.body.error, big.body.policy, big.body.rule]).toEqual([403, 'policy_denied', `${lender.clientId}-lend`, null]);
+  const borrow = await lender.api.post('/protocols/lend-a-v3/borrow', { agent_id: bot, token: 'USDC', amount: '1' });
+  expect([borrow.status, borrow.body.error]).toEqual([403, 'policy_denied']);
+  expect((await svc.store.list('ExecutionRequest')).items.filter((r) => r.spec.apiClient === lender.clientId)).toEqual([]);
+
   // An API key cannot write a policy: no route takes one (405 where only a read is served).
   for (const path of ['/policy', `/policy/${clientId}-bot`, '/policies']) {
     const r = await api.post(path, { apiClient: clientId, rules: [{ name: 'all', action: 'accept' }] });
