@@ -7,6 +7,8 @@ import type {
   Feed,
   Health,
   PaymentProofHeader,
+  PolicyEvaluation,
+  PolicyList,
   SimulateBodySchema,
   StatusRecord,
   WalletRecord,
@@ -189,6 +191,10 @@ export function createClient(opts: ClientOptions = {}) {
     cancel: (requestId: string) => withRetries(() => once<StatusRecord>('POST', `/status/${encodeURIComponent(requestId)}/cancel`), true),
     /** `limit` goes as given: the API validates it (1 to 100) and says so in its 400. */
     feed: (limit?: number | string) => read<Feed>(`/feed/recent${limit === undefined ? '' : `?${query({ limit: String(limit) })}`}`),
+    /** GET /policy: the policies that govern an agent of this key, in the order they are judged. */
+    policy: (agentId: string) => read<PolicyList>(`/policy?${query({ agent_id: agentId })}`),
+    /** POST /policy/evaluate: a dry run of an execute body against the agent's policies; nothing is created. */
+    evaluatePolicy: (body: ExecuteInput) => withRetries(() => once<PolicyEvaluation>('POST', '/policy/evaluate', body), true),
     /** Simulation is a read: nothing is stored, so it is retried like one. */
     simulate: (body: SimulateInput) => withRetries(() => once<ExecutionResult>('POST', '/simulate', body), true),
     /**

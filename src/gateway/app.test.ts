@@ -150,7 +150,7 @@ describe('gateway plumbing: errors, health, OpenAPI', () => {
     );
     expect(Object.keys(doc.paths).sort()).toEqual(
       // A read and an action may share a path (perp-v2's GET and POST /orders): one path, two methods.
-      [...new Set(['/execute', '/feed/recent', '/health', '/simulate', '/status/{id}', '/status/{id}/cancel', '/wallet', '/wallet/balance', ...protocolPaths])].sort(),
+      [...new Set(['/execute', '/feed/recent', '/health', '/policy', '/policy/evaluate', '/simulate', '/status/{id}', '/status/{id}/cancel', '/wallet', '/wallet/balance', ...protocolPaths])].sort(),
     );
     expect(Object.keys(doc.paths).some((p) => FAMILIES.some((f) => f.aliases.some((a) => p.startsWith(`/protocols/${a}/`))))).toBe(false);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });

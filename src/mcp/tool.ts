@@ -54,13 +54,37 @@ export type AnyTool = AgentWalletTool<any, any>;
 export function registerTool(server: McpServer, deps: ToolDeps, tool: AnyTool): void {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, ...(tool.output && { outputSchema: tool.output }), annotations: tool.annotations },
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: withoutDialect(tool.input),
+      ...(tool.output && { outputSchema: withoutDialect(tool.output) }),
+      annotations: tool.annotations,
+    },
     async (args: unknown) => {
       const outcome = await tool.run(deps, args);
       if (outcome.ok) return { content: [{ type: 'text' as const, text: outcome.summary }], structuredContent: outcome.value as Record<string, unknown> };
       return errorResult(outcome.error, deps);
     },
   );
+}
+
+/**
+ * The schema as it is, published without its `$schema`: MCP reads a schema without one as JSON Schema 2020-12, what
+ * zod emits, so the 56 bytes it costs every input and output schema buy nothing in tools/list (issue 18's 40 KB).
+ */
+function withoutDialect<T extends z.ZodType>(schema: T): T {
+  const std = schema['~standard'];
+  const strip = (json: Record<string, unknown>) => {
+    const { $schema: _, ...rest } = json;
+    return rest;
+  };
+  const jsonSchema = {
+    input: (o: Parameters<typeof std.jsonSchema.input>[0]) => strip(std.jsonSchema.input(o)),
+    output: (o: Parameters<typeof std.jsonSchema.output>[0]) => strip(std.jsonSchema.output(o)),
+  };
+  // Validation and types stay zod's: only the published JSON Schema changes.
+  return new Proxy(schema, { get: (target, key, receiver) => (key === '~standard' ? { ...std, jsonSchema } : Reflect.get(target, key, receiver)) });
 }
 
 /**

@@ -39,8 +39,10 @@ const text = (r: ToolResult) => r.content.map((c) => c.text ?? '').join('\n');
 
 describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_000 }, () => {
   let client: Client;
+  let clientId: string;
   beforeAll(async () => {
-    const { apiKey } = await svc.newKey('sponsored');
+    const { apiKey, clientId: id } = await svc.newKey('sponsored');
+    clientId = id;
     const clean = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('AGENT_WALLET_')));
     client = new Client({ name: 'agent-wallet-test', version: '1.0.0' });
     await client.connect(
@@ -90,6 +92,23 @@ describe('MCP over stdio: agent-wallet mcp as a host spawns it', { timeout: 180_
     const feed = await call(client, 'recent_feed', { limit: 2 });
     expect(feed.isError).toBeFalsy();
     expect(feed.structuredContent!.executions.length).toBeLessThanOrEqual(2);
+  });
+
+  it('check_policy reads the agent’s policies and dry-runs a call against them', async () => {
+    const none = await call(client, 'check_policy', { agent_id: 'mcp-policy', chain: CHAIN });
+    expect([none.isError ?? false, text(none)]).toEqual([false, 'no policy: the key allows what its payment mode allows']);
+    await svc.store.create({
+      apiVersion: 'agentwallet.dev/v1alpha1',
+      kind: 'AgentPolicy',
+      metadata: { name: `${clientId}-mcp`, namespace: 'default' },
+      spec: { apiClient: clientId, agents: { match: 'exact', agentId: 'mcp-policy' }, suspended: false, rules: [{ name: 'counter-only', action: 'accept', targets: [counter] }] },
+    });
+    await expect.poll(async () => text(await call(client, 'check_policy', { agent_id: 'mcp-policy', chain: CHAIN })), { timeout: 10_000 }).toBe(`policies: ${clientId}-mcp`);
+    const ok = await call(client, 'check_policy', { agent_id: 'mcp-policy', chain: CHAIN, target_contract: counter, calldata: '0xd09de08a' });
+    expect(ok.structuredContent).toMatchObject({ decision: 'allow', accepted: [{ rule: 'counter-only', call_index: 0 }] });
+    const denied = await call(client, 'check_policy', { agent_id: 'mcp-policy', chain: CHAIN, target_contract: svc.devnet.chain(CHAIN).testContracts.gate, calldata: '0x' });
+    expect(denied.structuredContent).toMatchObject({ decision: 'deny', error: 'policy_denied', policy: `${clientId}-mcp`, rule: null, call_index: 0 });
+    expect(text(denied)).toMatch(/^deny: call 0 .* is accepted by no rule/);
   });
 
   it('executes a batch and waits in get_status until confirmed', async () => {
