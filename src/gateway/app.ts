@@ -125,6 +125,10 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     startedAt: Date.now(),
     informer,
     policies,
+    onPolicyDecision: (spec, d) => {
+      deps.metrics?.policyDecisions.inc({ where: 'gateway', decision: d.allowed ? 'allowed' : d.code });
+      if (!d.allowed) app.log.info({ apiClient: spec.apiClient, agentId: spec.agentId, policy: d.policy, rule: d.rule, code: d.code, callIndex: d.callIndex }, `policy refused: ${d.message}`);
+    },
     waiter: createDecisionWaiter(informer),
     statusWaits: deps.statusWaits ?? createWaitSlots(DEFAULTS.statusWaitsPerKey),
     callbackGuard: deps.callbackGuard ?? createCallbackGuard(),

@@ -11,6 +11,8 @@ import type { DecisionWaiter } from './decisionWaiter.ts';
 import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
+import type { ExecutionRequestSpec } from '../api/v1alpha1/index.ts';
+import type { PolicyDecision } from '../policy/index.ts';
 import type { PolicyView } from './policyView.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 import type { CallbackGuard } from '../lib/egress/egress.ts';
@@ -85,6 +87,8 @@ export interface GatewayContext {
   informer: ExecutionInformer;
   /** The AgentPolicies (src/gateway/policyView.ts): the early refusal and GET /policy read them. */
   policies: PolicyView;
+  /** Told each early policy decision on a request (the metric, and the log of refusals). */
+  onPolicyDecision(spec: Pick<ExecutionRequestSpec, 'apiClient' | 'agentId'>, decision: PolicyDecision): void;
   waiter: DecisionWaiter;
   /** The open status waits of each key (src/gateway/waitSlots.ts). */
   statusWaits: WaitSlots;

@@ -131,6 +131,14 @@ export class Metrics {
     labelNames: ['controller', 'code'] as const,
     registers: [this.registry],
   });
+  readonly policyDecisions = new Counter({
+    name: 'agentwallet_policy_decisions_total',
+    help:
+      "AgentPolicy decisions on requests of keys that have policies: where (gateway: the early refusal before anything is created; " +
+      'controller: admission, the kill switch) and the outcome (allowed, policy_denied, agent_suspended)',
+    labelNames: ['where', 'decision'] as const,
+    registers: [this.registry],
+  });
   readonly executionInternalErrors = new Counter({
     name: 'agentwallet_execution_internal_errors_total',
     help: 'Requests failed with internal_error: an unexpected error while admitting one (step admission) or judging its payment (step payment)',

@@ -154,6 +154,11 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     cached: (ns, name) => informer.get(name, ns),
     apiClient: (ns, name) => apiClients.get(name, ns),
     policiesFor: (apiClient) => policies.byIndex(POLICIES_BY_CLIENT, apiClient),
+    onPolicyDecision: (r, d) => {
+      opts.metrics?.policyDecisions.inc({ where: 'controller', decision: d.allowed ? 'allowed' : d.code });
+      // The decision log: every refusal, with what decided it (allowed ones are counted, not logged).
+      if (!d.allowed) log?.info({ request: r.metadata.name, apiClient: r.spec.apiClient, agentId: r.spec.agentId, policy: d.policy, rule: d.rule, code: d.code, callIndex: d.callIndex }, `policy refused: ${d.message}`);
+    },
     takePushedOutcome: (hash) => {
       const key = hash.toLowerCase();
       const outcome = pushed.get(key);

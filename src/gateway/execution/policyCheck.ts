@@ -14,8 +14,10 @@ export async function refuseByPolicy(ctx: GatewayContext, spec: ExecutionRequest
   const policies = ctx.policies.of(spec.apiClient);
   if (policies.length === 0) return;
   const decision = evaluatePolicies(policies, requestFacts(spec, spec.calls, new Date()));
+  // A retry of a request already created answers as that request did: not a decision of this call.
+  if (!decision.allowed && idempotencyKey !== undefined && (await exists(ctx, idempotentRequestId(spec.apiClient, idempotencyKey)))) return;
+  ctx.onPolicyDecision(spec, decision);
   if (decision.allowed) return;
-  if (idempotencyKey !== undefined && (await exists(ctx, idempotentRequestId(spec.apiClient, idempotencyKey)))) return;
   throw simulationFailureError(policyFailure(decision), spec.chain);
 }
 
@@ -43,5 +45,7 @@ export function refuseActionByPolicy(ctx: GatewayContext, spec: Pick<ExecutionRe
     action: { name: spec.action.name, input: spec.action.input },
     now: new Date(),
   });
-  if (!decision.allowed) throw simulationFailureError(policyFailure(decision), spec.chain);
+  if (decision.allowed) return; // counted once, when its planned calls are judged
+  ctx.onPolicyDecision(spec, decision);
+  throw simulationFailureError(policyFailure(decision), spec.chain);
 }

@@ -28,6 +28,7 @@ export const policyStep: AdmissionStep = {
     const policies = r.deps.policiesFor?.(req.spec.apiClient) ?? [];
     if (policies.length === 0) return { kind: 'pass', found: {} };
     const decision = evaluatePolicies(policies, requestFacts(req.spec, calls, t));
+    r.deps.onPolicyDecision?.(req, decision);
     if (decision.allowed) return { kind: 'pass', found: {} };
     return { kind: 'stop', result: await failByPolicy(r, req, decision) };
   },
@@ -43,7 +44,9 @@ export function suspensionOf(r: Reconciling, req: ExecutionRequest): Extract<Pol
   if (suspended.length === 0) return undefined;
   // Judged on no calls: only the kill switch (and which policies apply) can refuse.
   const d = evaluatePolicies(suspended, requestFacts(req.spec, [], r.now()));
-  return d.allowed ? undefined : d;
+  if (d.allowed) return undefined;
+  r.deps.onPolicyDecision?.(req, d);
+  return d;
 }
 
 /**
