@@ -160,7 +160,8 @@ fi
 
 # --- Cluster, image, Secrets, release.
 if [[ "$cluster_exists" == false ]]; then
-  kind create cluster --name "$cluster" --config "$here/cluster.yaml" ${KIND_NODE_IMAGE:+--image "$KIND_NODE_IMAGE"}
+  # From the repository's root: cluster.yaml mounts deploy/kind/audit-policy.yaml by a relative path.
+  (cd "$repo" && kind create cluster --name "$cluster" --config "$here/cluster.yaml" ${KIND_NODE_IMAGE:+--image "$KIND_NODE_IMAGE"})
 fi
 
 echo "up.sh: building the image (context: the repository root)"

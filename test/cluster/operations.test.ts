@@ -4,12 +4,14 @@
  * GET /status.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { isStoreError } from '../../src/store/types.ts';
-import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { parseApiKey } from '../../src/keys/apiKey.ts';
+import { AUDIT_LOG_ENV, startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { apiClient } from '../support/http.ts';
 import { kubeBinDir } from '../support/kubeApiServer.ts';
 
@@ -75,8 +77,25 @@ describe('keys --kube', () => {
     const wallet = await apiClient(cluster.url, api_key).get('/wallet?agent_id=cli-made&chain=base');
     expect(wallet.status).toBe(200);
     expect(await kubectl('get', 'apiclients', '-o', 'name')).toMatch(/apiclient/);
+
+    // The API server's audit log (deploy/kind/audit-policy.yaml) recorded who created it, and what.
+    const keyId = parseApiKey(api_key)!.clientId;
+    const created = await auditEntries((e) => e.verb === 'create' && e.objectRef?.resource === 'apiclients' && e.responseObject?.metadata?.name === keyId);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.objectRef?.namespace).toBe(cluster.namespace);
+    expect(created[0]!.user.username).toBe('admin');
+    expect(created[0]!.responseObject.spec.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    // Reads are not audited: only the writes to keys and policies.
+    expect(await auditEntries((e) => e.verb === 'get' || e.verb === 'list' || e.verb === 'watch')).toEqual([]);
   });
 });
+
+type AuditEntry = { verb: string; user: { username: string }; objectRef?: { resource?: string; namespace?: string; name?: string }; responseObject?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- the API server's JSON
+async function auditEntries(match: (e: AuditEntry) => boolean): Promise<AuditEntry[]> {
+  const path = process.env[AUDIT_LOG_ENV]!;
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  return lines.map((l) => JSON.parse(l) as AuditEntry).filter(match);
+}
 
 describe('metrics', () => {
   it('every role serves /metrics with its families', async () => {

@@ -26,6 +26,8 @@ import { apiClient } from './http.ts';
 import { freePort } from './net.ts';
 
 export const KUBECONFIG_ENV = 'AGENT_WALLET_TEST_KUBECONFIG';
+/** The run's API server audit log (deploy/kind/audit-policy.yaml's rules), set by globalSetup. */
+export const AUDIT_LOG_ENV = 'AGENT_WALLET_TEST_AUDIT_LOG';
 export const REDIS_URL_ENV = 'AGENT_WALLET_TEST_REDIS_URL';
 export const TARGET_ENV = 'AGENT_WALLET_TEST_TARGET';
 
