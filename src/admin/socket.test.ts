@@ -67,6 +67,31 @@ describe('admin socket', () => {
     expect(await failure(callAdminSocket(dir, 'POST', `/keys/${created.key.id}/rotate-webhook-secret`, { overlapSeconds: -1 }))).toBe('invalid_request');
   });
 
+  it('writes policies: PUT applies (create, then update), GET lists and gets, suspend/resume, DELETE; each error with its code', async () => {
+    const { key } = (await callAdminSocket(dir, 'POST', '/keys', { mode: 'sponsored' })) as { key: { id: string } };
+    const spec = { apiClient: key.id, agents: { match: 'prefix', agentId: 'team-a/' }, rules: [{ name: 'base-only', action: 'accept', chains: ['base'] }] };
+    expect(await callAdminSocket(dir, 'PUT', '/policies/team-a', spec)).toMatchObject({ created: true, policy: { name: 'team-a', api_client: key.id, rules: 1 } });
+    expect(await callAdminSocket(dir, 'PUT', '/policies/team-a', { ...spec, rules: [] })).toMatchObject({ created: false, policy: { rules: 0 } });
+    expect(await callAdminSocket(dir, 'GET', `/policies?client=${key.id}`)).toEqual([expect.objectContaining({ name: 'team-a', suspended: false })]);
+    expect(await callAdminSocket(dir, 'GET', '/policies?client=someoneelse')).toEqual([]);
+    expect(await callAdminSocket(dir, 'GET', '/policies/team-a')).toEqual({ name: 'team-a', spec: { ...spec, rules: [], suspended: false } });
+    expect(await callAdminSocket(dir, 'POST', '/policies/team-a/suspend')).toMatchObject({ suspended: true });
+    expect((await store.get('AgentPolicy', 'team-a')).spec.suspended).toBe(true);
+    expect(await callAdminSocket(dir, 'POST', '/policies/team-a/resume')).toMatchObject({ suspended: false });
+
+    expect(await failure(callAdminSocket(dir, 'PUT', '/policies/Team_A', spec))).toBe('invalid_policy');
+    expect(await failure(callAdminSocket(dir, 'PUT', '/policies/x', { ...spec, apiClient: 'nosuchkey0000000' }))).toBe('unknown_api_client');
+    expect(await failure(callAdminSocket(dir, 'PUT', '/policies/x', { ...spec, rules: [{ name: 'r', action: 'accept', function: { signature: 'nope(' } }] }))).toBe('invalid_policy');
+    expect(await failure(callAdminSocket(dir, 'PUT', '/policies/x'))).toBe('invalid_policy');
+    expect(await failure(callAdminSocket(dir, 'POST', '/policies/x/suspend'))).toBe('policy_not_found');
+    const res = await admin.inject({ method: 'PUT', url: '/policies/x', payload: { ...spec, apiClient: 'nosuchkey0000000' }, headers: { 'content-type': 'application/json' } });
+    expect([res.statusCode, res.json().error]).toEqual([422, 'unknown_api_client']);
+
+    expect(await callAdminSocket(dir, 'DELETE', '/policies/team-a')).toEqual({ name: 'team-a' });
+    expect(await failure(callAdminSocket(dir, 'DELETE', '/policies/team-a'))).toBe('policy_not_found');
+    expect(await failure(callAdminSocket(dir, 'GET', '/policies/team-a'))).toBe('policy_not_found');
+  });
+
   it('answers invalid input 400 and hides the message of an unexpected failure', async () => {
     expect(await failure(callAdminSocket(dir, 'POST', '/keys', { mode: 'free' }))).toBe('invalid_request');
     const res = await admin.inject({ method: 'POST', url: '/keys', payload: { mode: 'sponsored' }, headers: { 'content-type': 'application/json' } });

@@ -12,6 +12,7 @@ import { stderrLogger, type Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
 import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode } from '../keys/manage.ts';
+import { applyPolicy, deletePolicy, getPolicy, listPolicies, PolicyError, setSuspended } from '../policy/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 
@@ -19,7 +20,7 @@ import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
  * The embedded store belongs to one process. So that an operator can manage keys while `dev` runs, the
  * owner serves these actions on a Unix socket inside the data directory, with no other authentication: only
  * the service's user can reach it (the directory 0700, the socket 0600), and nothing is exposed on TCP. The
- * keys CLI uses it when the store is owned.
+ * keys and policy CLI use it when the store is owned.
  */
 export const adminSocketPath = (dataDir: string): string => join(dataDir, 'admin.sock');
 
@@ -38,6 +39,11 @@ const RotateWebhookSecretBody = z.object({ overlapSeconds: z.number().int().min(
 /** What each key-management error means to the caller of the socket. */
 const KEY_ERROR_STATUS: Readonly<Record<KeyError['code'], number>> = { key_not_found: 404, key_revoked: 409 };
 
+const PolicyParams = z.object({ name: z.string().min(1).max(253) });
+const PolicyListQuery = z.object({ client: z.string().min(1).max(253).optional() });
+/** Policy-management errors: a policy that cannot be applied as written is 400, a reference to nothing 404/422. */
+const POLICY_ERROR_STATUS: Readonly<Record<PolicyError['code'], number>> = { invalid_policy: 400, unknown_api_client: 422, policy_not_found: 404 };
+
 /**
  * The socket's one error handler: key errors with their own status, invalid input 400, a store that cannot
  * answer 503; anything else is logged here and answered without its message (it may name internal paths).
@@ -45,6 +51,7 @@ const KEY_ERROR_STATUS: Readonly<Record<KeyError['code'], number>> = { key_not_f
 function handleAdminError(log: Logger) {
   return (error: Error, _req: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof KeyError) return reply.code(KEY_ERROR_STATUS[error.code]).send({ error: error.code, message: error.shortMessage });
+    if (error instanceof PolicyError) return reply.code(POLICY_ERROR_STATUS[error.code]).send({ error: error.code, message: error.shortMessage });
     if (hasZodFastifySchemaValidationErrors(error)) return reply.code(400).send({ error: 'invalid_request', message: error.message });
     if (isStoreError(error, 'Unavailable')) return reply.code(503).send({ error: 'store_unavailable', message: 'the store cannot be reached; retry' });
     log.error({ err: error }, 'admin socket: request failed');
@@ -60,7 +67,7 @@ export async function serveAdminSocket(
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   // The service's own secret store: the one its webhook sender reads.
   const webhookSecrets = opts.webhookSecrets ?? openFileWebhookSecrets(webhookSecretsDir(dataDir));
-  // Its own error answers (its one caller is the keys CLI); no connection limits: only the service's user can connect.
+  // Its own error answers (its callers are the keys and policy CLI); no connection limits: only the service's user can connect.
   const app = createHttpApp({ errors: { kind: 'own', handler: handleAdminError(opts.logger ?? stderrLogger) } });
   app.get('/keys', async () => listKeys(store, namespace));
   app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace, webhookSecrets));
@@ -70,6 +77,16 @@ export async function serveAdminSocket(
   app.post('/keys/:id/rotate-webhook-secret', { schema: { params: KeyParams, body: RotateWebhookSecretBody } }, async (req) =>
     rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
   );
+  // AgentPolicies: written here and by --kube only, never through the gateway (docs/policies.md). The PUT body is the
+  // policy's spec; the name is the path's (validated with the spec by applyPolicy).
+  app.get('/policies', { schema: { querystring: PolicyListQuery } }, async (req) =>
+    listPolicies(store, namespace, req.query.client === undefined ? {} : { apiClient: req.query.client }),
+  );
+  app.get('/policies/:name', { schema: { params: PolicyParams } }, async (req) => getPolicy(store, namespace, req.params.name));
+  app.put('/policies/:name', { schema: { params: PolicyParams } }, async (req) => applyPolicy(store, namespace, { name: req.params.name, spec: req.body }));
+  app.delete('/policies/:name', { schema: { params: PolicyParams } }, async (req) => deletePolicy(store, namespace, req.params.name));
+  app.post('/policies/:name/suspend', { schema: { params: PolicyParams } }, async (req) => setSuspended(store, namespace, req.params.name, true));
+  app.post('/policies/:name/resume', { schema: { params: PolicyParams } }, async (req) => setSuspended(store, namespace, req.params.name, false));
   const path = adminSocketPath(dataDir);
   // bind() makes the socket 0777 minus the umask, and chmod can only follow it. Connecting needs search
   // permission on the directory too, so the directory is made 0700 first: nobody else can reach the socket in
@@ -88,7 +105,7 @@ export async function serveAdminSocket(
 }
 
 /** Calls the running owner's admin socket; resolves to the parsed JSON body or rejects with its error. */
-export function callAdminSocket(dataDir: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+export function callAdminSocket(dataDir: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(

@@ -6,11 +6,11 @@ import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/f
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
-import { CliError, dataDirOption, parse, resolveDataDir } from '../lib/args.ts';
+import { CliError, dataDirOption, parse } from '../lib/args.ts';
 import { join } from 'node:path';
 import { AgentWalletError } from '../lib/errors.ts';
 import { EXIT } from './output.ts';
-import { findRunningServices } from '../admin/running.ts';
+import { serviceDataDir } from './serviceDataDir.ts';
 
 /**
  * `agent-wallet keys ...`: when a service owns the data directory's store, the action goes through its admin
@@ -71,7 +71,7 @@ async function keysCommand(argv: string[]): Promise<number> {
   const kube = values.kube === true;
   // A cluster's ApiClients live in the API server: no data dir, no admin socket.
   const namespace = values.namespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
-  const dataDir = kube ? '' : await keysDataDir(values['data-dir']);
+  const dataDir = kube ? '' : await serviceDataDir(values['data-dir'], 'keys');
   const storeDir = join(dataDir, 'store');
   const owned = !kube && (await storeOwner(storeDir));
 
@@ -162,30 +162,6 @@ async function keysCommand(argv: string[]): Promise<number> {
     default:
       throw new CliError('usage: keys create|list|revoke|set-mode|rotate|rotate-webhook-secret (see agent-wallet help)');
   }
-}
-
-/**
- * The data directory whose keys to manage: --data-dir or AGENT_WALLET_DATA_DIR when given; else the one running
- * `dev` service's (src/admin/running.ts), wherever this is run from. Never a default `./.data` of its own: a key
- * made in a store no service reads is refused by the service that runs (401), which is worse than no key.
- */
-async function keysDataDir(flag: string | undefined): Promise<string> {
-  if (flag !== undefined || process.env.AGENT_WALLET_DATA_DIR) return resolveDataDir(flag);
-  const running = await findRunningServices();
-  if (running.length === 1) {
-    process.stderr.write(`keys of the running service (pid ${running[0]!.pid}), data directory ${running[0]!.dataDir}\n`);
-    return running[0]!.dataDir;
-  }
-  if (running.length > 1) {
-    throw new CliError(
-      `${running.length} agent-wallet services are running; pass --data-dir with the data directory of the one to manage:\n` +
-        running.map((s) => `  --data-dir ${s.dataDir}   (pid ${s.pid}${s.url ? `, ${s.url}` : ''})`).join('\n'),
-    );
-  }
-  throw new CliError(
-    'no running agent-wallet service found: pass --data-dir D (or set AGENT_WALLET_DATA_DIR), the data directory of the ' +
-      'service whose keys to manage (`npm start` uses ./.data of the directory it runs in); --kube for a cluster',
-  );
 }
 
 function printKey(out: { api_key: string; webhook_secret?: string; key: KeySummary }, json: boolean, verb: string): void {

@@ -45,6 +45,19 @@ ${devOptionsHelp('    ')}
                           ApiClients of a cluster instead. create and rotate-webhook-secret print the webhook
                           signing secret once
 `,
+  policy: `  policy apply -f FILE [--json]
+                          creates or replaces the AgentPolicy FILE describes (JSON or YAML: { name, spec }; - for
+                          stdin); refused whole, naming the field or rule, if any part cannot be applied. Keeps a
+                          suspension unless FILE sets spec.suspended (docs/policies.md, "Writing policies")
+  policy list [--client ID] [--json]
+  policy get NAME         prints { name, spec } as JSON: edit it and apply it again
+  policy delete NAME [--json]
+  policy suspend NAME [--json]
+  policy resume NAME [--json]
+                          the kill switch: nothing more is signed for the agents the policy governs, until resume.
+                          Operator policy management, on the store of the service as for \`keys\` (--data-dir D,
+                          the running \`dev\` service's, or --kube [--namespace NS] [--kubeconfig F])
+`,
   webhooks: `  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
                   [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
                           checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
@@ -108,6 +121,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('../roles/dev.ts')).runDev(rest);
     case 'keys':
       return (await import('./keys.ts')).runKeys(rest);
+    case 'policy':
+      return (await import('./policy.ts')).runPolicy(rest);
     case 'faucet-server':
       return (await import('../roles/faucet.ts')).runFaucet(rest);
     case 'webhooks':

@@ -1,11 +1,7 @@
-import { AgentId } from '../api/http/index.ts';
-import { AgentScopeSchema, type AgentScope } from '../api/v1alpha1/index.ts';
+import type { AgentScope } from '../api/v1alpha1/index.ts';
 
-/**
- * A scope as an operator gives it (the CLI, the admin socket): its agent id or prefix held to the API's agent-id
- * rules (no control characters, at most 256 code points), so it can match the ids the API accepts.
- */
-export const OperatorAgentScopeSchema = AgentScopeSchema.extend({ agentId: AgentId });
+/** A scope as an operator gives it (the CLI, the admin socket); defined with the API's agent-id rules. */
+export { OperatorAgentScopeSchema } from '../api/http/index.ts';
 
 export { agentInScope } from '../api/v1alpha1/index.ts';
 

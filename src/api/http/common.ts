@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem';
 import { z } from 'zod';
-import { DEFAULT_KEY_LIMITS } from '../v1alpha1/index.ts';
+import { AgentScopeSchema, DEFAULT_KEY_LIMITS } from '../v1alpha1/index.ts';
 import { CHAIN_ALIASES, CHAIN_NAMES, canonicalChain, type ChainName } from '../../config/chains.ts';
 
 /**
@@ -163,6 +163,12 @@ export const AgentId = label(LIMITS.agentIdMaxLength).meta({
   description: 'Caller-chosen agent identity; maps to one smart wallet per API key. Case-sensitive, not trimmed.',
   examples: ['agent-1'],
 });
+
+/**
+ * An agent scope as an operator gives it (a key's, a policy's `agents`): its agent id or prefix held to the API's
+ * agent-id rules (no control characters, at most 256 code points), so it can match the ids the API accepts.
+ */
+export const OperatorAgentScopeSchema = AgentScopeSchema.extend({ agentId: AgentId });
 
 export const targetContract = (missing: string) =>
   z

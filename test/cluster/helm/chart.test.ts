@@ -257,6 +257,7 @@ describe("the chart's RBAC", () => {
   const exr = `executionrequests.${GROUP}`;
   const clients = `apiclients.${GROUP}`;
   const receipts = `paymentreceipts.${GROUP}`;
+  const policies = `agentpolicies.${GROUP}`;
 
   beforeAll(async () => {
     ns = await newNamespace();
@@ -280,6 +281,8 @@ describe("the chart's RBAC", () => {
     expect(await can(gw, 'create', 'secrets')).toBe(true);
     for (const verb of ['get', 'list', 'watch', 'update', 'patch', 'delete']) expect(await can(gw, verb, 'secrets'), verb).toBe(false);
     expect(await can(gw, 'list', exr, { namespace: 'default' })).toBe(false);
+    // Its policy view reads AgentPolicies; `policy … --kube` run with its account writes them (keyManagement.viaGateway).
+    for (const verb of ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']) expect(await can(gw, verb, policies), verb).toBe(true);
   });
 
   it('lets the controllers reconcile, record receipts and hold their own Lease, and nothing more', async () => {
@@ -293,6 +296,9 @@ describe("the chart's RBAC", () => {
     expect(await can(ctl, 'list', clients)).toBe(true);
     expect(await can(ctl, 'create', clients)).toBe(false);
     expect(await can(ctl, 'update', clients)).toBe(false);
+    // The policy admission step reads AgentPolicies, and writes none.
+    for (const verb of ['get', 'list', 'watch']) expect(await can(ctl, verb, policies), verb).toBe(true);
+    for (const verb of ['create', 'update', 'patch', 'delete']) expect(await can(ctl, verb, policies), verb).toBe(false);
     // The webhook sender reads a signing secret by the name its ApiClient gives: get, not list or watch.
     expect(await can(ctl, 'get', 'secrets')).toBe(true);
     for (const verb of ['list', 'watch', 'create', 'update', 'patch', 'delete']) expect(await can(ctl, verb, 'secrets'), verb).toBe(false);
@@ -307,18 +313,20 @@ describe("the chart's RBAC", () => {
 
   it('gives the chain workers nothing', async () => {
     const worker = componentName('aw', 'chain-worker');
-    for (const [verb, resource] of [['get', exr], ['list', clients], ['create', receipts], ['get', 'leases.coordination.k8s.io'], ['get', 'secrets']] as const) {
+    for (const [verb, resource] of [['get', exr], ['list', clients], ['create', receipts], ['list', policies], ['get', 'leases.coordination.k8s.io'], ['get', 'secrets']] as const) {
       expect(await can(worker, verb, resource), `${verb} ${resource}`).toBe(false);
     }
   });
 
-  it('without keyManagement.viaGateway, the gateway only reads ApiClients', async () => {
+  it('without keyManagement.viaGateway, the gateway only reads ApiClients and AgentPolicies', async () => {
     const other = await newNamespace();
     const { serviceAccounts } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: other, set: { 'keyManagement.viaGateway': 'false' } });
-    for (const [verb, resource] of [['create', clients], ['update', clients], ['update', `${clients}/status`], ['create', 'secrets']] as const) {
-      const r = await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', verb, resource, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`]);
-      expect(r.stdout.trim(), `${verb} ${resource}`).toBe('no');
+    const gatewayCan = async (verb: string, resource: string) =>
+      (await run(kubectlBin, ['--kubeconfig', adminKubeconfig, 'auth', 'can-i', verb, resource, '-n', other, '--as', `system:serviceaccount:${other}:${serviceAccounts.gateway}`])).stdout.trim();
+    for (const [verb, resource] of [['create', clients], ['update', clients], ['update', `${clients}/status`], ['create', 'secrets'], ...['create', 'update', 'patch', 'delete'].map((v) => [v, policies])] as const) {
+      expect(await gatewayCan(verb, resource), `${verb} ${resource}`).toBe('no');
     }
+    for (const verb of ['get', 'list', 'watch']) expect(await gatewayCan(verb, policies), verb).toBe('yes');
   });
 
   it("works with the ServiceAccounts' own tokens: the controller takes its Lease, not another", async () => {
@@ -382,6 +390,42 @@ describe("the chart's RBAC", () => {
     const revokedClient = await kubectl(['get', clients, id!, '-n', ns, '-o', 'json']);
     expect((JSON.parse(revokedClient.stdout) as Tree).spec.enabled).toBe(false);
   }, 180_000); // four CLI processes, each loading tsx and the Kubernetes client
+
+  it('runs policy apply, list, get, suspend, resume and delete --kube as the gateway, as an operator would', async () => {
+    const { kubeconfigs } = await installChartRbac({ adminKubeconfig, kubectl: kubectlBin, namespace: ns });
+    const asGateway = (command: string, args: string[]) =>
+      run(process.execPath, [join(repoRoot, 'bin/agent-wallet.js'), command, ...args, '--kube', '--kubeconfig', kubeconfigs.gateway, '--json'], {
+        env: { ...process.env, POD_NAMESPACE: ns, KUBECONFIG: '' },
+      });
+    const created = await asGateway('keys', ['create', '--mode', 'sponsored', '--name', 'policy-test']);
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^aw_([^_]+)_/.exec((JSON.parse(created.stdout) as { api_key: string }).api_key)![1]!;
+    const dir = mkdtempSync(join(tmpdir(), 'aw-policy-kube-'));
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, `name: bot-1\nspec:\n  apiClient: ${id}\n  agents: { match: exact, agentId: bot-1 }\n  rules:\n    - { name: base-only, action: accept, chains: [base] }\n`);
+    const applied = await asGateway('policy', ['apply', '-f', file]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ created: true, policy: { name: 'bot-1', api_client: id } });
+    // The API server holds it as the CRD has it (and `kubectl get agentpolicies` shows it).
+    const stored = JSON.parse((await kubectl(['get', policies, 'bot-1', '-n', ns, '-o', 'json'])).stdout) as Tree;
+    expect(stored.spec).toEqual({ apiClient: id, agents: { match: 'exact', agentId: 'bot-1' }, suspended: false, rules: [{ name: 'base-only', action: 'accept', chains: ['base'] }] });
+    const listed = await asGateway('policy', ['list', '--client', id]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { name: string }[]).map((p) => p.name)).toEqual(['bot-1']);
+    const suspended = await asGateway('policy', ['suspend', 'bot-1']);
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect((JSON.parse((await kubectl(['get', policies, 'bot-1', '-n', ns, '-o', 'json'])).stdout) as Tree).spec.suspended).toBe(true);
+    expect((await asGateway('policy', ['resume', 'bot-1'])).code).toBe(0);
+    const got = await asGateway('policy', ['get', 'bot-1']);
+    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'bot-1', spec: { suspended: false } });
+    // An invalid policy is refused before the API server is asked; a key that is not there too.
+    writeFileSync(file, JSON.stringify({ name: 'bad', spec: { apiClient: 'nosuchkey0000000' } }));
+    const orphan = await asGateway('policy', ['apply', '-f', file]);
+    expect([orphan.code, orphan.stderr]).toEqual([3, `agent-wallet: spec.apiClient: no API key with id "nosuchkey0000000" in namespace ${ns}\n`]);
+    const deleted = await asGateway('policy', ['delete', 'bot-1']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect((await kubectl(['get', policies, '-n', ns, '-o', 'name'])).stdout.trim()).toBe('');
+  }, 180_000);
 });
 
 describe('the chart’s values schema', () => {
