@@ -57,6 +57,10 @@ ${devOptionsHelp('    ')}
                           the kill switch: nothing more is signed for the agents the policy governs, until resume.
                           Operator policy management, on the store of the service as for \`keys\` (--data-dir D,
                           the running \`dev\` service's, or --kube [--namespace NS] [--kubeconfig F])
+  policy show --agent-id ID [--json]
+  policy test --agent-id ID [--chain C] (--to A (--data HEX | --abi SIG --function F [ARG...]) | --file F) [--json]
+                          an agent's own view, with its API key (AGENT_WALLET_API_KEY): the policies that govern it,
+                          and a dry run of a call against them (exit 3 when refused; nothing is sent)
 `,
   webhooks: `  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
                   [--body-file F (default stdin)] [--tolerance-seconds N] [--json]

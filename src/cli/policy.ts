@@ -10,6 +10,7 @@ import { applyPolicy, deletePolicy, getPolicy, listPolicies, setSuspended, type 
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { EXIT } from './output.ts';
+import { runCommand } from './command.ts';
 import { serviceDataDir } from './serviceDataDir.ts';
 
 /**
@@ -18,6 +19,11 @@ import { serviceDataDir } from './serviceDataDir.ts';
  * with --kube on a cluster's API server. No API key is involved: a key cannot write a policy.
  */
 export async function runPolicy(argv: string[]): Promise<number> {
+  // An agent's reads with its API key (GET /policy, POST /policy/evaluate); the rest is the operator's.
+  if (argv[0] === 'show' || argv[0] === 'test') {
+    const { policyShowCommand, policyTestCommand } = await import('./commands/policyAgent.ts');
+    return runCommand(argv[0] === 'show' ? policyShowCommand : policyTestCommand, argv.slice(1));
+  }
   try {
     return await policyCommand(argv);
   } catch (e) {
@@ -41,7 +47,7 @@ const POLICY_ERROR_EXIT: Readonly<Record<string, number>> = {
   store_unavailable: EXIT.unavailable,
 };
 
-const USAGE = 'usage: policy apply -f FILE | list [--client ID] | get NAME | delete NAME | suspend NAME | resume NAME (see agent-wallet policy --help)';
+const USAGE = 'usage: policy apply -f FILE | list [--client ID] | get NAME | delete NAME | suspend NAME | resume NAME | show --agent-id ID | test --agent-id ID … (see agent-wallet policy --help)';
 
 async function policyCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
