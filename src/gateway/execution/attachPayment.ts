@@ -1,4 +1,4 @@
-import { ANNOTATIONS, idempotentRequestId, type ExecutionRequest, type ExecutionRequestSpec, type PaymentProof } from '../../api/v1alpha1/index.ts';
+import { agentInScope, ANNOTATIONS, idempotentRequestId, type AgentScope, type ExecutionRequest, type ExecutionRequestSpec, type PaymentProof } from '../../api/v1alpha1/index.ts';
 import { isStoreError } from '../../store/types.ts';
 import type { GatewayContext } from '../context.ts';
 import { GatewayError } from '../errors.ts';
@@ -21,6 +21,8 @@ export interface PaymentTarget {
   /** The request as this call asks for it: the one paid for must be the same (isSameRequest). */
   spec: ExecutionRequestSpec;
   idempotencyKey?: string | undefined;
+  /** The caller's agent scope: a request of an agent outside it is never named to the caller. */
+  scope?: AgentScope | undefined;
 }
 
 export type Attached =
@@ -63,11 +65,13 @@ export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, 
     }
     if (current.spec.apiClient !== target.spec.apiClient) return { kind: 'none' }; // another key's: never touched, never told
     if (!isSameRequest(current, target.spec)) {
+      // A request of an agent the key may no longer act for (its scope was narrowed) is not named.
+      const named = agentInScope(target.scope, current.spec.agentId);
       throw new GatewayError(
         422,
         'payment_request_mismatch',
-        `request ${name} was made with a different agent_id or body: re-submit exactly the request the 402 answered, with the payment`,
-        { details: { request_id: name } },
+        `${named ? `request ${name}` : 'the request it names'} was made with a different agent_id or body: re-submit exactly the request the 402 answered, with the payment`,
+        named ? { details: { request_id: name } } : {},
       );
     }
     // Its caller cancelled it: a payment is never attached to it (the controller ends it unpaid), and the caller is told.

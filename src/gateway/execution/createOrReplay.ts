@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   agentHash,
+  agentInScope,
+  type AgentScope,
   ANNOTATIONS,
   API_VERSION,
   idempotentRequestId,
@@ -72,6 +74,8 @@ export async function createOrReplay(
   namespace: string,
   spec: ExecutionRequestSpec,
   idempotencyKey: string | undefined,
+  /** The caller's agent scope: a request of an agent outside it is never named to the caller. */
+  scope?: AgentScope | undefined,
 ): Promise<CreatedOrReplayed> {
   const bodyHash = requestBodyHash(spec);
   for (let attempt = 0; ; attempt++) {
@@ -107,11 +111,13 @@ export async function createOrReplay(
       throw e;
     }
     if (!isSameRequest(existing, spec)) {
+      // A request of an agent the key may no longer act for (its scope was narrowed) is not named.
+      const named = agentInScope(scope, existing.spec.agentId);
       throw new GatewayError(
         422,
         'idempotency_key_mismatch',
         'this Idempotency-Key was already used with a different request body; use a new key for a new request',
-        { details: { request_id: name } },
+        named ? { details: { request_id: name } } : {},
       );
     }
     return { request: existing, replayed: true };

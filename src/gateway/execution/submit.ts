@@ -59,7 +59,7 @@ export async function submitExecution(
   let replayed = false;
   let attachedGeneration: number | undefined;
   const attached = payment
-    ? await attachPayment(ctx, { spec, idempotencyKey: opts.idempotencyKey }, payment)
+    ? await attachPayment(ctx, { spec, idempotencyKey: opts.idempotencyKey, scope: client.spec.agentScope }, payment)
     : ({ kind: 'none' } as const);
   if (attached.kind === 'attached') {
     request = attached.request;
@@ -68,7 +68,7 @@ export async function submitExecution(
     request = attached.request;
     replayed = true;
   } else {
-    const created = await createOrReplay(ctx.store, ctx.namespace, payment ? withPayment(spec, payment) : spec, opts.idempotencyKey);
+    const created = await createOrReplay(ctx.store, ctx.namespace, payment ? withPayment(spec, payment) : spec, opts.idempotencyKey, client.spec.agentScope);
     request = created.request;
     replayed = created.replayed;
     if (payment && !replayed) attachedGeneration = request.metadata.generation ?? 1;

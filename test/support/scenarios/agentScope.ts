@@ -30,6 +30,8 @@ export async function agentScopeScenario(svc: ScenarioService): Promise<void> {
   expect(run.status, JSON.stringify(run.body)).toBe(200);
   const id = run.body.request_id as string;
   expect((await api.waitForTerminal(id, 60_000)).status).toBe('confirmed');
+  const keyed = await api.post('/execute', body(mine), { 'idempotency-key': `k-${tag}` });
+  expect(keyed.status).toBe(200);
 
   // Any other agent id, on every endpoint that names one: 403 agent_not_allowed, and nothing made for it.
   const refused: [string, Promise<{ status: number; body: Json }>][] = [
@@ -49,7 +51,7 @@ export async function agentScopeScenario(svc: ScenarioService): Promise<void> {
     expect([what, r.status, r.body.error, r.body.field]).toEqual([what, 403, 'agent_not_allowed', 'agent_id']);
   }
   const made = (await svc.store.list('ExecutionRequest')).items.filter((r) => r.spec.apiClient === clientId);
-  expect(made.map((r) => r.spec.agentId)).toEqual([mine]);
+  expect([...new Set(made.map((r) => r.spec.agentId))]).toEqual([mine]);
 
   // A prefix: any agent id of the group, nothing outside it.
   const team = await svc.newKey('sponsored', { agentScope: { match: 'prefix', agentId: `team-${tag}/` } });
@@ -62,4 +64,7 @@ export async function agentScopeScenario(svc: ScenarioService): Promise<void> {
   expect((await api.get(`/status/${id}`)).status).toBe(404);
   expect((await api.post(`/status/${id}/cancel`, {})).status).toBe(404);
   expect((await api.get(`/wallet?agent_id=${other}&chain=${chain}`)).status).toBe(200);
+  // Its Idempotency-Key reused for the agent it now acts for: refused, without naming the first agent's request.
+  const reused = await api.post('/execute', body(other), { 'idempotency-key': `k-${tag}` });
+  expect([reused.status, reused.body.error, reused.body.request_id]).toEqual([422, 'idempotency_key_mismatch', undefined]);
 }
