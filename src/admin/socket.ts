@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { hostname, userInfo } from 'node:os';
 import { chmod, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +12,7 @@ import { AgentWalletError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/logger.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import { isStoreError, type ResourceStore } from '../store/types.ts';
+import { auditedStore, auditLogPath, fileAuditLog, type AuditLog } from '../store/audit/index.ts';
 import { createKey, KeyError, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode } from '../keys/manage.ts';
 import { applyPolicy, deletePolicy, getPolicy, listPolicies, PolicyError, setSuspended } from '../policy/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
@@ -62,31 +64,34 @@ function handleAdminError(log: Logger) {
 export async function serveAdminSocket(
   store: ResourceStore,
   dataDir: string,
-  opts: { namespace?: string; logger?: Logger; webhookSecrets?: WebhookSecretStore } = {},
+  opts: { namespace?: string; logger?: Logger; webhookSecrets?: WebhookSecretStore; audit?: AuditLog } = {},
 ): Promise<FastifyInstance> {
   const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
   // The service's own secret store: the one its webhook sender reads.
   const webhookSecrets = opts.webhookSecrets ?? openFileWebhookSecrets(webhookSecretsDir(dataDir));
   // Its own error answers (its callers are the keys and policy CLI); no connection limits: only the service's user can connect.
   const app = createHttpApp({ errors: { kind: 'own', handler: handleAdminError(opts.logger ?? stderrLogger) } });
-  app.get('/keys', async () => listKeys(store, namespace));
-  app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(store, req.body, namespace, webhookSecrets));
-  app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(store, req.params.id, namespace));
-  app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(store, req.params.id, namespace));
-  app.post('/keys/:id/mode', { schema: { params: KeyParams, body: SetModeBody } }, async (req) => setKeyMode(store, req.params.id, req.body.mode, namespace));
+  // Every write of a key or a policy is recorded in the data directory's audit log, by the actor the CLI names.
+  const audit = opts.audit ?? fileAuditLog(auditLogPath(dataDir));
+  const as = (req: FastifyRequest) => auditedStore(store, audit, `${actorHeader(req)} (admin socket)`);
+  app.get('/keys', async (req) => listKeys(as(req), namespace));
+  app.post('/keys', { schema: { body: CreateBody } }, async (req) => createKey(as(req), req.body, namespace, webhookSecrets));
+  app.post('/keys/:id/revoke', { schema: { params: KeyParams } }, async (req) => revokeKey(as(req), req.params.id, namespace));
+  app.post('/keys/:id/rotate', { schema: { params: KeyParams } }, async (req) => rotateKey(as(req), req.params.id, namespace));
+  app.post('/keys/:id/mode', { schema: { params: KeyParams, body: SetModeBody } }, async (req) => setKeyMode(as(req), req.params.id, req.body.mode, namespace));
   app.post('/keys/:id/rotate-webhook-secret', { schema: { params: KeyParams, body: RotateWebhookSecretBody } }, async (req) =>
-    rotateWebhookSecret(store, webhookSecrets, req.params.id, req.body ?? {}, namespace),
+    rotateWebhookSecret(as(req), webhookSecrets, req.params.id, req.body ?? {}, namespace),
   );
   // AgentPolicies: written here and by --kube only, never through the gateway (docs/policies.md). The PUT body is the
   // policy's spec; the name is the path's (validated with the spec by applyPolicy).
   app.get('/policies', { schema: { querystring: PolicyListQuery } }, async (req) =>
-    listPolicies(store, namespace, req.query.client === undefined ? {} : { apiClient: req.query.client }),
+    listPolicies(as(req), namespace, req.query.client === undefined ? {} : { apiClient: req.query.client }),
   );
-  app.get('/policies/:name', { schema: { params: PolicyParams } }, async (req) => getPolicy(store, namespace, req.params.name));
-  app.put('/policies/:name', { schema: { params: PolicyParams } }, async (req) => applyPolicy(store, namespace, { name: req.params.name, spec: req.body }));
-  app.delete('/policies/:name', { schema: { params: PolicyParams } }, async (req) => deletePolicy(store, namespace, req.params.name));
-  app.post('/policies/:name/suspend', { schema: { params: PolicyParams } }, async (req) => setSuspended(store, namespace, req.params.name, true));
-  app.post('/policies/:name/resume', { schema: { params: PolicyParams } }, async (req) => setSuspended(store, namespace, req.params.name, false));
+  app.get('/policies/:name', { schema: { params: PolicyParams } }, async (req) => getPolicy(as(req), namespace, req.params.name));
+  app.put('/policies/:name', { schema: { params: PolicyParams } }, async (req) => applyPolicy(as(req), namespace, { name: req.params.name, spec: req.body }));
+  app.delete('/policies/:name', { schema: { params: PolicyParams } }, async (req) => deletePolicy(as(req), namespace, req.params.name));
+  app.post('/policies/:name/suspend', { schema: { params: PolicyParams } }, async (req) => setSuspended(as(req), namespace, req.params.name, true));
+  app.post('/policies/:name/resume', { schema: { params: PolicyParams } }, async (req) => setSuspended(as(req), namespace, req.params.name, false));
   const path = adminSocketPath(dataDir);
   // bind() makes the socket 0777 minus the umask, and chmod can only follow it. Connecting needs search
   // permission on the directory too, so the directory is made 0700 first: nobody else can reach the socket in
@@ -104,6 +109,16 @@ export async function serveAdminSocket(
   return app;
 }
 
+/** The header the CLI names its user in (informational: only the service's own OS user can reach the socket). */
+export const ACTOR_HEADER = 'x-agent-wallet-actor';
+const actorHeader = (req: FastifyRequest): string => {
+  const v = req.headers[ACTOR_HEADER];
+  return typeof v === 'string' && /^[\x20-\x7e]{1,200}$/.test(v) ? v : 'unnamed';
+};
+
+/** Who runs this process, as the audit log names them: `user@host`. */
+export const localActor = (): string => `${userInfo().username}@${hostname()}`;
+
 /** Calls the running owner's admin socket; resolves to the parsed JSON body or rejects with its error. */
 export function callAdminSocket(dataDir: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -113,7 +128,7 @@ export function callAdminSocket(dataDir: string, method: 'GET' | 'POST' | 'PUT' 
         socketPath: adminSocketPath(dataDir),
         method,
         path,
-        headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+        headers: { [ACTOR_HEADER]: localActor(), ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
       },
       (res) => {
         let text = '';

@@ -1,10 +1,11 @@
 import { DEFAULT_NAMESPACE, PAYMENT_MODES, type AgentScope, type PaymentMode } from '../api/v1alpha1/index.ts';
 import { describeAgentScope, OperatorAgentScopeSchema } from '../keys/agentScope.ts';
-import { callAdminSocket } from '../admin/socket.ts';
+import { callAdminSocket, localActor } from '../admin/socket.ts';
 import { createKey, listKeys, revokeKey, rotateKey, rotateWebhookSecret, setKeyMode, type KeySummary } from '../keys/manage.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
+import { auditedStore, auditLogPath, fileAuditLog } from '../store/audit/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { CliError, dataDirOption, parse } from '../lib/args.ts';
 import { join } from 'node:path';
@@ -79,7 +80,12 @@ async function keysCommand(argv: string[]): Promise<number> {
     // Loaded only for --kube: the Kubernetes client is a large import the embedded CLI does not need.
     const { store, secrets, close } = kube
       ? await openKube(values.kubeconfig, namespace)
-      : { store: await openEmbeddedStore({ dir: storeDir }), secrets: openFileWebhookSecrets(webhookSecretsDir(dataDir)), close: () => undefined };
+      : {
+          // The data directory's audit log records the change (the API server's does with --kube).
+          store: auditedStore(await openEmbeddedStore({ dir: storeDir }), fileAuditLog(auditLogPath(dataDir)), `${localActor()} (cli --data-dir)`),
+          secrets: openFileWebhookSecrets(webhookSecretsDir(dataDir)),
+          close: () => undefined,
+        };
     try {
       return await fn(store, kube ? namespace : DEFAULT_NAMESPACE, secrets);
     } finally {

@@ -2,12 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument, visit } from 'yaml';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
-import { callAdminSocket } from '../admin/socket.ts';
+import { callAdminSocket, localActor } from '../admin/socket.ts';
 import { describeAgentScope } from '../keys/agentScope.ts';
 import { CliError, dataDirOption, parse } from '../lib/args.ts';
 import { AgentWalletError } from '../lib/errors.ts';
 import { applyPolicy, deletePolicy, getPolicy, listPolicies, setSuspended, type PolicyDocument, type PolicySummary } from '../policy/manage.ts';
 import { openEmbeddedStore, storeOwner } from '../store/embedded/index.ts';
+import { auditedStore, auditLogPath, fileAuditLog } from '../store/audit/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import { EXIT } from './output.ts';
 import { runCommand } from './command.ts';
@@ -70,7 +71,10 @@ async function policyCommand(argv: string[]): Promise<number> {
 
   /** The action on the store itself: the cluster's API server (--kube), or the data directory no service owns. */
   const direct = async <T>(fn: (store: ResourceStore) => Promise<T>): Promise<T> => {
-    const store = kube ? await openKubeStore(values.kubeconfig, namespace) : await openEmbeddedStore({ dir: storeDir });
+    // The data directory's audit log records the change (the API server's does with --kube).
+    const store = kube
+      ? await openKubeStore(values.kubeconfig, namespace)
+      : auditedStore(await openEmbeddedStore({ dir: storeDir }), fileAuditLog(auditLogPath(dataDir)), `${localActor()} (cli --data-dir)`);
     try {
       return await fn(store);
     } finally {

@@ -2,8 +2,9 @@
  * `agent-wallet policy …`, the operator's way to write AgentPolicies: on a data directory no service owns, and
  * through the admin socket of a running service, whose next request the policy then governs.
  */
+import { hostname, userInfo } from 'node:os';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -142,6 +143,20 @@ spec:
       expect((await cliFails('policy', 'resume', 'counter-increment', '--data-dir', dir)).code).toBe(3);
       // No policy of the key any more: what it refused is accepted.
       expect((await execute(encodeFunctionData({ abi: counterAbi, functionName: 'incrementBy', args: [2n] }))).status).toBe(200);
+
+      // The audit log of the data directory: every change, by whom, from what to what; nothing for the refused file.
+      const audit = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const policyChanges = audit.filter((r) => r.kind === 'AgentPolicy').map((r) => [r.verb, r.to?.spec.suspended ?? null, r.from?.spec.suspended ?? null]);
+      expect(policyChanges).toEqual([
+        ['create', false, null],
+        ['update', true, false],
+        ['delete', null, true],
+      ]);
+      expect(audit.every((r) => r.actor === `${userInfo().username}@${hostname()} (admin socket)`)).toBe(true);
+      const keyCreated = audit.find((r) => r.kind === 'ApiClient' && r.verb === 'create');
+      expect(keyCreated?.name).toBe(id);
+      // A key's stored hash is shortened in the log.
+      expect(keyCreated?.to.spec.keyHash).toMatch(/^[0-9a-f]{8}…$/);
     } finally {
       await killHard(child);
     }
