@@ -191,3 +191,49 @@ describe('refusedBeforePlanning', () => {
     expect(refusedBeforePlanning([policy({ suspended: true, rules: [accept('all')] })], supply('1'))).toMatchObject({ allowed: false, code: 'agent_suspended' });
   });
 });
+
+describe('what a review of the evaluator found', () => {
+  it('a reject rule rejects what it cannot judge; an accept rule does not accept it', () => {
+    const supply = (input: Record<string, unknown>) =>
+      verdict([policy({ rules: [accept('all'), { name: 'big', action: 'reject', protocol: { actions: ['lend-a-v3/*'], input: [{ field: 'amount', gt: '1000' }] } }] })], facts([send(OTHER, 0n)], { action: { name: 'lend-a-v3/supply', input } }));
+    expect(supply({ amount: '10' })).toBe('allowed');
+    expect(supply({ amount: '5000' })).toBe('policy_denied:big');
+    // The bound cannot be judged on another field, or on a value that is not a number: rejected, not let through.
+    expect(supply({ amount_raw: '5000000000' })).toBe('policy_denied:big');
+    expect(supply({ amount: 'max' })).toBe('policy_denied:big');
+    // A call with the selector but arguments that do not decode (one byte short) is judged as doubt.
+    const short = { ...transfer(OTHER, 10n ** 30n) };
+    short.data = short.data.slice(0, -2);
+    expect(verdict([policy({ rules: [accept('token', { targets: [TOKEN] }), { name: 'big', action: 'reject', function: { signature: 'transfer(address to, uint256 amount)', args: [{ field: 'amount', gt: '1' }] } }] })], facts([short]))).toBe('policy_denied:big');
+    const shortApprove = { ...approve(OTHER, maxUint256) };
+    shortApprove.data = shortApprove.data.slice(0, -2);
+    expect(verdict([policy({ rules: [accept('token', { targets: [TOKEN] }), reject('approvals', { approval: {} })] })], facts([shortApprove]))).toBe('policy_denied:approvals');
+  });
+
+  it('bounds that are not decimals make the rule unusable: its policy refuses everything', () => {
+    for (const bound of ['1e18', '01000', '+1000', '1_000']) {
+      const p = [policy({ rules: [accept('all'), { name: 'big', action: 'reject', function: { signature: 'transfer(address to, uint256 amount)', args: [{ field: 'amount', gt: bound }] } }] })];
+      expect([bound, verdict(p, facts([transfer(OTHER, 10n ** 24n)]))]).toEqual([bound, 'policy_denied:big']);
+    }
+  });
+
+  it('a call to the agent’s own wallet is accepted only by a rule naming it in targets', () => {
+    const wallet = addr('99');
+    const upgrade: Call = { target: wallet, value: '0', data: '0x4f1ef286' };
+    expect(verdict([policy({ rules: [accept('small-values', { value: { lte: '10' } })] })], facts([upgrade], { wallet }))).toBe('policy_denied:-');
+    expect(verdict([policy({ rules: [accept('own', { targets: [wallet.toUpperCase().replace('0X', '0x')] })] })], facts([upgrade], { wallet }))).toBe('allowed');
+  });
+
+  it('`0x` is a call without data only: 1 to 3 bytes reach the fallback and match no selector', () => {
+    const p = [policy({ rules: [accept('plain', { selectors: ['0x'] })] })];
+    expect(verdict(p, facts([{ target: OTHER, value: '1', data: '0x' }]))).toBe('allowed');
+    expect(verdict(p, facts([{ target: OTHER, value: '1', data: '0xabcdef' }]))).toBe('policy_denied:-');
+  });
+
+  it('text compares without regard to case (token symbols, addresses); increaseApproval is an approval', () => {
+    const p = [policy({ rules: [accept('weth', { protocol: { actions: ['lend-a-v3/supply'], input: [{ field: 'token', in: ['WETH'] }] } })] })];
+    expect(verdict(p, facts([send(OTHER, 0n)], { action: { name: 'lend-a-v3/supply', input: { token: 'weth' } } }))).toBe('allowed');
+    const old: Call = { target: TOKEN, value: '0', data: encodeFunctionData({ abi: parseAbi(['function increaseApproval(address spender, uint256 addedValue)']), functionName: 'increaseApproval', args: [OTHER, 1n] }) };
+    expect(verdict([policy({ rules: [accept('all'), reject('approvals', { approval: {} })] })], facts([old]))).toBe('policy_denied:approvals');
+  });
+});

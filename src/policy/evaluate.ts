@@ -1,4 +1,4 @@
-import type { AgentPolicy, Call } from '../api/v1alpha1/index.ts';
+import type { AgentPolicy, Call, PolicyRule } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
 import type { PolicyFacts } from './facts.ts';
 import { rulesOf, selectorOf } from './rules.ts';
@@ -82,16 +82,23 @@ function judge(all: readonly AgentPolicy[], facts: PolicyFacts, on: 'calls' | 'r
       }
       continue;
     }
+    const wallet = facts.wallet?.toLowerCase();
     for (const [i, call] of facts.calls.entries()) {
       const rejecting = rules.value.find((r) => r.rule.action === 'reject' && r.matches(facts, call));
       if (rejecting) return deny('policy_denied', name, rejecting.rule.name, `call ${i} (${describeCall(call)}) is rejected by rule ${rejecting.rule.name} of policy ${name}`, i);
-      const accepting = rules.value.find((r) => r.rule.action === 'accept' && r.matches(facts, call));
-      if (!accepting) return deny('policy_denied', name, null, `call ${i} (${describeCall(call)}) is accepted by no rule of policy ${name}`, i);
+      const own = wallet !== undefined && call.target.toLowerCase() === wallet;
+      const accepting = rules.value.find((r) => r.rule.action === 'accept' && r.matches(facts, call) && (!own || namesTarget(r.rule, wallet)));
+      if (!accepting) {
+        const why = own ? `is to the agent's own wallet, which policy ${name} accepts only by a rule naming it in targets` : `is accepted by no rule of policy ${name}`;
+        return deny('policy_denied', name, null, `call ${i} (${describeCall(call)}) ${why}`, i);
+      }
       accepted.push({ policy: name, callIndex: i, rule: accepting.rule.name });
     }
   }
   return { allowed: true, policies: names, accepted };
 }
+
+const namesTarget = (rule: PolicyRule, address: string) => rule.targets?.some((t) => t.toLowerCase() === address) === true;
 
 const describeAction = (facts: PolicyFacts) => (facts.action ? `${facts.action.name} on ${facts.chain}` : `a request on ${facts.chain}`);
 

@@ -10,4 +10,9 @@ export interface PolicyFacts {
   /** The protocol action the calls were planned from (`lend-a-v3/supply` and its normalized input); absent for POST /execute. */
   action?: { name: string; input: Record<string, unknown> } | undefined;
   now: Date;
+  /**
+   * The agent's own smart wallet, when known: a call to it (its upgrade, its EntryPoint deposit) is accepted only by a
+   * rule naming it in `targets`, since through it an agent could leave every policy behind.
+   */
+  wallet?: string | undefined;
 }

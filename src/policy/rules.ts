@@ -3,7 +3,7 @@ import type { AgentPolicy, Call, PolicyRule } from '../api/v1alpha1/index.ts';
 import { err, ok, type Result } from '../lib/result.ts';
 import { approvalOf } from './approvals.ts';
 import type { PolicyFacts } from './facts.ts';
-import { meetsUintBounds, meetsValueCondition } from './values.ts';
+import { meetsUintBounds, meetsValueCondition, numericBoundsValid } from './values.ts';
 
 /** A rule made ready to match: whether it holds for one call of a request. */
 export interface CompiledRule {
@@ -53,6 +53,13 @@ export function rulesOf(policy: AgentPolicy): Result<CompiledRule[], RuleError[]
 }
 
 function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
+  // What a condition that cannot be judged (a value the call or input lacks, arguments that do not decode) means:
+  // an accept rule does not accept on it, a reject rule rejects on it. Either way the doubt refuses.
+  const unknownMeans = rule.action === 'reject';
+  const judged = (v: boolean | undefined) => v ?? unknownMeans;
+  const bad = [...(rule.function?.args ?? []), ...(rule.protocol?.input ?? [])].find((c) => !numericBoundsValid(c));
+  if (bad) return err(`the bounds of ${JSON.stringify(bad.field)} must be decimal numbers (such as 100 or 0.5)`);
+
   const checks: ((facts: PolicyFacts, call: Call) => boolean)[] = [];
   const requestChecks: ((facts: PolicyFacts) => boolean)[] = [];
   if (rule.chains) {
@@ -77,13 +84,10 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
     const selector = toFunctionSelector(fn.value);
     checks.push((_, call) => {
       if (selectorOf(call) !== selector) return false;
-      let decoded: readonly unknown[];
-      try {
-        decoded = (decodeFunctionData({ abi: [fn.value], data: call.data as Hex }).args ?? []) as readonly unknown[];
-      } catch {
-        return false; // the selector's, but not arguments of this function: not this call
-      }
-      return args.every((a) => meetsValueCondition(decoded[argIndex(fn.value, a.field)!], a));
+      // The selector's, but arguments that do not decode (a short or padded call a lenient contract may still run).
+      const decoded = decodedArgs(call, fn.value, selector);
+      if (decoded === undefined) return unknownMeans;
+      return args.every((a) => judged(meetsValueCondition(decoded[argIndex(fn.value, a.field)!], a)));
     });
   }
   if (rule.value) {
@@ -95,6 +99,7 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
     const not = new Set((rule.approval.spendersNot ?? []).map((a) => a.toLowerCase()));
     checks.push((_, call) => {
       const granted = approvalOf(call);
+      if (granted === 'undecodable') return unknownMeans;
       if (!granted) return false;
       const spender = granted.spender.toLowerCase();
       return (only === undefined || only.has(spender)) && !not.has(spender);
@@ -104,7 +109,7 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
     const { actions, input = [] } = rule.protocol;
     requestChecks.push((f) => {
       if (!f.action || !actions.some((a) => actionMatches(a, f.action!.name))) return false;
-      return input.every((c) => meetsValueCondition(fieldAt(f.action!.input, c.field), c));
+      return input.every((c) => judged(meetsValueCondition(fieldAt(f.action!.input, c.field), c)));
     });
   }
   const matchesRequest = (facts: PolicyFacts) => requestChecks.every((check) => check(facts));
@@ -114,8 +119,28 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
   };
 }
 
-/** The call's selector in lower case, or `0x` for a call without data (a plain transfer of value). */
-export const selectorOf = (call: Call): string => (call.data.length >= 10 ? call.data.slice(0, 10).toLowerCase() : '0x');
+/** Arguments decoded once per call and function however many rules ask (undefined: they do not decode). */
+const decodedByCall = new WeakMap<Call, Map<string, readonly unknown[] | undefined>>();
+function decodedArgs(call: Call, fn: AbiFunction, selector: string): readonly unknown[] | undefined {
+  let byFunction = decodedByCall.get(call);
+  if (!byFunction) decodedByCall.set(call, (byFunction = new Map()));
+  const key = `${selector}(${fn.inputs.map((i) => i.type).join(',')})`;
+  if (byFunction.has(key)) return byFunction.get(key);
+  let decoded: readonly unknown[] | undefined;
+  try {
+    decoded = (decodeFunctionData({ abi: [fn], data: call.data as Hex }).args ?? []) as readonly unknown[];
+  } catch {
+    decoded = undefined;
+  }
+  byFunction.set(key, decoded);
+  return decoded;
+}
+
+/**
+ * The call's selector in lower case; `0x` only for a call without data (a plain transfer of value). Data shorter
+ * than a selector is itself: it reaches the contract's fallback, and no rule's selector names it.
+ */
+export const selectorOf = (call: Call): string => (call.data.length >= 10 ? call.data.slice(0, 10) : call.data).toLowerCase();
 
 /** `pool-a-v3/*` matches every action of the family; anything else, its one action. */
 const actionMatches = (pattern: string, name: string) =>

@@ -11,13 +11,16 @@ export function meetsUintBounds(v: bigint, b: UintBounds): boolean {
   );
 }
 
+/** Whether a condition's numeric bounds are decimals the evaluator can compare (checked when a rule is compiled). */
+export const numericBoundsValid = (c: ValueCondition): boolean => [c.lt, c.lte, c.gt, c.gte].every((b) => b === undefined || decimal(b) !== undefined);
+
 /**
- * Whether `value` (a decoded argument or an input field) meets `c`. A missing value meets nothing: an accept rule
- * on a field the request lacks does not accept it. Numbers compare exactly as decimals; addresses and other text
- * case-insensitively when both sides are hex, else exactly.
+ * Whether `value` (a decoded argument or an input field) meets `c`: true, false, or undefined when it cannot be
+ * told (the value is missing, or not a number under a numeric bound), which the rule decides (rules.ts). Numbers
+ * compare exactly as decimals; text without regard to case (addresses, token symbols).
  */
-export function meetsValueCondition(value: unknown, c: ValueCondition): boolean {
-  if (value === undefined || value === null) return false;
+export function meetsValueCondition(value: unknown, c: ValueCondition): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
   const text = asText(value);
   if (c.eq !== undefined && !sameText(text, c.eq)) return false;
   if (c.ne !== undefined && sameText(text, c.ne)) return false;
@@ -26,7 +29,7 @@ export function meetsValueCondition(value: unknown, c: ValueCondition): boolean 
   const bounds = [c.lt, c.lte, c.gt, c.gte];
   if (bounds.every((b) => b === undefined)) return true;
   const n = decimal(text);
-  if (n === undefined) return false;
+  if (n === undefined) return undefined;
   const cmp = (bound: string | undefined, ok: (d: number) => boolean) => {
     if (bound === undefined) return true;
     const b = decimal(bound);
@@ -42,8 +45,7 @@ export function asText(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
-const HEX = /^0x[0-9a-fA-F]*$/;
-const sameText = (a: string, b: string) => (HEX.test(a) && HEX.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b);
+const sameText = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** A decimal as (sign, digits scaled to 36 places): exact, unlike a float. */
 interface Decimal {

@@ -15,6 +15,9 @@ const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 /** An unsigned integer as a decimal string (wei and token units do not fit JSON numbers). */
 const Uint = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
 
+/** A decimal number as text, as conditions compare them exactly (src/policy/values.ts reads the same grammar). */
+const Decimal = z.string().regex(/^-?(0|[1-9][0-9]{0,79})(\.[0-9]{1,36})?$/);
+
 /** Bounds on an unsigned integer, each optional; all that are given must hold. */
 export const UintBoundsSchema = z.object({
   eq: Uint.optional(),
@@ -36,11 +39,11 @@ export const ValueConditionSchema = z.object({
   ne: z.string().max(256).optional(),
   in: z.array(z.string().max(256)).max(64).optional(),
   notIn: z.array(z.string().max(256)).max(64).optional(),
-  /** Numeric bounds (decimal strings such as `100` or `0.5`). */
-  lt: z.string().max(80).optional(),
-  lte: z.string().max(80).optional(),
-  gt: z.string().max(80).optional(),
-  gte: z.string().max(80).optional(),
+  /** Numeric bounds (decimal strings such as `100`, `-1` or `0.5`: no exponent, no leading zeros). */
+  lt: Decimal.optional(),
+  lte: Decimal.optional(),
+  gt: Decimal.optional(),
+  gte: Decimal.optional(),
 });
 export type ValueCondition = z.infer<typeof ValueConditionSchema>;
 

@@ -51,10 +51,13 @@ export async function submitExecution(
   // SSRF: a callback URL aimed inside the network is refused now; the sender checks again at connect time.
   const refused = spec.callbackUrl === undefined ? undefined : await ctx.callbackGuard.check(spec.callbackUrl);
   if (refused !== undefined) throw fieldError('callback_url_not_allowed', 'callback_url', refused);
-  await refuseByPolicy(ctx, spec, opts.idempotencyKey);
 
   // Sponsored requests take no payment: one sent along is ignored, as the spec's "no external proof" says.
   const payment = spec.paymentMode === 'sponsored' ? undefined : opts.payment;
+  // What the policy cache refuses is answered now, nothing created: unless a payment comes with the call, which
+  // may already be on chain. Then the controller decides, and a refusal leaves the payment the payer's (a credit,
+  // or a proof not yet taken that still pays another request).
+  if (payment === undefined) await refuseByPolicy(ctx, spec, opts.idempotencyKey);
   let request: ExecutionRequest;
   let replayed = false;
   let attachedGeneration: number | undefined;

@@ -4,7 +4,8 @@ import type { AgentPolicy } from '../../api/v1alpha1/index.ts';
 import { applicablePolicies, evaluatePolicies, type PolicyDecision } from '../../policy/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { clientOf } from '../auth.ts';
-import type { GatewayContext } from '../context.ts';
+import { workerFor, type GatewayContext } from '../context.ts';
+import { fieldError } from '../../http/errors.ts';
 
 /**
  * The caller's own policies, read only: an API key reads the policies that govern one of its agents and dry-runs
@@ -43,19 +44,20 @@ export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
             'simulating, creating or paying anything. A deny here is the 403 POST /execute would answer with.',
           security: [{ apiKey: [] }],
           body: ExecuteBodySchema,
-          response: { 200: jsonResponse('The decision', PolicyEvaluationSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 500) },
+          response: { 200: jsonResponse('The decision', PolicyEvaluationSchema), ...errorResponses(400, 401, 403, 413, 415, 429, 500, 503) },
         },
       },
       async (request): Promise<PolicyEvaluation> => {
         const client = clientOf(request);
         const body = request.body;
-        const d = evaluatePolicies(ctx.policies.of(client.metadata.name), {
-          apiClient: client.metadata.name,
-          agentId: body.agent_id,
-          chain: body.chain,
-          calls: callsOf(body),
-          now: new Date(),
-        });
+        const calls = callsOf(body);
+        // Judged as POST /execute would take it: within the key's batch limit.
+        const maxCalls = client.spec.limits.maxBatchCalls;
+        if (calls.length > maxCalls) throw fieldError('batch_too_large', 'batch_calls', `has ${calls.length} calls; this API key allows at most ${maxCalls}`);
+        const policies = ctx.policies.of(client.metadata.name);
+        // A call to the agent's own wallet is judged apart (src/policy): the wallet is resolved only when a policy applies.
+        const wallet = policies.length === 0 ? undefined : (await workerFor(ctx, body.chain).resolveWallet({ apiClient: client.metadata.name, agentId: body.agent_id })).address;
+        const d = evaluatePolicies(policies, { apiClient: client.metadata.name, agentId: body.agent_id, chain: body.chain, calls, now: new Date(), wallet });
         return presentDecision(body.agent_id, d);
       },
     );

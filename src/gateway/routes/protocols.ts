@@ -176,8 +176,10 @@ function registerAction(app: App, ctx: GatewayContext, family: AnyFamily, slug: 
         // Only the very same ask reuses its request's calls: another one (refused as a mismatch downstream) is
         // planned for itself, so no request is ever made with calls that were planned for a different ask.
         const same = again?.spec.action?.inputHash === asked.inputHash ? again : undefined;
-        // What the agent's policies refuse whatever the plan: 403 before planning reads the chain.
-        if (!same) refuseActionByPolicy(ctx, { apiClient: client.metadata.name, agentId: body.agent_id, chain: ask.chain, action: asked });
+        // What the agent's policies refuse whatever the plan: 403 before planning reads the chain (with a payment
+        // along, the controller decides: see submitExecution).
+        const paying = paymentOf(client, headers['x-payment-proof'], headers['payment-signature']) !== undefined;
+        if (!same && !paying) refuseActionByPolicy(ctx, { apiClient: client.metadata.name, agentId: body.agent_id, chain: ask.chain, action: asked });
         const planned = same
           ? { calls: same.spec.calls, action: same.spec.action! }
           : await planOf(request, client).then(({ plan }) => ({ calls: plan.calls, action: withBounds(asked, plan) }));

@@ -9,6 +9,7 @@ import { encodeFunctionData, erc20Abi, maxUint256, type Address } from 'viem';
 import { expect } from 'vitest';
 import { API_VERSION, type AgentPolicy, type AgentPolicySpec, type ExecutionRequest } from '../../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../../src/devnet/contracts.ts';
+import { newPayer } from '../payer.ts';
 import type { ScenarioService } from '../service.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read loosely in tests
@@ -138,6 +139,47 @@ export async function policiesScenario(svc: ScenarioService): Promise<void> {
   await svc.store.update({ ...p, spec: { ...p.spec, suspended: true } });
   const waited = await manual.api.waitForTerminal(quoted.body.request_id, 30_000);
   expect([waited.status, waited.failure?.code, waited.failure?.policy]).toEqual(['failed', 'agent_suspended', { name: `${manual.clientId}-all`, rule: null }]);
+
+  // A policy tightened while a request waits for its payment: paid, it is judged again before signing and refused,
+  // nothing executed, the payment kept as a credit.
+  const payee = await svc.newKey('manual');
+  await svc.store.create({
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: { name: `${payee.clientId}-counter`, namespace },
+    spec: { apiClient: payee.clientId, suspended: false, rules: [{ name: 'counter', action: 'accept', targets: [counter] }] },
+  });
+  await expect.poll(async () => (await payee.api.get(`/policy?agent_id=${bot}`)).body.policies.length, { timeout: 10_000, interval: 50 }).toBe(1);
+  const asked = await payee.api.post('/execute', call(bot, counter, increment), { 'idempotency-key': `paid-${tag}` });
+  expect(asked.status, JSON.stringify(asked.body)).toBe(402);
+  const tightened = await svc.store.get('AgentPolicy', `${payee.clientId}-counter`);
+  await svc.store.update({ ...tightened, spec: { ...tightened.spec, rules: [{ name: 'no-counter', action: 'reject', targets: [counter] }, { name: 'rest', action: 'accept' }] } });
+  await expect.poll(async () => (await payee.api.post('/policy/evaluate', call(bot, counter, increment))).body.rule, { timeout: 10_000, interval: 50 }).toBe('no-counter');
+  const payer = await newPayer(svc.devnet, chain);
+  const paidTx = await payer.pay('USDC', asked.body.payment_address, BigInt(asked.body.required_amount_raw.USDC));
+  const paid = await payee.api.post('/execute', call(bot, counter, increment), {
+    'idempotency-key': `paid-${tag}`,
+    'x-payment-proof': JSON.stringify({ chain, payer: payer.address, token: 'USDC', tx_hash: paidTx, request_id: asked.body.request_id }),
+  });
+  expect([paid.status, paid.body.error, paid.body.rule]).toEqual([403, 'policy_denied', 'no-counter']);
+  const refusedPaid = await payee.api.waitForTerminal(asked.body.request_id, 30_000);
+  expect(refusedPaid).toMatchObject({ status: 'failed', tx_hash: null, failure: { code: 'policy_denied', policy: { name: `${payee.clientId}-counter`, rule: 'no-counter' } } });
+  expect(refusedPaid.credit).toMatchObject({ amount_usd: asked.body.amount_usd, used_by: null });
+
+  // A call to the agent's own wallet (its upgrade, its deposit) is accepted only by a rule that names the wallet: a
+  // rule without targets does not open it.
+  const loose = await svc.newKey('sponsored');
+  await svc.store.create({
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: { name: `${loose.clientId}-small`, namespace },
+    spec: { apiClient: loose.clientId, suspended: false, rules: [{ name: 'small-values', action: 'accept', value: { lte: '10000000000000000' } }] },
+  });
+  const own = (await loose.api.get(`/wallet?agent_id=${bot}&chain=${chain}`)).body.smart_wallet_address as string;
+  await expect.poll(async () => (await loose.api.post('/policy/evaluate', call(bot, own, '0x'))).body.reason, { timeout: 10_000, interval: 50 }).toMatch(/own wallet/);
+  const selfCall = await loose.api.post('/execute', call(bot, own, '0x'));
+  expect([selfCall.status, selfCall.body.error, selfCall.body.policy, selfCall.body.rule]).toEqual([403, 'policy_denied', `${loose.clientId}-small`, null]);
+  expect((await loose.api.post('/execute', call(bot, counter, increment))).status).toBe(200);
 
   // A protocol action is judged by its name and normalized input: a supply over the bound is refused before planning
   // anything is queued; the family's other actions are accepted by no rule.

@@ -1,4 +1,4 @@
-import { DEFAULT_NAMESPACE, type AgentPolicy, type ExecutionRequest } from '../../../api/v1alpha1/index.ts';
+import { DEFAULT_NAMESPACE, type AgentPolicy, type Call, type ExecutionRequest } from '../../../api/v1alpha1/index.ts';
 import { evaluatePolicies, policyFailure, requestFacts, type PolicyDecision } from '../../../policy/index.ts';
 import { watchOf, type Watch } from '../../../runtime/index.ts';
 import { AWAITING_PAYMENT_BY_KEY } from '../keyChange.ts';
@@ -24,15 +24,28 @@ export function failByPolicy(r: Reconciling, req: ExecutionRequest, d: Extract<P
 export const policyStep: AdmissionStep = {
   name: 'policy',
   condition: 'PolicyAllowed',
-  async run(r, { req, t, calls }) {
+  async run(r, { req, t, calls }, found) {
     const policies = r.deps.policiesFor?.(req.spec.apiClient) ?? [];
     if (policies.length === 0) return { kind: 'pass', found: {} };
-    const decision = evaluatePolicies(policies, requestFacts(req.spec, calls, t));
+    const decision = evaluatePolicies(policies, { ...requestFacts(req.spec, calls, t), wallet: found.simulation?.wallet.address });
     r.deps.onPolicyDecision?.(req, decision);
     if (decision.allowed) return { kind: 'pass', found: {} };
     return { kind: 'stop', result: await failByPolicy(r, req, decision) };
   },
 };
+
+/**
+ * The policies once more, right before an operation is signed: its own calls (without the auto fee's transfer the
+ * service adds), with the wallet. A refusal here is counted; an acceptance was counted at admission.
+ */
+export function refusalAtSigning(r: Reconciling, req: ExecutionRequest, calls: readonly Call[], wallet: string | undefined): Extract<PolicyDecision, { allowed: false }> | undefined {
+  const policies = r.deps.policiesFor?.(req.spec.apiClient) ?? [];
+  if (policies.length === 0) return undefined;
+  const d = evaluatePolicies(policies, { ...requestFacts(req.spec, calls, r.now()), wallet });
+  if (d.allowed) return undefined;
+  r.deps.onPolicyDecision?.(req, d);
+  return d;
+}
 
 /**
  * The kill switch, looked at once more before a request is signed and at every look at an unsigned one: once the

@@ -6,7 +6,7 @@ import { claimOperationFee } from '../../../payments/claim.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import { judgingCalls, runAdmission } from '../admission/steps.ts';
 import type { Reconciling } from '../context.ts';
-import { failByPolicy, suspensionOf } from '../admission/policy.ts';
+import { failByPolicy, refusalAtSigning, suspensionOf } from '../admission/policy.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
 import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
@@ -102,6 +102,11 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
     return { requeueAfterMs: CACHE_CATCH_UP_MS };
   }
 
+  // The last look before a nonce is spent, with no wait in between: the policies as the cache has them now judge
+  // what is signed (a change since admission, while it waited for a payment or for earlier requests, applies), and
+  // a kill switch the controller has seen stops it.
+  const refused = refusalAtSigning(r, req, own, estimates.smartWalletAddress);
+  if (refused) return failByPolicy(r, current, refused);
   const op = await worker.prepareOperation(ref, calls, { requestId: req.metadata.name });
   // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
   // transfer finds it taken, however fast it comes after the inclusion.
