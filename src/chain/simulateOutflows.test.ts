@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, getAddress, parseEther, type Address, type Hex } from 'viem';
 import { testStablecoinAbi } from '../devnet/contracts.ts';
@@ -94,18 +96,25 @@ describe('simulate with outflows (devnet)', () => {
     expect(r.ok && r.value.outflows).toEqual([]);
   });
 
-  it('a reverted inner call that sent value: its synthetic log does not count, whatever the node reports', async () => {
-    // A bouncer: sends its call value back to its caller with its own calldata, ignores the result, stops.
-    // Its calldata is the wallet's execute(), which reverts when not called by the EntryPoint: the value sent
-    // back to the wallet moves in a frame that reverts. anvil 1.7.1 still logs that transfer, so the logs
-    // disagree with the wallet's balance and the native outflows are taken from debug_traceCall.
+  /**
+   * A bouncer: sends its call value back to its caller with its own calldata, ignores the result, stops. With
+   * the wallet's execute() as calldata, which reverts when the EntryPoint is not the caller, the value sent
+   * back to the wallet moves in a frame that reverts. anvil 1.7.1 still logs that transfer.
+   */
+  const bouncerCase = async () => {
     const runtime = '365f5f375f5f365f34335af15000';
     const hash = await env.funded.sendTransaction({ data: `0x600e600a5f39600e5ff3${runtime}` });
     const bouncer = getAddress((await env.client.waitForTransactionReceipt({ hash })).contractAddress!);
     const w = await freshWallet();
     await fund(w.address, parseEther('1'));
     const inner = encodeWalletCallData(toWalletCalls([incrementCall(env.counter)]));
-    const calls = toWalletCalls([call(bouncer, inner, 5n)]);
+    return { bouncer, w, bounce: call(bouncer, inner, 5n) };
+  };
+
+  it('a reverted inner call that sent value: its synthetic log does not count, whatever the node reports', async () => {
+    // The logs disagree with the wallet's balance, so the native outflows are taken from debug_traceCall.
+    const { bouncer, w, bounce } = await bouncerCase();
+    const calls = toWalletCalls([bounce]);
 
     const methods: string[] = [];
     const recording = { ...env.client, request: (args: { method: string }) => (methods.push(args.method), env.client.request(args as never)) } as ChainClient;
@@ -119,10 +128,66 @@ describe('simulate with outflows (devnet)', () => {
     });
     expect(r.ok && r.value).toEqual({ outflows: [{ kind: 'native', to: bouncer, amount: 5n, callIndex: 0 }] });
     expect(methods).toEqual(['eth_simulateV1', 'debug_traceCall']); // anvil 1.7.1's extra log was caught
-    const viaWorker = await worker.simulate(w.ref, [call(bouncer, inner, 5n)], { outflows: true });
+    const viaWorker = await worker.simulate(w.ref, [bounce], { outflows: true });
     expect(viaWorker.ok && viaWorker.value.outflows).toEqual([{ kind: 'native', to: bouncer, amount: 5n, callIndex: 0 }]);
   });
+
+  describe('on an RPC endpoint without a method (a node in front of the devnet that answers -32601 for it)', () => {
+    let proxy: Server;
+    let lacking: LocalChainWorker;
+    const missing = new Set<string>();
+    beforeAll(async () => {
+      proxy = createServer(async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as Rpc | Rpc[];
+        const answer = async (r: Rpc) => {
+          if (missing.has(r.method)) return { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `the method ${r.method} does not exist/is not available` } };
+          const upstream = await fetch(env.config.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) });
+          return upstream.json();
+        };
+        const out = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
+      });
+      await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+      lacking = await createChainWorker({ ...env.config, rpcUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }, { serviceSecret: secret });
+    });
+    afterAll(async () => {
+      await lacking?.close();
+      proxy?.closeAllConnections();
+      await new Promise((r) => proxy?.close(r));
+    });
+
+    it('no eth_simulateV1: the simulation succeeds, outflows absent, outflowsUnavailable says rpc_unsupported', async () => {
+      missing.clear();
+      missing.add('eth_simulateV1');
+      const w = await freshWallet();
+      await mintUsdc(w.address, 10n);
+      const r = await lacking.simulate(w.ref, [transferCall(sink, 1n)], { outflows: true });
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      expect('outflows' in r.value).toBe(false);
+      expect(r.value.outflowsUnavailable).toMatchObject({ code: 'rpc_unsupported', message: expect.stringContaining('eth_simulateV1') });
+      const plain = await lacking.simulate(w.ref, [transferCall(sink, 1n)]);
+      expect(plain.ok && 'outflowsUnavailable' in plain.value).toBe(false); // not asked, not tried
+    });
+
+    it('no debug_traceCall: fine while the native logs agree with the balance, rpc_unsupported when they do not', async () => {
+      missing.clear();
+      missing.add('debug_traceCall');
+      const w = await freshWallet();
+      await fund(w.address, parseEther('1'));
+      const agree = await lacking.simulate(w.ref, [call(sink, '0x', 7n)], { outflows: true });
+      expect(agree.ok && agree.value.outflows).toEqual([{ kind: 'native', to: getAddress(sink), amount: 7n, callIndex: 0 }]);
+      const { w: w2, bounce } = await bouncerCase();
+      const disagree = await lacking.simulate(w2.ref, [bounce], { outflows: true });
+      if (!disagree.ok) throw new Error(JSON.stringify(disagree.error));
+      expect('outflows' in disagree.value).toBe(false);
+      expect(disagree.value.outflowsUnavailable).toMatchObject({ code: 'rpc_unsupported', message: expect.stringContaining('debug_traceCall') });
+    });
+  });
 });
+
+type Rpc = { jsonrpc: '2.0'; id: number; method: string; params?: unknown[] };
 
 async function implementationOf(client: ChainClient, factory: Address): Promise<Address> {
   return client.readContract({
