@@ -75,6 +75,7 @@ export async function simulateOutflows(client: ChainClient, p: SimulateOutflowsP
   }
   const [before, run, after] = block;
   if (!before || !run || !after) return err({ code: 'rpc_unavailable', message: `eth_simulateV1 answered ${block.length} calls of 3` });
+  if (before.status !== '0x1' || after.status !== '0x1') return err({ code: 'rpc_unavailable', message: 'eth_simulateV1 could not read the wallet balance (the probe call failed)' });
   if (run.status !== '0x1') {
     // simulateCalls saw it succeed: the state changed in between.
     const reason = decodeRevert(run.returnData ?? '0x').reason;
