@@ -2,6 +2,9 @@ import type { Address, Hex } from 'viem';
 import type { Call, SignedUserOperation } from '../api/v1alpha1/index.ts';
 import type { ChainName } from '../config/chains.ts';
 import type { Result } from '../lib/result.ts';
+import type { Outflow, OutflowsUnavailable } from './outflows.ts';
+
+export type { Outflow, OutflowKind, OutflowsUnavailable } from './outflows.ts';
 
 /**
  * The chain worker's contract. In the embedded mode the controller calls an in-process implementation; in a
@@ -45,6 +48,12 @@ export interface SimulationResult {
   estimatedCostUsd: number;
   /** The reads asked for with `observe`, before and after the calls (absent when none were asked for). */
   observed?: Observed;
+  /**
+   * Asked with `outflows`: what leaves the wallet (src/chain/outflows.ts), in execution order; `[]` when nothing
+   * does. Absent when not asked, or when the chain cannot say (then `outflowsUnavailable` says why).
+   */
+  outflows?: Outflow[];
+  outflowsUnavailable?: OutflowsUnavailable;
 }
 
 /** What a simulation measured: each observed read before the calls and after them, in the order asked. */
@@ -66,6 +75,11 @@ export interface SimulateOptions {
    * what a protocol action will change (balances, a position). At most MAX_READ_CALLS.
    */
   observe?: readonly ReadCall[];
+  /**
+   * Also find what the calls move out of the wallet: every token transfer from it and native value it sends,
+   * nested ones included (one more RPC call, eth_simulateV1; see src/chain/simulateOutflows.ts).
+   */
+  outflows?: boolean;
 }
 
 export type SimulationFailureCode =

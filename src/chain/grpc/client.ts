@@ -317,7 +317,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   }
 
   async simulate(ref: WalletRef, calls: readonly Call[], opts: SimulateOptions = {}): Promise<Result<SimulationResult, SimulationFailure>> {
-    const req = { wallet: encodeWalletRef(ref), calls: encodeCalls(calls), observe: encodeReadCalls(opts.observe ?? []) };
+    const req = { wallet: encodeWalletRef(ref), calls: encodeCalls(calls), observe: encodeReadCalls(opts.observe ?? []), outflows: opts.outflows === true };
     try {
       return decodeSimulation(await this.#call<pb.SimulateResponse>('simulate', (md, o, cb) => this.#client.simulate(req, md, o, cb)));
     } catch (e) {

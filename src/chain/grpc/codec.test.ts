@@ -87,6 +87,42 @@ describe('chain worker wire codec', () => {
     for (const f of failures) expect(decodeSimulation(viaWire(pb.SimulateResponse, encodeSimulation(err(f))))).toStrictEqual(err(f));
   });
 
+  it('carries outflows of every kind, "asked, none" apart from "not asked", and why they are unavailable', () => {
+    const base: SimulationResult = {
+      wallet: { address: '0x1111111111111111111111111111111111111111', deployed: true },
+      estimatedGas: 100_000n,
+      callGas: 26_000n,
+      maxFeePerGas: 1n,
+      estimatedCostWei: 100_000n,
+      estimatedCostUsd: 0,
+    };
+    const token = '0x2222222222222222222222222222222222222222';
+    const to = '0x3333333333333333333333333333333333333333';
+    const withOutflows: SimulationResult = {
+      ...base,
+      outflows: [
+        { kind: 'native', to, amount: 2n ** 200n, callIndex: 0 },
+        { kind: 'erc20', token, to, amount: 5n },
+        { kind: 'erc721', token, to, amount: 1n, tokenId: 2n ** 255n, callIndex: 3 },
+        { kind: 'erc1155', token, to, amount: 7n, tokenId: 0n },
+      ],
+    };
+    const roundTrip = (r: SimulationResult) => decodeSimulation(viaWire(pb.SimulateResponse, encodeSimulation(ok(r))));
+    expect(roundTrip(withOutflows)).toStrictEqual(ok(withOutflows));
+    expect(roundTrip({ ...base, outflows: [] })).toStrictEqual(ok({ ...base, outflows: [] }));
+    expect(roundTrip(base)).toStrictEqual(ok(base));
+    const unavailable: SimulationResult = { ...base, outflowsUnavailable: { code: 'rpc_unsupported', message: 'no eth_simulateV1' } };
+    expect(roundTrip(unavailable)).toStrictEqual(ok(unavailable));
+
+    // A native outflow with a token, a token outflow without one, an unknown kind: refused.
+    const wire = (o: Partial<pb.Outflow>) => ({
+      result: { $case: 'success' as const, value: { ...encodeSimulation(ok(base)).result!.value as pb.SimulationResult, outflows: { items: [{ kind: pb.OutflowKind.OUTFLOW_KIND_ERC20, to, amount: '1', ...o }] } } },
+    });
+    expect(() => decodeSimulation(viaWire(pb.SimulateResponse, wire({ kind: pb.OutflowKind.OUTFLOW_KIND_NATIVE, token })))).toThrow(WireFormatError);
+    expect(() => decodeSimulation(viaWire(pb.SimulateResponse, wire({})))).toThrow(WireFormatError);
+    expect(() => decodeSimulation(viaWire(pb.SimulateResponse, wire({ kind: pb.OutflowKind.OUTFLOW_KIND_UNSPECIFIED })))).toThrow(/unknown outflow kind/);
+  });
+
   it('refuses a failure without a known code and a response with neither result', () => {
     const unspecified = { result: { $case: 'failure' as const, value: { code: pb.SimulationFailureCode.SIMULATION_FAILURE_CODE_UNSPECIFIED, message: 'x' } } };
     expect(() => decodeSimulation(viaWire(pb.SimulateResponse, unspecified))).toThrow(/unknown simulation failure code/);

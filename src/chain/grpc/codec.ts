@@ -4,6 +4,8 @@ import { CallSchema, SignedUserOperationSchema, type Call, type SignedUserOperat
 import { AgentWalletError } from '../../lib/errors.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type {
+  Outflow,
+  OutflowKind,
   ChainHead,
   OperationOutcome,
   ReadCall,
@@ -118,7 +120,54 @@ const SimulationResultSchema = z.object({
   estimatedCostUsd: z.number().finite().min(0),
   // (declared below with the reads: a function, so its schema is read when a simulation is decoded)
   observed: z.lazy(() => z.object({ before: z.array(ReadCallResultSchema), after: z.array(ReadCallResultSchema) })).optional(),
+  outflows: z.object({ items: z.array(z.lazy(() => OutflowSchema)) }).optional(),
+  outflowsUnavailable: z.object({ code: z.literal('rpc_unsupported'), message: z.string() }).optional(),
 });
+
+/** Every OutflowKind has its enum value: the Record makes a new kind a compile error here. */
+const OUTFLOW_KIND_TO_WIRE: Readonly<Record<OutflowKind, pb.OutflowKind>> = {
+  native: pb.OutflowKind.OUTFLOW_KIND_NATIVE,
+  erc20: pb.OutflowKind.OUTFLOW_KIND_ERC20,
+  erc721: pb.OutflowKind.OUTFLOW_KIND_ERC721,
+  erc1155: pb.OutflowKind.OUTFLOW_KIND_ERC1155,
+};
+const OUTFLOW_KIND_FROM_WIRE = new Map(Object.entries(OUTFLOW_KIND_TO_WIRE).map(([k, v]) => [v, k as OutflowKind]));
+const OutflowSchema = z
+  .object({
+    kind: z.enum(pb.OutflowKind).transform((k, ctx) => {
+      const kind = OUTFLOW_KIND_FROM_WIRE.get(k);
+      if (kind === undefined) {
+        ctx.addIssue({ code: 'custom', message: `unknown outflow kind ${k}` });
+        return z.NEVER;
+      }
+      return kind;
+    }),
+    token: AddressSchema.optional(),
+    to: AddressSchema,
+    amount: UintSchema,
+    tokenId: UintSchema.optional(),
+    callIndex: z.number().int().min(0).optional(),
+  })
+  // A native outflow has no token; every token outflow names its contract.
+  .refine((o) => (o.kind === 'native') === (o.token === undefined), { message: 'token is absent exactly for a native outflow' });
+
+const encodeOutflow = (o: Outflow): pb.Outflow => ({
+  kind: OUTFLOW_KIND_TO_WIRE[o.kind],
+  token: o.token,
+  to: o.to,
+  amount: o.amount.toString(),
+  tokenId: o.tokenId?.toString(),
+  callIndex: o.callIndex,
+});
+const decodeOutflow = (o: z.output<typeof OutflowSchema>): Outflow =>
+  compact({
+    kind: o.kind,
+    token: o.token as Address | undefined,
+    to: o.to as Address,
+    amount: BigInt(o.amount),
+    tokenId: o.tokenId === undefined ? undefined : BigInt(o.tokenId),
+    callIndex: o.callIndex,
+  });
 const SimulationFailureSchema = z.object({
   code: z.enum(pb.SimulationFailureCode).transform((c, ctx) => {
     const code = FAILURE_CODE_FROM_WIRE.get(c);
@@ -148,6 +197,8 @@ export function encodeSimulation(r: Result<SimulationResult, SimulationFailure>)
           estimatedCostWei: s.estimatedCostWei.toString(),
           estimatedCostUsd: s.estimatedCostUsd,
           observed: s.observed && { before: s.observed.before.map(encodeReadCallResult), after: s.observed.after.map(encodeReadCallResult) },
+          outflows: s.outflows && { items: s.outflows.map(encodeOutflow) },
+          outflowsUnavailable: s.outflowsUnavailable,
         },
       },
     };
@@ -173,6 +224,8 @@ export function decodeSimulation(m: pb.SimulateResponse): Result<SimulationResul
         estimatedCostWei: BigInt(s.estimatedCostWei),
         estimatedCostUsd: s.estimatedCostUsd,
         ...(s.observed && { observed: { before: s.observed.before.map(decodeReadCallResult), after: s.observed.after.map(decodeReadCallResult) } }),
+        ...(s.outflows && { outflows: s.outflows.items.map(decodeOutflow) }),
+        ...(s.outflowsUnavailable && { outflowsUnavailable: s.outflowsUnavailable }),
       });
     }
     case 'failure': {

@@ -173,6 +173,19 @@ describe('chain worker over gRPC (devnet)', () => {
     expect(remoteObserved.value.observed).toEqual(localObserved.value.observed);
     expect(remoteObserved.value.observed!.after[1]).toMatchObject({ success: false, reason: 'Counter: forced failure' });
 
+    // Outflows travel too, only when asked: an ERC-20 transfer out of the wallet.
+    const usdc = env.config.tokens.find((t) => t.symbol === 'USDC')!.address;
+    const { address } = await worker.resolveWallet(ref);
+    const minted = await env.funded.writeContract({ address: usdc, abi: testStablecoinAbi, functionName: 'mint', args: [address, 10n] });
+    await env.client.waitForTransactionReceipt({ hash: minted });
+    const sink = '0x000000000000000000000000000000000000dEaD';
+    const pay = [{ target: usdc, value: '0', data: encodeFunctionData({ abi: testStablecoinAbi, functionName: 'transfer', args: [sink, 3n] }) }];
+    const [remoteOut, localOut] = await Promise.all([remote.simulate(ref, pay, { outflows: true }), worker.simulate(ref, pay, { outflows: true })]);
+    if (!remoteOut.ok || !localOut.ok) throw new Error('simulation with outflows failed');
+    expect(remoteOut.value.outflows).toEqual([{ kind: 'erc20', token: usdc, to: sink, amount: 3n, callIndex: 0 }]);
+    expect(remoteOut.value.outflows).toEqual(localOut.value.outflows);
+    expect('outflows' in r.value).toBe(false);
+
     const reverted = await remote.simulate(ref, [incrementCall(env.counter), failCall(env.counter)]);
     expect(reverted.ok).toBe(false);
     if (reverted.ok) return;

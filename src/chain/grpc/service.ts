@@ -105,7 +105,7 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
     getBalances: unary('GetBalances', async (req) => ({ balances: encodeWalletBalances(await worker.getBalances(decodeWalletRef(req.wallet))) })),
 
     simulate: unary('Simulate', async (req) =>
-      encodeSimulation(await worker.simulate(decodeWalletRef(req.wallet), decodeCalls(req.calls), { observe: decodeReadCalls(req.observe) })),
+      encodeSimulation(await worker.simulate(decodeWalletRef(req.wallet), decodeCalls(req.calls), { observe: decodeReadCalls(req.observe), ...(req.outflows && { outflows: true }) })),
     ),
 
     prepareOperation: unary('PrepareOperation', async (req) => {

@@ -2,7 +2,7 @@ import { concat, type Address } from 'viem';
 import type { Call } from '../../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../config/chainConfig.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { toWalletCalls, type WalletCall } from '../calls.ts';
+import { encodeWalletCallData, toWalletCalls, type WalletCall } from '../calls.ts';
 import type { ChainClient } from '../client.ts';
 import type { FeeSnapshot } from '../fees.ts';
 import { GAS, preVerificationGasFor, totalOperationGas, type OperationGasLimits } from '../gas.ts';
@@ -12,6 +12,7 @@ import { ChainError } from '../errors.ts';
 import { MAX_READ_CALLS } from './reads.ts';
 import { simulateCalls, type CallsSimulation } from '../simulate.ts';
 import { observeCalls } from '../observe.ts';
+import { simulateOutflows } from '../simulateOutflows.ts';
 import type { SimulateOptions, SimulationFailure, SimulationResult, WalletRef } from '../types.ts';
 import { encodeFactoryData, packUserOperation } from '../userOperation.ts';
 import type { ResolvedWallet, WalletResolver } from '../wallet.ts';
@@ -100,8 +101,8 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
       } catch (e) {
         return err({ code: 'rpc_unavailable', message: `the chain did not answer: ${describeError(e)}` });
       }
-      // The observation runs beside the estimate (one more eth_call, in the same JSON-RPC batch).
-      const [r, observed] = await Promise.all([
+      // The observation and the outflows run beside the estimate (one more call each, in the same JSON-RPC batch).
+      const [r, observed, outflows] = await Promise.all([
         estimate(wallet, walletCalls),
         reads.length === 0
           ? undefined
@@ -113,9 +114,20 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
               calls: walletCalls,
               reads,
             }),
+        !opts.outflows
+          ? undefined
+          : simulateOutflows(client, {
+              entryPoint: config.entryPoint,
+              sender: wallet.address,
+              deployed: wallet.deployed,
+              implementationCode: () => wallets.implementationCode(),
+              callData: encodeWalletCallData(walletCalls),
+              callCount: walletCalls.length,
+            }),
       ]);
       if (!r.ok) return r;
       if (observed && !observed.ok) return observed;
+      if (outflows && !outflows.ok) return outflows;
       const gas = gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, maxFeePerGas: feeSnapshot.maxFeePerGas });
       const estimatedGas = totalOperationGas(gas);
       const estimatedCostWei = estimatedGas * feeSnapshot.maxFeePerGas;
@@ -127,6 +139,7 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
         estimatedCostWei,
         estimatedCostUsd: weiToUsd(estimatedCostWei, config.nativeUsdPrice),
         ...(observed && { observed: observed.value }),
+        ...(outflows && ('outflows' in outflows.value ? { outflows: outflows.value.outflows } : { outflowsUnavailable: outflows.value.unavailable })),
       });
     },
 

@@ -42,6 +42,15 @@ import {
  *   for the wrong chain.
  */
 
+export enum OutflowKind {
+  OUTFLOW_KIND_UNSPECIFIED = 0,
+  OUTFLOW_KIND_NATIVE = 1,
+  OUTFLOW_KIND_ERC20 = 2,
+  OUTFLOW_KIND_ERC721 = 3,
+  OUTFLOW_KIND_ERC1155 = 4,
+  UNRECOGNIZED = -1,
+}
+
 /** SimulationFailureCode of src/chain/types.ts, one value per code. */
 export enum SimulationFailureCode {
   SIMULATION_FAILURE_CODE_UNSPECIFIED = 0,
@@ -124,7 +133,43 @@ export interface SimulationResult {
   /** estimated_cost_wei at the chain's configured native coin price, in USD (rounded to micro-dollars). */
   estimatedCostUsd: number;
   /** The request's `observe` reads before and after the calls; absent when it asked for none. */
-  observed?: Observed | undefined;
+  observed?:
+    | Observed
+    | undefined;
+  /**
+   * Asked with the request's `outflows`: what leaves the wallet; absent when not asked or when the chain
+   * cannot say (then `outflows_unavailable`).
+   */
+  outflows?: Outflows | undefined;
+  outflowsUnavailable?: OutflowsUnavailable | undefined;
+}
+
+/** A wrapper, so that "asked, nothing leaves" (empty) differs from "not asked" (absent). */
+export interface Outflows {
+  /** In execution order. */
+  items: Outflow[];
+}
+
+/** One transfer out of the wallet (src/chain/outflows.ts). */
+export interface Outflow {
+  kind: OutflowKind;
+  /** The token contract; absent for the native coin. */
+  token?: string | undefined;
+  to: string;
+  /** Wei or token base units, decimal string; "1" for an ERC-721 token. */
+  amount: string;
+  /** ERC-721 and ERC-1155: the token id, decimal string. */
+  tokenId?:
+    | string
+    | undefined;
+  /** The batch call that made it, when known. */
+  callIndex?: number | undefined;
+}
+
+export interface OutflowsUnavailable {
+  /** "rpc_unsupported": the chain's RPC endpoint lacks eth_simulateV1 (or debug_traceCall when needed). */
+  code: string;
+  message: string;
 }
 
 /** Each observed read before the calls and after them, in the order of the request's `observe`. */
@@ -262,6 +307,8 @@ export interface SimulateRequest {
   calls: Call[];
   /** Reads to run before and after the calls, on the state they leave (at most 256); the answer's `observed`. */
   observe: ReadCall[];
+  /** Also report what the calls move out of the wallet (the answer's `outflows`): one more RPC call. */
+  outflows: boolean;
 }
 
 export interface SimulateResponse {
@@ -988,6 +1035,8 @@ function createBaseSimulationResult(): SimulationResult {
     estimatedCostWei: "",
     estimatedCostUsd: 0,
     observed: undefined,
+    outflows: undefined,
+    outflowsUnavailable: undefined,
   };
 }
 
@@ -1013,6 +1062,12 @@ export const SimulationResult: MessageFns<SimulationResult> = {
     }
     if (message.observed !== undefined) {
       Observed.encode(message.observed, writer.uint32(58).fork()).join();
+    }
+    if (message.outflows !== undefined) {
+      Outflows.encode(message.outflows, writer.uint32(66).fork()).join();
+    }
+    if (message.outflowsUnavailable !== undefined) {
+      OutflowsUnavailable.encode(message.outflowsUnavailable, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1084,6 +1139,226 @@ export const SimulationResult: MessageFns<SimulationResult> = {
             }
 
             message.observed = Observed.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.outflows = Outflows.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.outflowsUnavailable = OutflowsUnavailable.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseOutflows(): Outflows {
+  return { items: [] };
+}
+
+export const Outflows: MessageFns<Outflows> = {
+  encode(message: Outflows, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      Outflow.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Outflows {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutflows();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(Outflow.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseOutflow(): Outflow {
+  return { kind: 0, token: undefined, to: "", amount: "", tokenId: undefined, callIndex: undefined };
+}
+
+export const Outflow: MessageFns<Outflow> = {
+  encode(message: Outflow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.token !== undefined) {
+      writer.uint32(18).string(message.token);
+    }
+    if (message.to !== "") {
+      writer.uint32(26).string(message.to);
+    }
+    if (message.amount !== "") {
+      writer.uint32(34).string(message.amount);
+    }
+    if (message.tokenId !== undefined) {
+      writer.uint32(42).string(message.tokenId);
+    }
+    if (message.callIndex !== undefined) {
+      writer.uint32(48).uint32(message.callIndex);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Outflow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutflow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.amount = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.callIndex = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseOutflowsUnavailable(): OutflowsUnavailable {
+  return { code: "", message: "" };
+}
+
+export const OutflowsUnavailable: MessageFns<OutflowsUnavailable> = {
+  encode(message: OutflowsUnavailable, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OutflowsUnavailable {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutflowsUnavailable();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
             continue;
           }
         }
@@ -2047,7 +2322,7 @@ export const GetBalancesResponse: MessageFns<GetBalancesResponse> = {
 };
 
 function createBaseSimulateRequest(): SimulateRequest {
-  return { wallet: undefined, calls: [], observe: [] };
+  return { wallet: undefined, calls: [], observe: [], outflows: false };
 }
 
 export const SimulateRequest: MessageFns<SimulateRequest> = {
@@ -2060,6 +2335,9 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
     }
     for (const v of message.observe) {
       ReadCall.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.outflows !== false) {
+      writer.uint32(32).bool(message.outflows);
     }
     return writer;
   },
@@ -2099,6 +2377,14 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
             }
 
             message.observe.push(ReadCall.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.outflows = reader.bool();
             continue;
           }
         }
