@@ -11,7 +11,6 @@ import { requestIdForIdempotencyKey } from '../../src/client/requestIds.ts';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { agentScopeScenario } from '../support/scenarios/agentScope.ts';
-import { policiesScenario } from '../support/scenarios/policies.ts';
 
 const CHAIN = 'base';
 let cluster: TestCluster;
@@ -101,6 +100,3 @@ it('cancels racing the signing: every request ends cancelled with no operation, 
 
 // The ApiClient's agentScope through the real API server (the CRD's schema keeps it), enforced by the gateway process.
 it('an agent-scoped key acts for its agent ids only; status and cancel follow the scope', { timeout: 120_000 }, () => agentScopeScenario(cluster));
-
-it('AgentPolicies through the API server: accepted and refused (403, nothing created), the controller decides, the kill switch', { timeout: 180_000 }, () =>
-  policiesScenario(cluster));

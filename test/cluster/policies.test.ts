@@ -1,14 +1,20 @@
 /**
  * AgentPolicies in the cluster layout, written as an operator does (`policy … --kube`): the gateway and the
- * controllers, under the chart's RBAC, read them and govern the key's next request; the kill switch stops it.
+ * controllers, under the chart's RBAC, read them and govern the key's next request; the kill switch stops it. The
+ * whole scenario of test/support/scenarios/policies.ts through the API server. And a simulation's outflows (what
+ * the outflow rules will judge), asked of a chain worker process over gRPC (src/chain/simulateOutflows.ts).
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFunctionData } from 'viem';
-import { counterAbi } from '../../src/devnet/contracts.ts';
+import { encodeFunctionData, getAddress, parseEther } from 'viem';
+import { parse } from 'yaml';
+import { connectChainWorker, type RemoteChainWorker } from '../../src/chain/grpc/client.ts';
+import { counterAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
+import { uniqueId } from '../support/chainUnderTest.ts';
+import { policiesScenario } from '../support/scenarios/policies.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { tempDir } from '../support/env.ts';
 import { until } from '../support/until.ts';
@@ -16,12 +22,19 @@ import { until } from '../support/until.ts';
 const run = promisify(execFile);
 
 let cluster: TestCluster;
+let worker: RemoteChainWorker;
 beforeAll(async () => {
   cluster = await startTestCluster();
+  const config = parse(readFileSync(cluster.configPath, 'utf8')) as { chains: { name: string; worker: { address: string } }[] };
+  worker = connectChainWorker('base', config.chains.find((c) => c.name === 'base')!.worker.address);
 });
 afterAll(async () => {
+  await worker?.close();
   await cluster?.stop();
 });
+
+it('AgentPolicies through the API server: accepted and refused (403, nothing created), the controller decides, the kill switch', { timeout: 180_000 }, () =>
+  policiesScenario(cluster));
 
 const policyCli = async (...args: string[]) =>
   (await run(process.execPath, ['bin/agent-wallet.js', 'policy', ...args, '--kube', '--namespace', cluster.namespace, '--kubeconfig', cluster.kubeconfigPath])).stdout;
@@ -41,7 +54,7 @@ describe('policy --kube', () => {
         `    - name: increment-only\n      action: accept\n      chains: [base]\n      targets: [${counter}]\n      function: { signature: increment() }\n`,
     );
     expect(await policyCli('apply', '-f', file)).toMatch(/^created policy bot-1-increment /);
-    const listed = JSON.parse(await policyCli('list', '--json')) as { name: string; api_client: string }[];
+    const listed = JSON.parse(await policyCli('list', '--client', clientId, '--json')) as { name: string; api_client: string }[];
     expect(listed).toEqual([expect.objectContaining({ name: 'bot-1-increment', api_client: clientId })]);
 
     // The roles learn of the policy through their watches: the first refusal is awaited, then every answer is the policy's.
@@ -60,6 +73,35 @@ describe('policy --kube', () => {
       return r.status === 403 ? r : undefined;
     });
     expect(suspended.body.error).toBe('agent_suspended');
-    expect(await policyCli('list')).toMatch(/^bot-1-increment .*SUSPENDED/);
+    expect(await policyCli('list', '--client', clientId)).toMatch(/^bot-1-increment .*SUSPENDED/);
+  });
+});
+
+describe('simulate with outflows (cluster: the chain worker process over gRPC)', () => {
+  it('lists a token transfer and native value out of the wallet, [] for a call that moves nothing, nothing unless asked', async () => {
+    const base = cluster.devnet.chain('base');
+    const client = cluster.devnet.publicClient('base');
+    const funded = cluster.devnet.walletClient('base', 0);
+    const usdc = base.tokens.find((t) => t.symbol === 'USDC')!.address;
+    const ref = { apiClient: 'acme', agentId: uniqueId('outflows') };
+    const { address } = await worker.resolveWallet(ref);
+    await client.waitForTransactionReceipt({ hash: await funded.writeContract({ address: usdc, abi: testStablecoinAbi, functionName: 'mint', args: [address, 100n] }) });
+    await client.waitForTransactionReceipt({ hash: await funded.sendTransaction({ to: address, value: parseEther('0.01') }) });
+    const sink = getAddress('0x000000000000000000000000000000000000dEaD');
+    const calls = [
+      { target: usdc, value: '0', data: encodeFunctionData({ abi: testStablecoinAbi, functionName: 'transfer', args: [sink, 40n] }) },
+      { target: sink, value: '9', data: '0x' as const },
+    ];
+    const r = await worker.simulate(ref, calls, { outflows: true });
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    expect(r.value.outflows).toEqual([
+      { kind: 'erc20', token: usdc, to: sink, amount: 40n },
+      { kind: 'native', to: sink, amount: 9n },
+    ]);
+    const counter = { target: base.testContracts.counter, value: '0', data: encodeFunctionData({ abi: [{ type: 'function', name: 'increment', inputs: [], outputs: [], stateMutability: 'nonpayable' }], functionName: 'increment' }) };
+    const none = await worker.simulate(ref, [counter], { outflows: true });
+    expect(none.ok && none.value.outflows).toEqual([]);
+    const plain = await worker.simulate(ref, calls);
+    expect(plain.ok && 'outflows' in plain.value).toBe(false);
   });
 });
