@@ -9,24 +9,11 @@ import { counterAbi } from '../../src/devnet/contracts.ts';
 import { killHard, spawnServiceChild } from '../support/child.ts';
 import { newServiceSecret, tempDir } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';
-import { signWebhook } from '../../src/webhooks/sign.ts';
+import { cli, cliFails, CLI_TEST_TIMEOUT_MS } from '../support/cliCommands.ts';
 
 const run = promisify(execFile);
-/**
- * Each CLI call is a Node process that loads the TypeScript sources through tsx: seconds on a loaded machine.
- * The tests below make several, one after another, so they get a budget far above the default 60 s; a hang
- * still fails them.
- */
-const CLI_TEST_TIMEOUT_MS = 240_000;
-const cli = async (...args: string[]) => (await run(process.execPath, ['bin/agent-wallet.js', ...args])).stdout;
-const cliFails = async (...args: string[]) => {
-  try {
-    await run(process.execPath, ['bin/agent-wallet.js', ...args]);
-  } catch (e) {
-    return e as { code: number; stderr: string };
-  }
-  throw new Error(`agent-wallet ${args.join(' ')} succeeded`);
-};
+import { signWebhook } from '../../src/webhooks/sign.ts';
+
 
 describe('agent-wallet keys', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('creates, lists, rotates, sets the mode of and revokes keys in a data dir no service owns', async () => {

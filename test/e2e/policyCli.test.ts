@@ -3,29 +3,16 @@
  * through the admin socket of a running service, whose next request the policy then governs.
  */
 import { hostname, userInfo } from 'node:os';
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData } from 'viem';
 import { counterAbi } from '../../src/devnet/contracts.ts';
 import { killHard, spawnServiceChild } from '../support/child.ts';
 import { newServiceSecret, tempDir, testDevnet } from '../support/env.ts';
 import { apiClient } from '../support/http.ts';
+import { cli, cliFails, CLI_TEST_TIMEOUT_MS } from '../support/cliCommands.ts';
 
-const run = promisify(execFile);
-/** Each CLI call is a Node process loading the sources through tsx: seconds each on a loaded machine. */
-const CLI_TEST_TIMEOUT_MS = 240_000;
-const cli = async (...args: string[]) => (await run(process.execPath, ['bin/agent-wallet.js', ...args])).stdout;
-const cliFails = async (...args: string[]) => {
-  try {
-    await run(process.execPath, ['bin/agent-wallet.js', ...args]);
-  } catch (e) {
-    return e as { code: number; stdout: string; stderr: string };
-  }
-  throw new Error(`agent-wallet ${args.join(' ')} succeeded`);
-};
 
 const newKey = async (dir: string) => {
   const { api_key } = JSON.parse(await cli('keys', 'create', '--mode', 'sponsored', '--json', '--data-dir', dir)) as { api_key: string };

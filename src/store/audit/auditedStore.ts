@@ -22,6 +22,14 @@ export function auditedStore(store: ResourceStore, log: AuditLog, actor: string)
   };
   const record = (r: Omit<AuditRecord, 'time' | 'actor'>) => log.append({ time: new Date().toISOString(), actor, ...r });
   const kindOf = (obj: AnyResource) => obj.kind as Kind;
+  /** An update of `obj` by `write`, recorded with the object as it was before. */
+  const changed = async <T extends AnyResource>(obj: T, verb: 'update' | 'update-status', write: () => Promise<T>): Promise<T> => {
+    if (!AUDITED_KINDS.has(kindOf(obj))) return write();
+    const old = await before(kindOf(obj), obj.metadata.name, obj.metadata.namespace);
+    const updated = await write();
+    await record({ verb, kind: kindOf(obj), namespace: updated.metadata.namespace, name: updated.metadata.name, from: old ?? null, to: updated });
+    return updated;
+  };
   return {
     ...bindAll(store),
     async create<T extends AnyResource>(obj: T): Promise<T> {
@@ -29,20 +37,8 @@ export function auditedStore(store: ResourceStore, log: AuditLog, actor: string)
       if (AUDITED_KINDS.has(kindOf(obj))) await record({ verb: 'create', kind: kindOf(obj), namespace: made.metadata.namespace, name: made.metadata.name, from: null, to: made });
       return made;
     },
-    async update<T extends AnyResource>(obj: T): Promise<T> {
-      if (!AUDITED_KINDS.has(kindOf(obj))) return store.update(obj);
-      const old = await before(kindOf(obj), obj.metadata.name, obj.metadata.namespace);
-      const updated = await store.update(obj);
-      await record({ verb: 'update', kind: kindOf(obj), namespace: updated.metadata.namespace, name: updated.metadata.name, from: old ?? null, to: updated });
-      return updated;
-    },
-    async updateStatus<T extends AnyResource>(obj: T): Promise<T> {
-      if (!AUDITED_KINDS.has(kindOf(obj))) return store.updateStatus(obj);
-      const old = await before(kindOf(obj), obj.metadata.name, obj.metadata.namespace);
-      const updated = await store.updateStatus(obj);
-      await record({ verb: 'update-status', kind: kindOf(obj), namespace: updated.metadata.namespace, name: updated.metadata.name, from: old ?? null, to: updated });
-      return updated;
-    },
+    update: <T extends AnyResource>(obj: T) => changed(obj, 'update', () => store.update(obj)),
+    updateStatus: <T extends AnyResource>(obj: T) => changed(obj, 'update-status', () => store.updateStatus(obj)),
     async delete(kind, name, opts) {
       if (!AUDITED_KINDS.has(kind)) return store.delete(kind, name, opts);
       const old = await before(kind, name, opts?.namespace);
