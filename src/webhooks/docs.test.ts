@@ -7,7 +7,7 @@ describe('docs/webhooks.md', () => {
     const doc = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
     const block = /<!-- webhook-event-schema:begin -->\n```json\n([\s\S]*?)\n```\n<!-- webhook-event-schema:end -->/.exec(doc);
     expect(block, 'the schema block markers').not.toBeNull();
-    // After changing the event: paste JSON.stringify(webhookEventJsonSchema(), null, 2) between the markers.
+    // After changing the event (or the status record it carries): npm run docs:webhook-schema.
     expect(JSON.parse(block![1]!)).toEqual(webhookEventJsonSchema());
   });
 });
