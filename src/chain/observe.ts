@@ -1,9 +1,9 @@
-import { decodeFunctionResult, encodeFunctionData, type Address, type Hex, type StateOverride } from 'viem';
-import simulationLensArtifact from './artifacts/SimulationLens.json' with { type: 'json' };
+import { decodeFunctionResult, encodeFunctionData, type Hex, type StateOverride } from 'viem';
 import { err, ok, type Result } from '../lib/result.ts';
 import { encodeWalletCallData, type WalletCall } from './calls.ts';
 import type { ChainClient } from './client.ts';
 import { decodeRevert, describeError, extractRevertData, isExecutionRevert } from './revert.ts';
+import { LENS_RUNTIME, type SimulatedWallet } from './simulate.ts';
 import { LENS_READ_TARGET, type Observed, type ReadCall, type ReadCallResult, type SimulationFailure } from './types.ts';
 
 const lensAbi = [
@@ -22,13 +22,8 @@ const lensAbi = [
     ],
   },
 ] as const;
-const LENS_RUNTIME = simulationLensArtifact.deployedBytecode as Hex;
 
-export interface ObserveCallsParameters {
-  entryPoint: Address;
-  sender: Address;
-  deployed: boolean;
-  implementationCode: () => Promise<Hex>;
+export interface ObserveCallsParameters extends SimulatedWallet {
   calls: readonly WalletCall[];
   reads: readonly ReadCall[];
 }

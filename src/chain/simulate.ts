@@ -1,4 +1,5 @@
 import type { Address, Hex, StateOverride } from 'viem';
+import simulationLensArtifact from './artifacts/SimulationLens.json' with { type: 'json' };
 import type { Result } from '../lib/result.ts';
 import { err, ok } from '../lib/result.ts';
 import { encodeWalletCallData, totalValue, type WalletCall } from './calls.ts';
@@ -7,13 +8,20 @@ import { callGasLimitFromEstimate, walletFrameGas } from './gas.ts';
 import { decodeRevert, describeError, extractRevertData, isExecutionRevert } from './revert.ts';
 import type { SimulationFailure } from './types.ts';
 
-export interface SimulateCallsParameters {
+/** The wallet a simulation runs, as handleOps would: from its EntryPoint, with the implementation's code if undeployed. */
+export interface SimulatedWallet {
   entryPoint: Address;
   sender: Address;
   /** Whether the wallet has code. If not, the SimpleAccount implementation's runtime code is put there. */
   deployed: boolean;
   /** Runtime code of the factory's accountImplementation(); needed only when the wallet is not deployed. */
   implementationCode: () => Promise<Hex>;
+}
+
+/** contracts/SimulationLens.sol's runtime code, put in place by state override where a simulation reads around the calls. */
+export const LENS_RUNTIME = simulationLensArtifact.deployedBytecode as Hex;
+
+export interface SimulateCallsParameters extends SimulatedWallet {
   calls: readonly WalletCall[];
 }
 

@@ -1,7 +1,7 @@
 import { BaseError, decodeFunctionResult, encodeFunctionData, isAddressEqual, numberToHex, pad, type Address, type Hex } from 'viem';
-import simulationLensArtifact from './artifacts/SimulationLens.json' with { type: 'json' };
 import { err, ok, type Result } from '../lib/result.ts';
 import type { ChainClient } from './client.ts';
+import { LENS_RUNTIME, type SimulatedWallet } from './simulate.ts';
 import { NATIVE_TRANSFER_EMITTERS, nativeNet, outflowsFromLogs, TRANSFER_TOPIC, type LogLike, type Outflow, type OutflowsUnavailable } from './outflows.ts';
 import { decodeRevert, describeError } from './revert.ts';
 import { lensNativeBalanceAbi, type SimulationFailure } from './types.ts';
@@ -11,13 +11,8 @@ import { lensNativeBalanceAbi, type SimulationFailure } from './types.ts';
  * one simulation: an address nothing lives at, so the EntryPoint keeps its own code and the calls see the chain as is.
  */
 export const OUTFLOW_PROBE: Address = '0x00000000000000000000000000000000000a0f10';
-const LENS_RUNTIME = simulationLensArtifact.deployedBytecode as Hex;
 
-export interface SimulateOutflowsParameters {
-  entryPoint: Address;
-  sender: Address;
-  deployed: boolean;
-  implementationCode: () => Promise<Hex>;
+export interface SimulateOutflowsParameters extends SimulatedWallet {
   /** The wallet's execute/executeBatch calldata (encodeWalletCallData). */
   callData: Hex;
   /** Calls in the batch: with one, every outflow is attributed to it. */

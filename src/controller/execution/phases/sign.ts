@@ -6,7 +6,7 @@ import { claimOperationFee } from '../../../payments/claim.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import { judgingCalls, runAdmission } from '../admission/steps.ts';
 import type { Reconciling } from '../context.ts';
-import { failByPolicy, refusalAtSigning, suspensionOf } from '../admission/policy.ts';
+import { failByPolicy, refusalAtSigning } from '../admission/policy.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
 import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
@@ -49,9 +49,6 @@ export async function signPaid(r: Reconciling, req: ExecutionRequest, worker: Ch
 export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainWorker, plan: SigningPlan): Promise<ReconcileResult | typeof FEE_UNCOVERED> {
   const t = r.now();
   const ref = { apiClient: req.spec.apiClient, agentId: req.spec.agentId };
-  // No operation is signed once the controller has seen the agent's kill switch (policy.ts).
-  const suspended = suspensionOf(r, req);
-  if (suspended) return failByPolicy(r, req, suspended);
   // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
   if (r.deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
   let estimates = plan.estimates;
