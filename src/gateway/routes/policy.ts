@@ -6,6 +6,7 @@ import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { fieldError } from '../../http/errors.ts';
+import { budgetViews } from '../policyBudgets.ts';
 
 /**
  * The caller's own policies, read only: an API key reads the policies that govern one of its agents and dry-runs
@@ -28,7 +29,7 @@ export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       async (request): Promise<PolicyList> => {
         const client = clientOf(request);
         const agentId = request.query.agent_id;
-        return { agent_id: agentId, policies: applicablePolicies(ctx.policies.of(client.metadata.name), client.metadata.name, agentId).map(present) };
+        return { agent_id: agentId, policies: applicablePolicies(ctx.policies.of(client.metadata.name), client.metadata.name, agentId).map((p) => present(p, agentId)) };
       },
     );
 
@@ -58,13 +59,14 @@ export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
         // A call to the agent's own wallet is judged apart (src/policy): the wallet is resolved only when a policy applies.
         const wallet = policies.length === 0 ? undefined : (await workerFor(ctx, body.chain).resolveWallet({ apiClient: client.metadata.name, agentId: body.agent_id })).address;
         const d = evaluatePolicies(policies, { apiClient: client.metadata.name, agentId: body.agent_id, chain: body.chain, calls, now: new Date(), wallet });
-        return presentDecision(body.agent_id, d);
+        const budgets = applicablePolicies(policies, client.metadata.name, body.agent_id).flatMap((p) => budgetViews(p, body.agent_id));
+        return { ...presentDecision(body.agent_id, d), budgets };
       },
     );
   };
 }
 
-function present(p: AgentPolicy): PolicyList['policies'][number] {
+function present(p: AgentPolicy, agentId: string): PolicyList['policies'][number] {
   const { agents, suspended, validFrom, validUntil, rules } = p.spec;
   return {
     name: p.metadata.name,
@@ -73,10 +75,11 @@ function present(p: AgentPolicy): PolicyList['policies'][number] {
     valid_from: validFrom ?? null,
     valid_until: validUntil ?? null,
     rules,
+    budgets: budgetViews(p, agentId),
   };
 }
 
-function presentDecision(agentId: string, d: PolicyDecision): PolicyEvaluation {
+function presentDecision(agentId: string, d: PolicyDecision): Omit<PolicyEvaluation, 'budgets'> {
   if (d.allowed) {
     const reason = d.policies.length === 0 ? 'no policy applies: the key allows what its payment mode allows' : `accepted by ${d.policies.join(', ')}`;
     return {
