@@ -1,9 +1,9 @@
 import type { Call, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal } from '../../../policy/budgets.ts';
 import { usdToMicro } from '../../../payments/pricing.ts';
-import { isStoreError } from '../../../store/types.ts';
+import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
-import { CACHE_CATCH_UP_MS, fail } from '../status.ts';
+import { fail, write } from '../status.ts';
 import type { AdmissionStep } from './types.ts';
 
 /**
@@ -42,15 +42,19 @@ export const budgetStep: AdmissionStep = {
       until: new Date(t.getTime() + longestWindowMs(scopes)).toISOString(),
     };
     // Written before anything is asked or signed: a crash after this finds the reservation on the request; one
-    // before it finds nothing held and admits the request afresh.
+    // before it finds nothing held and admits the request afresh. On a conflict (this reconcile's own earlier
+    // write, when a re-plan at signing judges again) it is applied to the stored request unless its phase moved.
+    const written = { done: true } as const;
+    let result: ReconcileResult;
     try {
-      await r.deps.store.updateStatus({ ...req, status: { ...req.status, spend } });
+      result = await write(r, req, (s) => ({ ...s, spend }), written);
     } catch (e) {
       ledger.release(req.metadata.name);
-      if (isStoreError(e, 'Conflict')) return { kind: 'stop', result: { requeueAfterMs: CACHE_CATCH_UP_MS } };
       throw e;
     }
-    return { kind: 'pass', found: {} };
+    if (result === written) return { kind: 'pass', found: {} };
+    ledger.release(req.metadata.name);
+    return { kind: 'stop', result };
   },
 };
 
