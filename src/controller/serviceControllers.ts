@@ -43,7 +43,7 @@ export interface ServiceControllerDeps {
   inclusionWatchMs?: number | undefined;
   /** USD per native coin of each chain (its configuration's nativeUsdPrice): budgets value gas with it. */
   nativeUsdPrice?: ((chain: ChainName) => number | undefined) | undefined;
-  /** How often budgeted policies' spend is written to their status (default 15 s). */
+  /** How often budgeted policies' spend is written to their status (default 5 s). */
   spendStatusMs?: number | undefined;
   /** How often a pending protocol order (a perp-v2 order a keeper settles later) is looked for again (default 1 s). */
   orderPollMs?: number | undefined;

@@ -50,7 +50,7 @@ export interface EmbeddedServiceOptions {
   inclusionWatchMs?: number;
   /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
   retentionSeconds?: number;
-  /** How often budgeted AgentPolicies' spend is written to their status (default 15 s). */
+  /** How often budgeted AgentPolicies' spend is written to their status (default 5 s). */
   spendStatusMs?: number;
   /**
    * Called when the store stops for good (a failed write it could not recover from: what is on disk is not what

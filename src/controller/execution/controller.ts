@@ -39,7 +39,7 @@ export interface ExecutionControllerOptions {
   replan?: ReplanDeps;
   /** See ExecutionReconcilerDeps.nativeUsdPrice. */
   nativeUsdPrice?: (chain: ChainName) => number | undefined;
-  /** How often budgeted policies' spend is written to their status (default 15 s). */
+  /** How often budgeted policies' spend is written to their status (default 5 s). */
   spendStatusMs?: number | undefined;
   /**
    * Finished requests whose inclusion was found gone (inclusionAudit.ts). Shared with retention, which leaves
@@ -225,7 +225,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   }
   await controller.start();
   controllerStarted = true;
-  const stopSpendStatus = startSpendStatus({ store: opts.store, policies: () => policies.list(), ledger: spendLedger, everyMs: opts.spendStatusMs ?? 15_000, logger: log });
+  const stopSpendStatus = startSpendStatus({ store: opts.store, policies: () => policies.list(), ledger: spendLedger, everyMs: opts.spendStatusMs ?? 5_000, logger: log });
   // On caches of its own, it watches keys itself; on the manager's, the manager attaches the watches it declares.
   const detachKeyWatch = ownCache && attachWatch(cache, apiClientWatch, (key) => controller.enqueue(key));
   // Suspects found from now on (or left by the start) are judged by the running controller.
