@@ -106,7 +106,8 @@ export function windowSeconds(window: string): number | undefined {
 /**
  * A budget over a rolling window: the executions of the policy's scope admitted in the last `window` may cost at
  * most `usd` in all (gas at its maximum fee, and what leaves the wallet) and number at most `count`. The key-level
- * policy's budgets count every agent of the key together; an agent policy's count each agent id on its own.
+ * policy's budgets count every agent of the key together; an agent policy's count each agent id on its own, or
+ * every agent id it covers together with `per: policy` (a prefix key can open new agent ids: bound the group).
  */
 export const BudgetSchema = z
   .object({
@@ -116,6 +117,8 @@ export const BudgetSchema = z
     window: z.string().refine((w) => windowSeconds(w) !== undefined, { message: 'a window is a whole number of s, m, h or d, at most 31d' }),
     /** The most the window's executions may cost together, in USD (a decimal string, e.g. `50` or `12.5`). */
     usd: z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/).optional(),
+    /** `agent` (the default): each agent id has its own window; `policy`: the agents the policy covers share one. */
+    per: z.enum(['agent', 'policy']).optional(),
     /** The most executions the window may hold (a YAML policy file's `10` arrives as the text "10": both are read). */
     count: z.preprocess((v) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,6})$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000_000)).optional(),
   })
