@@ -68,6 +68,9 @@ function judge(all: readonly AgentPolicy[], facts: PolicyFacts, on: 'calls' | 'r
     if ((validFrom !== undefined && t < Date.parse(validFrom)) || (validUntil !== undefined && t >= Date.parse(validUntil))) {
       return deny('policy_denied', name, null, `policy ${name} accepts nothing outside its validity window (${validFrom ?? '…'} to ${validUntil ?? '…'})`);
     }
+    if (policy.status?.unreadable !== undefined) {
+      return deny('policy_denied', name, null, `policy ${name} as stored cannot be read (${policy.status.unreadable}); it accepts nothing until it is fixed`);
+    }
     const rules = rulesOf(policy);
     if (!rules.ok) {
       // Fail closed: a rule the service cannot apply might have been the reject that mattered.

@@ -166,7 +166,33 @@ export const AgentPolicySchema = z.object({
       spend: z.array(BudgetSpendSchema).max(50).optional(),
       /** The same in one line, for `kubectl get agentpolicies`: `daily 48.2/50 USD 7/10`. */
       spendSummary: z.string().max(256).optional(),
+      /**
+       * Never stored: set on the copy the service reads when the object as stored does not match this schema
+       * (written past the CLI's checks, e.g. with kubectl). Such a policy accepts nothing (unreadablePolicy).
+       */
+      unreadable: z.string().max(1024).optional(),
     })
     .optional(),
 });
 export type AgentPolicy = z.infer<typeof AgentPolicySchema>;
+
+/**
+ * What the service reads of an AgentPolicy stored in a shape the schema refuses (`problem` says why): left out,
+ * it would lift every limit it sets, so it is kept, fail closed. It covers the agents it names (all of the key's
+ * when those cannot be read), keeps its kill switch, and accepts nothing until it is fixed. Undefined when not
+ * even its name and key can be read.
+ */
+export function unreadablePolicy(raw: unknown, problem: string): AgentPolicy | undefined {
+  const obj = raw as { metadata?: unknown; spec?: { apiClient?: unknown; agents?: unknown; suspended?: unknown } } | null;
+  const metadata = ObjectMetaSchema.safeParse(obj?.metadata);
+  const apiClient = z.string().min(1).max(253).safeParse(obj?.spec?.apiClient);
+  if (!metadata.success || !apiClient.success) return undefined;
+  const agents = AgentScopeSchema.safeParse(obj?.spec?.agents);
+  return {
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: metadata.data,
+    spec: { apiClient: apiClient.data, ...(agents.success && { agents: agents.data }), suspended: obj?.spec?.suspended === true, rules: [] },
+    status: { unreadable: problem.slice(0, 1024) },
+  };
+}
