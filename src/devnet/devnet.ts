@@ -14,6 +14,8 @@ import type { ProtocolsConfig } from '../protocols/config.ts';
 import { DevnetError } from './errors.ts';
 import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import type { SnapshotStats } from './snapshotter.ts';
+import type { Address } from 'viem';
+import { aaveV3PriceFeeds } from './protocols/aaveV3/layout.ts';
 
 export interface StartDevnetOptions {
   /** The service's data dir: the devnet keeps its chain state and manifest in `<dataDir>/devnet/`. */
@@ -251,8 +253,27 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       faucetCap: { tokens: { aUSD: DEVNET_FAUCET_CAP_AUSD } },
       // anvil mines each transaction at once: polling for receipts every 250 ms would only add latency.
       bundler: { syncSend: c.syncSend ?? false, receiptPollMs: 20 },
+      prices: devnetPrices(c, manifest.accounts.protocolDeployer?.address),
     }),
   );
+}
+
+/** A devnet feed's answer dates from its deployment (or its last setAnswer), and a devnet is kept for months. */
+export const DEVNET_PRICE_MAX_AGE_SECONDS = 365 * 86_400;
+
+/**
+ * The devnet's prices: where Aave v3 runs on the chain, USDC, WETH and the native coin (as WETH) read from its
+ * reserves' feeds (AggregatorV3, the same Aave's oracle reads). Other tokens (aUSD, USDT, receipt tokens) are
+ * unpriced; a chain without Aave prices only the native coin, at nativeUsdPrice.
+ */
+function devnetPrices(c: DevnetChain, protocolDeployer: Address | undefined) {
+  if (!c.protocols?.aaveV3 || !protocolDeployer) return undefined;
+  const feeds = aaveV3PriceFeeds(protocolDeployer);
+  return {
+    maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS,
+    native: { feed: feeds.WETH },
+    tokens: { USDC: { feed: feeds.USDC }, WETH: { feed: feeds.WETH } },
+  };
 }
 
 function manifestChain(name: ChainName, chainId: number, rpcUrl: string, accounts: DevnetAccounts, syncSend: boolean): DevnetChain {

@@ -1,6 +1,7 @@
 import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
 import type { ChainWorker, OperationOutcome } from '../../chain/types.ts';
+import type { PriceSource } from '../../policy/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
@@ -35,6 +36,8 @@ export interface ExecutionControllerOptions {
   admission?: readonly AdmissionStep[];
   /** See ExecutionReconcilerDeps.replan. */
   replan?: ReplanDeps;
+  /** See ExecutionReconcilerDeps.prices. */
+  prices?: ReadonlyMap<ChainName, PriceSource> | undefined;
   /**
    * Finished requests whose inclusion was found gone (inclusionAudit.ts). Shared with retention, which leaves
    * them alone until judged. Default: a registry of our own.
@@ -143,6 +146,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
     ...(opts.admission && { admission: opts.admission }),
     ...(opts.replan && { replan: opts.replan }),
+    ...(opts.prices && { prices: opts.prices }),
     onInternalError: (step) => opts.metrics?.executionInternalErrors.inc({ step }),
     inclusionSuspects: suspects,
     onInclusionChange: (r, result, detail) => {
