@@ -97,7 +97,7 @@ export const PolicyRuleSchema = z.object({
    */
   outflow: z
     .object({
-      tokens: z.array(z.union([Address, z.literal('native')])).min(1).max(256).optional(),
+      tokens: z.array(z.string().regex(/^(0x[0-9a-fA-F]{40}|native)$/)).min(1).max(256).optional(),
       recipients: z.array(Address).min(1).max(256).optional(),
       recipientsNot: z.array(Address).max(256).optional(),
       amount: UintBoundsSchema.optional(),
