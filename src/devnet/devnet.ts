@@ -16,6 +16,9 @@ import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import type { SnapshotStats } from './snapshotter.ts';
 import type { Address } from 'viem';
 import { aaveV3PriceFeeds } from './protocols/aaveV3/layout.ts';
+import { cometDeployments } from './protocols/compoundV3/deployments.ts';
+import { USDC_MARKET } from './protocols/compoundV3/market.ts';
+import { gmxPriceFeeds } from './protocols/gmxV2/deployments.ts';
 
 export interface StartDevnetOptions {
   /** The service's data dir: the devnet keeps its chain state and manifest in `<dataDir>/devnet/`. */
@@ -262,13 +265,23 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
 export const DEVNET_PRICE_MAX_AGE_SECONDS = 365 * 86_400;
 
 /**
- * The devnet's prices: where Aave v3 runs on the chain, USDC, WETH and the native coin (as WETH) read from its
- * reserves' feeds (AggregatorV3, the same Aave's oracle reads). Other tokens (aUSD, USDT, receipt tokens) are
- * unpriced; a chain without Aave prices only the native coin, at nativeUsdPrice.
+ * The devnet's prices: USDC, WETH and the native coin (as WETH) read from the USD feeds (AggregatorV3) of the lending
+ * or perp protocol the chain runs: Aave v3's reserve feeds on ethereum (what its oracle reads), Compound v3's on base,
+ * GMX v2's on arbitrum. Other tokens (aUSD, USDT, receipt tokens) are unpriced. A chain without those protocols
+ * prices only the native coin, at nativeUsdPrice.
  */
 function devnetPrices(c: DevnetChain, protocolDeployer: Address | undefined) {
-  if (!c.protocols?.aaveV3 || !protocolDeployer) return undefined;
-  const feeds = aaveV3PriceFeeds(protocolDeployer);
+  if (!protocolDeployer) return undefined;
+  const protocols = c.protocols ?? {};
+  let feeds: Record<string, Address> | undefined;
+  if (protocols.aaveV3) feeds = aaveV3PriceFeeds(protocolDeployer);
+  else if (protocols.compoundV3) {
+    const comet = cometDeployments({ tokens: c.tokens, owner: protocolDeployer });
+    feeds = Object.fromEntries([[USDC_MARKET.base.symbol, comet.baseFeed.address], ...USDC_MARKET.collateral.map((m, i) => [m.symbol, comet.collateralFeeds[i]!.address])]);
+  } else if (protocols.gmxV2) {
+    feeds = Object.fromEntries(gmxPriceFeeds({ tokens: c.tokens, owner: protocolDeployer }).map((f) => [f.symbol, f.deployment.address]));
+  }
+  if (!feeds?.USDC || !feeds.WETH) return undefined;
   return {
     maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS,
     native: { feed: feeds.WETH },

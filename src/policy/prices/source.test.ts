@@ -40,6 +40,20 @@ describe('price source (devnet)', () => {
     expect(p.get(token('aUSD').toLowerCase())).toEqual({ kind: 'unpriced', reason: 'no price is configured for it on this chain' });
   });
 
+  it('base (Compound v3’s feeds) and arbitrum (GMX v2’s) price USDC, WETH and the native coin by feed too', async () => {
+    for (const name of ['base', 'arbitrum'] as const) {
+      const other = chainUnderTest(name);
+      const w = await createChainWorker(other.config, { serviceSecret: freshSecret() });
+      try {
+        const at = (symbol: string) => other.config.tokens.find((t) => t.symbol === symbol)!.address;
+        const p = await createPriceSource(other.config, w).prices([at('USDC'), at('WETH'), 'native'], new Date());
+        expect([name, [...p.values()].map((x) => [x.kind, x.kind === 'priced' && x.source])]).toEqual([name, [['priced', 'feed'], ['priced', 'feed'], ['priced', 'feed']]]);
+      } finally {
+        await w.close();
+      }
+    }
+  });
+
   it('Aave’s oracle: getAssetPrice in its base currency unit', async () => {
     const oracle = (env.config.protocols.aaveV3 as { oracle: Address }).oracle;
     const source = createPriceSource(withPrices({ tokens: { USDC: { aaveOracle: oracle } } }), worker);
