@@ -50,6 +50,12 @@ describe('valuing an execution', () => {
     expect(totalOf(sent, [SPENDER])).toMatchObject({ kind: 'unpriced', asset: ODD });
   });
 
+  it('an approval whose arguments do not decode is unpriced, whatever the allow-list', () => {
+    const short: Call = { target: USDC, value: '0', data: approve(USDC, SPENDER, 1n).data.slice(0, 40) as `0x${string}` };
+    const v = valueOf({ outflows: [] }, [short], prices);
+    expect(totalOf(v, [USDC, SPENDER])).toMatchObject({ kind: 'unpriced', asset: USDC, reason: 'an approval whose arguments do not decode' });
+  });
+
   it('outflows the chain could not trace are unavailable', () => {
     const v = valueOf({ outflows: undefined, unavailable: 'eth_simulateV1 is not supported' }, [approve(USDC, SPENDER, 1n)], prices);
     expect(totalOf(v)).toEqual({ kind: 'unavailable', reason: 'eth_simulateV1 is not supported' });

@@ -27,6 +27,8 @@ export interface ValuedLine {
   /** The recipient of an outflow, the spender of an approval. */
   to: Address;
   callIndex?: number | undefined;
+  /** An approval call whose arguments do not decode: its spender is unknown, so no allow-list leaves it out. */
+  undecodable?: true;
   value:
     | { kind: 'priced'; microUsd: bigint }
     /** An allowance without a bound of a priced token (max, or an operator): over any limit. */
@@ -82,7 +84,8 @@ export function valueOf(
     const a = approvalOf(call);
     if (a === undefined) continue;
     if (a === 'undecodable') {
-      lines.push({ what: 'approval', asset: call.target as Address, amount: undefined, to: call.target as Address, callIndex: i, value: { kind: 'unpriced', reason: 'an approval whose arguments do not decode' } });
+      const target = call.target as Address;
+      lines.push({ what: 'approval', asset: target, amount: undefined, to: target, callIndex: i, undecodable: true, value: { kind: 'unpriced', reason: 'an approval whose arguments do not decode' } });
       continue;
     }
     lines.push({ what: 'approval', asset: a.token, amount: a.amount, to: a.spender, callIndex: i, value: worth(a.token, a.amount) });
@@ -97,7 +100,7 @@ export function valueOf(
 export function totalOf(v: Valuation, allowSpenders: readonly string[] = []): ExecutionValue {
   if (v.outflows === undefined) return { kind: 'unavailable', reason: v.unavailable ?? 'the outflows were not traced' };
   const allowed = new Set(allowSpenders.map((a) => a.toLowerCase()));
-  const counted = v.lines.filter((l) => l.what === 'outflow' || !allowed.has(l.to.toLowerCase()));
+  const counted = v.lines.filter((l) => l.what === 'outflow' || l.undecodable || !allowed.has(l.to.toLowerCase()));
   const unpriced = counted.find((l) => l.value.kind === 'unpriced');
   if (unpriced?.value.kind === 'unpriced') return { kind: 'unpriced', asset: unpriced.asset, reason: unpriced.value.reason, lines: counted };
   let microUsd = 0n;
