@@ -79,3 +79,44 @@ export async function policyUsdScenario(svc: ScenarioService): Promise<void> {
   const oddDry: Json = (await api.post('/policy/evaluate', transfer(aUsd, 1_000_000n))).body;
   expect(oddDry.valuation).toMatchObject({ total_usd: null, lines: [{ asset: aUsd, usd: null, unpriced: 'no price is configured for it on this chain' }] });
 }
+
+/**
+ * A USD rule added while a request waits for its payment: admission valued nothing (no rule needed it), so when the
+ * payment comes the controller simulates the calls again with their outflows, values them, and refuses before
+ * signing; the payment stays the caller's as a credit.
+ */
+export async function policyUsdAtSigningScenario(svc: ScenarioService): Promise<void> {
+  const chain = 'ethereum';
+  const tag = Date.now().toString(36);
+  const bot = `usd-paid-${tag}`;
+  const usdc = svc.devnet.chain(chain).tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+  const stranger = '0x000000000000000000000000000000000000dEaD';
+  const body = { agent_id: bot, chain, target_contract: usdc, calldata: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [stranger, 150_000_000n] }), value: '0' };
+  const { api, clientId } = await svc.newKey('manual');
+  const namespace = (await svc.store.get('ApiClient', clientId)).metadata.namespace;
+  const wallet = (await api.get(`/wallet?agent_id=${bot}&chain=${chain}`)).body.smart_wallet_address as Address;
+  const payer = await newPayer(svc.devnet, chain);
+  await payer.mint('USDC', wallet, 500_000_000n);
+
+  const name = `${clientId}-usd-later`;
+  await svc.store.create({ apiVersion: API_VERSION, kind: 'AgentPolicy', metadata: { name, namespace }, spec: { apiClient: clientId, suspended: false, rules: [{ name: 'anything', action: 'accept' }] } });
+  await expect.poll(async () => (await api.post('/policy/evaluate', body)).body.policies.length, { timeout: 10_000, interval: 50 }).toBe(1);
+  const asked = await api.post('/execute', body, { 'idempotency-key': `usd-paid-${tag}` });
+  expect(asked.status, JSON.stringify(asked.body)).toBe(402);
+
+  const p = await svc.store.get('AgentPolicy', name);
+  await svc.store.update({ ...p, spec: { ...p.spec, rules: [...p.spec.rules, { name: 'max-100-usd', action: 'reject', usd: { gt: '100' } }] } });
+  await expect.poll(async () => (await api.post('/policy/evaluate', body)).body.rule, { timeout: 10_000, interval: 50 }).toBe('max-100-usd');
+  const paidTx = await payer.pay('USDC', asked.body.payment_address, BigInt(asked.body.required_amount_raw.USDC));
+  const paid = await api.post('/execute', body, {
+    'idempotency-key': `usd-paid-${tag}`,
+    'x-payment-proof': JSON.stringify({ chain, payer: payer.address, token: 'USDC', tx_hash: paidTx, request_id: asked.body.request_id }),
+  });
+  expect([paid.status, paid.body.error, paid.body.rule]).toEqual([403, 'policy_denied', 'max-100-usd']);
+  expect(paid.body.message).toContain('this execution 150 USD');
+  const refused = await api.waitForTerminal(asked.body.request_id, 30_000);
+  expect(refused).toMatchObject({ status: 'failed', tx_hash: null, failure: { code: 'policy_denied', policy: { name, rule: 'max-100-usd' } } });
+  expect(refused.credit).toMatchObject({ amount_usd: asked.body.amount_usd, used_by: null });
+  const left = await svc.devnet.publicClient(chain).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+  expect(left).toBe(500_000_000n);
+}
