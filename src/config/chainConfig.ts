@@ -30,7 +30,7 @@ const UsdDecimal = z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, 'm
 /**
  * Where one asset's USD price comes from (docs/policies.md, "Prices"): a fixed figure; an AggregatorV3 feed
  * (`latestRoundData` and `decimals`, its `updatedAt` bounded by `maxAgeSeconds`); or Aave v3's oracle
- * (`getAssetPrice` of `asset`, default the token itself, in its `BASE_CURRENCY_UNIT`).
+ * (`getAssetPrice` of `asset`, default the token itself, in its `BASE_CURRENCY_UNIT`, aged by its source feed's updatedAt).
  */
 export const PriceSourceConfigSchema = z.union([
   z.object({ usd: UsdDecimal }).strict(),

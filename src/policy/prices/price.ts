@@ -39,7 +39,7 @@ export interface FeedRound {
  * feed that lies). Never guessed.
  */
 export function priceOfRound(round: FeedRound, assetDecimals: number, now: Date, maxAgeSeconds: number, source: 'feed' | 'aaveOracle' = 'feed'): AssetPrice {
-  if (round.answer <= 0n) return { kind: 'unpriced', reason: `the ${source === 'feed' ? 'feed' : "oracle"} answers ${round.answer}, not a price` };
+  if (round.answer <= 0n) return { kind: 'unpriced', reason: `the ${source === 'feed' ? 'feed' : 'oracle'} answers ${round.answer}, not a price` };
   const nowSeconds = BigInt(Math.floor(now.getTime() / 1000));
   const age = nowSeconds - round.updatedAt;
   if (age > BigInt(maxAgeSeconds)) return { kind: 'unpriced', reason: `the feed's answer is ${age} s old, more than the ${maxAgeSeconds} s allowed` };

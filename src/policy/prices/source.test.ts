@@ -58,7 +58,15 @@ describe('price source (devnet)', () => {
     const oracle = (env.config.protocols.aaveV3 as { oracle: Address }).oracle;
     const source = createPriceSource(withPrices({ tokens: { USDC: { aaveOracle: oracle } } }), worker);
     const p = await source.prices([token('USDC')], new Date());
-    expect(p.get(token('USDC').toLowerCase())).toEqual({ kind: 'priced', answer: 100_000_000n, decimals: 8, assetDecimals: 6, source: 'aaveOracle' });
+    expect(p.get(token('USDC').toLowerCase())).toMatchObject({ kind: 'priced', answer: 100_000_000n, decimals: 8, assetDecimals: 6, source: 'aaveOracle' });
+    // Aged by the updatedAt of the feed the oracle reads (the devnet's: its deployment, long before a minute's bound).
+    const strict = createPriceSource(withPrices({ maxAgeSeconds: 60, tokens: { USDC: { aaveOracle: oracle } } }), worker);
+    const updatedAt = (p.get(token('USDC').toLowerCase()) as { updatedAt: number }).updatedAt;
+    const later = new Date((updatedAt + 61) * 1000);
+    expect((await strict.prices([token('USDC')], later)).get(token('USDC').toLowerCase())).toMatchObject({ kind: 'unpriced', reason: expect.stringContaining('61 s old') });
+    // An asset the oracle has no source for: unpriced, never its fallback's guess.
+    const none = createPriceSource(withPrices({ tokens: { aUSD: { aaveOracle: oracle } } }), worker);
+    expect((await none.prices([token('aUSD')], new Date())).get(token('aUSD').toLowerCase())).toMatchObject({ kind: 'unpriced', reason: expect.stringContaining('names no source feed') });
   });
 
   it('a feed of 18 decimals; a stale answer, a zero or negative one are unpriced; answers are reused for cacheSeconds', async () => {

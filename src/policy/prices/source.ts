@@ -1,4 +1,4 @@
-import { decodeFunctionResult, encodeFunctionData, getAddress, parseAbi, type Hex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, getAddress, parseAbi, type Address, type Hex } from 'viem';
 import type { ChainWorker, ReadCall, ReadCallResult } from '../../chain/types.ts';
 import type { ChainConfig, PriceSourceConfig } from '../../config/chainConfig.ts';
 import type { ChainName } from '../../config/chains.ts';
@@ -21,7 +21,11 @@ const FEED_ABI = parseAbi([
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
   'function decimals() view returns (uint8)',
 ]);
-const AAVE_ORACLE_ABI = parseAbi(['function getAssetPrice(address asset) view returns (uint256)', 'function BASE_CURRENCY_UNIT() view returns (uint256)']);
+const AAVE_ORACLE_ABI = parseAbi([
+  'function getAssetPrice(address asset) view returns (uint256)',
+  'function BASE_CURRENCY_UNIT() view returns (uint256)',
+  'function getSourceOfAsset(address asset) view returns (address)',
+]);
 const ERC20_DECIMALS_ABI = parseAbi(['function decimals() view returns (uint8)']);
 
 /** The most assets one valuation prices: three reads each stay within a worker's batch (MAX_READ_CALLS, 256). */
@@ -46,6 +50,9 @@ export function createPriceSource(config: PriceChainConfig, worker: Pick<ChainWo
   }
   sources.set('native', config.prices.native ?? { usd: String(config.nativeUsdPrice) });
   const cache = new Map<string, Cached>();
+  // The feed Aave's oracle reads for an asset (getSourceOfAsset), by `oracle/asset`: its updatedAt ages the oracle's
+  // answer. Learnt once (one more round trip), then checked in every batch: a source changed is read anew.
+  const aaveSources = new Map<string, Address>();
 
   return {
     chain: config.name,
@@ -78,6 +85,23 @@ export function createPriceSource(config: PriceChainConfig, worker: Pick<ChainWo
         toRead.push({ key, asset, source: source as Exclude<PriceSourceConfig, { usd: string }>, knownDecimals });
       }
       if (toRead.length === 0) return out;
+      const aaveAsset = (r: (typeof toRead)[number]): Address | undefined => {
+        if (!('aaveOracle' in r.source)) return undefined;
+        const a = r.source.asset ?? (r.asset === 'native' ? undefined : r.asset);
+        return a && getAddress(a);
+      };
+      const sourceKey = (oracle: string, asset: string) => `${oracle.toLowerCase()}/${asset.toLowerCase()}`;
+      const unknownSources = toRead.flatMap((r) => {
+        const asset = aaveAsset(r);
+        return asset && 'aaveOracle' in r.source && !aaveSources.has(sourceKey(r.source.aaveOracle, asset)) ? [{ oracle: r.source.aaveOracle, asset }] : [];
+      });
+      if (unknownSources.length > 0) {
+        const learnt = await worker.read(unknownSources.map((u) => ({ to: u.oracle, data: encodeFunctionData({ abi: AAVE_ORACLE_ABI, functionName: 'getSourceOfAsset', args: [u.asset] }) })));
+        unknownSources.forEach((u, i) => {
+          const s = decoded(learnt.results[i], AAVE_ORACLE_ABI, 'getSourceOfAsset') as Address | undefined;
+          if (s !== undefined && BigInt(s) !== 0n) aaveSources.set(sourceKey(u.oracle, u.asset), getAddress(s));
+        });
+      }
 
       // One batched read: for each asset its source's calls, then the token's decimals() when not configured.
       const calls: ReadCall[] = [];
@@ -87,10 +111,14 @@ export function createPriceSource(config: PriceChainConfig, worker: Pick<ChainWo
           calls.push({ to: r.source.feed, data: encodeFunctionData({ abi: FEED_ABI, functionName: 'latestRoundData' }) });
           calls.push({ to: r.source.feed, data: encodeFunctionData({ abi: FEED_ABI, functionName: 'decimals' }) });
         } else if ('aaveOracle' in r.source) {
-          const priced = r.source.asset ?? (r.asset === 'native' ? undefined : r.asset);
+          const priced = aaveAsset(r);
           if (priced === undefined) return { start, count: 0, decimalsAt: undefined, invalid: "Aave's oracle prices the native coin only through an `asset` (its wrapped token)" };
-          calls.push({ to: r.source.aaveOracle, data: encodeFunctionData({ abi: AAVE_ORACLE_ABI, functionName: 'getAssetPrice', args: [getAddress(priced)] }) });
+          const feed = aaveSources.get(sourceKey(r.source.aaveOracle, priced));
+          if (feed === undefined) return { start, count: 0, decimalsAt: undefined, invalid: `Aave's oracle ${r.source.aaveOracle} names no source feed for ${priced}` };
+          calls.push({ to: r.source.aaveOracle, data: encodeFunctionData({ abi: AAVE_ORACLE_ABI, functionName: 'getAssetPrice', args: [priced] }) });
           calls.push({ to: r.source.aaveOracle, data: encodeFunctionData({ abi: AAVE_ORACLE_ABI, functionName: 'BASE_CURRENCY_UNIT' }) });
+          calls.push({ to: r.source.aaveOracle, data: encodeFunctionData({ abi: AAVE_ORACLE_ABI, functionName: 'getSourceOfAsset', args: [priced] }) });
+          calls.push({ to: feed, data: encodeFunctionData({ abi: FEED_ABI, functionName: 'latestRoundData' }) });
         }
         const count = calls.length - start;
         let decimalsAt: number | undefined;
@@ -104,7 +132,14 @@ export function createPriceSource(config: PriceChainConfig, worker: Pick<ChainWo
       const at = Date.now();
       toRead.forEach((r, i) => {
         const plan = plans[i]!;
-        const judge = judgeOf(r.source, r.knownDecimals, plan, results, maxAgeSeconds);
+        const asset = aaveAsset(r);
+        const expected = asset && 'aaveOracle' in r.source ? aaveSources.get(sourceKey(r.source.aaveOracle, asset)) : undefined;
+        const judge = judgeOf(r.source, r.knownDecimals, plan, results, maxAgeSeconds, expected);
+        // A source the oracle no longer names is learnt again by the next valuation.
+        if (asset && 'aaveOracle' in r.source && expected && !plan.invalid) {
+          const now = decoded(results[plan.start + 2], AAVE_ORACLE_ABI, 'getSourceOfAsset') as Address | undefined;
+          if (!now || now.toLowerCase() !== expected.toLowerCase()) aaveSources.delete(sourceKey(r.source.aaveOracle, asset));
+        }
         cache.set(r.key, { at, judge });
         out.set(r.key, judge(now));
       });
@@ -120,6 +155,7 @@ function judgeOf(
   plan: { start: number; count: number; decimalsAt: number | undefined; invalid: string | undefined },
   results: readonly ReadCallResult[],
   maxAgeSeconds: number,
+  aaveSource?: Address,
 ): (now: Date) => AssetPrice {
   const unpriced = (reason: string) => () => ({ kind: 'unpriced', reason }) as AssetPrice;
   if (plan.invalid) return unpriced(plan.invalid);
@@ -143,9 +179,13 @@ function judgeOf(
   const price = decoded(results[plan.start], AAVE_ORACLE_ABI, 'getAssetPrice') as bigint | undefined;
   const unit = decoded(results[plan.start + 1], AAVE_ORACLE_ABI, 'BASE_CURRENCY_UNIT') as bigint | undefined;
   const unitDecimals = unit === undefined ? -1 : unit.toString().length - 1;
+  const named = decoded(results[plan.start + 2], AAVE_ORACLE_ABI, 'getSourceOfAsset') as Address | undefined;
+  const round = decoded(results[plan.start + 3], FEED_ABI, 'latestRoundData') as readonly [bigint, bigint, bigint, bigint, bigint] | undefined;
   if (price === undefined || unit === undefined || unit !== 10n ** BigInt(unitDecimals)) return unpriced(`Aave's oracle ${source.aaveOracle} could not be read`);
-  // Aave's oracle answers no time: its answer is taken as Aave itself takes it (docs/policies.md).
-  return () => (price > 0n ? { kind: 'priced', answer: price, decimals: unitDecimals, assetDecimals: decimals, source: 'aaveOracle' } : { kind: 'unpriced', reason: `Aave's oracle answers ${price}, not a price` });
+  if (named === undefined || aaveSource === undefined || named.toLowerCase() !== aaveSource.toLowerCase()) return unpriced(`Aave's oracle ${source.aaveOracle} changed the source it reads`);
+  if (round === undefined) return unpriced(`the feed Aave's oracle reads (${aaveSource}) could not be read`);
+  // Aave's answer (in its base currency unit), aged by the updatedAt of the feed it read it from.
+  return (now) => priceOfRound({ answer: price, updatedAt: round[3], decimals: unitDecimals }, decimals, now, maxAgeSeconds, 'aaveOracle');
 }
 
 function decoded(result: ReadCallResult | undefined, abi: readonly unknown[], functionName: string): unknown {
