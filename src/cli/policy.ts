@@ -141,7 +141,7 @@ async function policyCommand(argv: string[]): Promise<number> {
 
 /** `bot-1-usdc (key abc…, agent id "bot-1", 2 rules)`. */
 const describe = (p: PolicySummary) =>
-  `${p.name} (key ${p.api_client}, ${p.agents ? describeAgentScope(p.agents) : 'every agent of the key'}, ${p.rules} rule${p.rules === 1 ? '' : 's'})`;
+  `${p.name} (key ${p.api_client}, ${p.agents ? describeAgentScope(p.agents) : 'every agent of the key'}, ${p.rules} rule${p.rules === 1 ? '' : 's'}${p.budgets > 0 ? `, ${p.budgets} budget${p.budgets === 1 ? '' : 's'}` : ''})`;
 
 function listLine(p: PolicySummary): string {
   const window = p.valid_from || p.valid_until ? `  valid ${p.valid_from ?? '…'} to ${p.valid_until ?? '…'}` : '';

@@ -143,3 +143,9 @@ export type ChainConfig = z.infer<typeof ChainConfigSchema>;
 export function tokensByChain(chains: readonly Pick<ChainConfig, 'name' | 'tokens'>[]): Partial<Record<ChainName, readonly TokenConfig[]>> {
   return Object.fromEntries(chains.map((c) => [c.name, c.tokens]));
 }
+
+/** Each chain's configured USD price of its native coin, by name: what budgets value gas and native value at. */
+export function nativeUsdPriceOf(chains: readonly Pick<ChainConfig, 'name' | 'nativeUsdPrice'>[]): (chain: ChainName) => number | undefined {
+  const prices = new Map(chains.map((c) => [c.name, c.nativeUsdPrice]));
+  return (chain) => prices.get(chain);
+}

@@ -9,6 +9,7 @@ import type { ResourceStore } from '../store/types.ts';
 import type { ProtocolsConfig } from '../protocols/config.ts';
 import type { AnyFamily } from '../protocols/types.ts';
 import { paymentStep, simulationStep } from './execution/admission/steps.ts';
+import { budgetStep } from './execution/admission/budget.ts';
 import { executionIndexers, startExecutionController } from './execution/controller.ts';
 import { InclusionSuspects } from './execution/inclusionAudit.ts';
 import { apiClientWatch } from './execution/keyChange.ts';
@@ -43,6 +44,10 @@ export interface ServiceControllerDeps {
   prices?: ReadonlyMap<ChainName, PriceSource> | undefined;
   /** How often each chain's recorded inclusions are looked at again (default 30 s). */
   inclusionWatchMs?: number | undefined;
+  /** USD per native coin of each chain (its configuration's nativeUsdPrice): budgets value gas with it. */
+  nativeUsdPrice?: ((chain: ChainName) => number | undefined) | undefined;
+  /** How often budgeted policies' spend is written to their status (default 5 s). */
+  spendStatusMs?: number | undefined;
   /** How often a pending protocol order (a perp-v2 order a keeper settles later) is looked for again (default 1 s). */
   orderPollMs?: number | undefined;
   /** The completion webhooks' sender. */
@@ -68,8 +73,9 @@ export interface WebhookSenderDeps {
  */
 export function serviceControllers(deps: ServiceControllerDeps): ManagedController[] {
   // Admission, in order: the calls must succeed, the agent's policies must accept them (they judge the simulation's
-  // figures), then the payment mode decides: nothing is asked or taken for a request a policy refuses.
-  const admission = [simulationStep, policyStep, paymentStep];
+  // figures), its most cost must fit the budgets (and is held), then the payment mode decides: nothing is asked or
+  // taken for a request a policy or a budget refuses.
+  const admission = [simulationStep, policyStep, budgetStep, paymentStep];
   // Requests whose inclusion was found gone: the execution controller judges them, retention leaves them alone until then.
   const inclusionSuspects = new InclusionSuspects();
   return [
@@ -92,6 +98,8 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           admission,
           replan: { protocols: deps.protocols, families: deps.families },
           prices: deps.prices,
+          ...(deps.nativeUsdPrice && { nativeUsdPrice: deps.nativeUsdPrice }),
+          spendStatusMs: deps.spendStatusMs,
           inclusionSuspects,
           inclusionWatchMs: deps.inclusionWatchMs,
           metrics: deps.metrics,

@@ -13,7 +13,7 @@ export interface FailureLike {
   callIndex?: number;
   revertReason?: string;
   revertData?: string;
-  policy?: { name: string; rule?: string | undefined };
+  policy?: { name: string; rule?: string | undefined; budget?: string | undefined };
 }
 
 export function simulationFailureError(
@@ -51,7 +51,7 @@ export function simulationFailureError(
     case 'agent_suspended':
       // An AgentPolicy of the key refused it (docs/policies.md): nothing was queued, nothing paid.
       return new GatewayError(403, failure.code, failure.message, {
-        details: { ...common, policy: failure.policy?.name ?? null, rule: failure.policy?.rule ?? null },
+        details: { ...common, policy: failure.policy?.name ?? null, rule: failure.policy?.rule ?? null, ...(failure.policy?.budget !== undefined && { budget: failure.policy.budget }) },
       });
     case CANCELLED_FAILURE:
       // Its caller cancelled it (POST /status/:id/cancel; an Idempotency-Key replay of it): nothing was executed.

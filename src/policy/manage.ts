@@ -41,6 +41,8 @@ export interface PolicySummary {
   valid_from: string | undefined;
   valid_until: string | undefined;
   rules: number;
+  /** Its budgets (docs/policies.md "Budgets"). */
+  budgets: number;
   created_at: string | undefined;
   /** Bumped by every change of the spec. */
   generation: number | undefined;
@@ -140,6 +142,11 @@ export function validatePolicy(doc: unknown): PolicyDocument {
     if (seen.has(rule.name)) throw invalid(`rule ${JSON.stringify(rule.name)} is named twice: rule names are unique within a policy`);
     seen.add(rule.name);
   }
+  const budgets = new Set<string>();
+  for (const budget of spec.budgets ?? []) {
+    if (budgets.has(budget.name)) throw invalid(`budget ${JSON.stringify(budget.name)} is named twice: budget names are unique within a policy`);
+    budgets.add(budget.name);
+  }
   if (spec.validFrom !== undefined && spec.validUntil !== undefined && !(Date.parse(spec.validFrom) < Date.parse(spec.validUntil))) {
     throw invalid(`spec.validFrom (${spec.validFrom}) must be before spec.validUntil (${spec.validUntil})`);
   }
@@ -220,6 +227,7 @@ function summarize(p: AgentPolicy): PolicySummary {
     valid_from: p.spec.validFrom,
     valid_until: p.spec.validUntil,
     rules: p.spec.rules.length,
+    budgets: p.spec.budgets?.length ?? 0,
     created_at: p.metadata.creationTimestamp,
     generation: p.metadata.generation,
   };

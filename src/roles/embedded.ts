@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
-import type { ChainConfig } from '../config/chainConfig.ts';
+import { nativeUsdPriceOf, type ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
 import { startControllerManager, type ControllerManager } from '../controller/manager.ts';
@@ -51,6 +51,8 @@ export interface EmbeddedServiceOptions {
   inclusionWatchMs?: number;
   /** Finished requests stay in the store this long, then move to the archive (default 1 h). */
   retentionSeconds?: number;
+  /** How often budgeted AgentPolicies' spend is written to their status (default 5 s). */
+  spendStatusMs?: number;
   /**
    * Called when the store stops for good (a failed write it could not recover from: what is on disk is not what
    * it acknowledged). The dev role exits so a supervisor restarts it from the disk. Default: logged.
@@ -160,6 +162,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         admissionRetryMs: opts.admissionRetryMs,
         inclusionPollMs: opts.inclusionPollMs,
         inclusionWatchMs: opts.inclusionWatchMs,
+        nativeUsdPrice: nativeUsdPriceOf(opts.chains),
+        spendStatusMs: opts.spendStatusMs,
         paymentGraceMs: payments.settings.graceSeconds * 1000,
         protocols,
         families,

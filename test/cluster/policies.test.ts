@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { connectChainWorker, type RemoteChainWorker } from '../../src/chain/grpc/client.ts';
 import { counterAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { uniqueId } from '../support/chainUnderTest.ts';
+import { budgetsScenario } from '../support/scenarios/budgets.ts';
 import { policiesScenario } from '../support/scenarios/policies.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { tempDir } from '../support/env.ts';
@@ -105,3 +106,6 @@ describe('simulate with outflows (cluster: the chain worker process over gRPC)',
     expect(plain.ok && 'outflows' in plain.value).toBe(false);
   });
 });
+
+it('budgets through the API server: 50 at once against a budget of 10, the spend recorded equals the receipts’ sum', { timeout: 240_000 }, () =>
+  budgetsScenario(cluster));

@@ -105,6 +105,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
       retryPeriodSeconds: lease.retryPeriodSeconds,
       admissionRetryMs: 10_000,
       retentionSeconds: opts.retentionSeconds ?? 3_600,
+      spendStatusSeconds: 1, // the policies scenario reads the Spend column
     },
     ops: { port: 0 },
     webhooks: WebhookSettingsSchema.parse(opts.webhooks ?? {}),

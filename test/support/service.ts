@@ -38,6 +38,7 @@ export async function startTestService(
     serviceSecret,
     port: 0,
     decisionTimeoutMs: opts.decisionTimeoutMs ?? 20_000,
+    spendStatusMs: 1_000, // the budgets scenario reads the policies' spend
     ...(opts.webhooks && { webhooks: opts.webhooks }),
     ...(opts.retentionSeconds !== undefined && { retentionSeconds: opts.retentionSeconds }),
     // The faucet account is one of the workers' own (chainConfigsFromManifest): its drips never pay.

@@ -23,6 +23,7 @@ const service = await startEmbeddedService({
   port: 0,
   adminSocket: true,
   logLevel: 'warn',
+  spendStatusMs: 1_000, // crash tests read the policies' spend
 });
 process.stdout.write(JSON.stringify({ url: service.url }) + '\n');
 process.on('SIGTERM', () => void service.stop().then(() => process.exit(0)));

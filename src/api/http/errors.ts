@@ -22,7 +22,7 @@ export const ErrorBodySchema = z
 export const ERROR_STATUSES = {
   400: 'Invalid request (`error` names the problem and `field` the field), or the call failed in simulation: simulation_failed, insufficient_funds',
   401: 'Missing or invalid X-API-Key',
-  403: 'Refused for this agent (docs/policies.md): agent_not_allowed (an agent-scoped key, another agent_id), policy_denied (an AgentPolicy rule refused, or none accepted: `policy` and `rule` say which; nothing was queued or paid), agent_suspended (the kill switch)',
+  403: 'Refused for this agent (docs/policies.md): agent_not_allowed (an agent-scoped key, another agent_id), policy_denied (an AgentPolicy rule refused, or none accepted, or a budget would be overrun: `policy`, `rule` and `budget` say which, the message gives the figures; nothing was queued or paid), agent_suspended (the kill switch)',
   404: 'No such resource for this API key',
   413: 'The body is over the size limit: payload_too_large',
   414: 'A path parameter is too long: uri_too_long',

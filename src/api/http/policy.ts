@@ -8,6 +8,30 @@ const AgentsSchema = z
   .object({ match: z.enum(['exact', 'prefix']), agent_id: z.string() })
   .meta({ description: 'The agent ids it governs: one id (exact) or every id starting with agent_id (prefix).' });
 
+/** One budget of a policy, with what its window held for the agent when the controller last summed it. */
+export const BudgetViewSchema = z.object({
+  policy: z.string(),
+  name: z.string(),
+  window: z.string().meta({ description: 'The rolling window: `30m`, `24h`, `7d`.' }),
+  usd: z.string().nullable().meta({ description: 'The most the window may cost, in USD; null: no USD limit.' }),
+  count: z.int().nullable().meta({ description: 'The most executions the window may hold; null: no count limit.' }),
+  spent: z
+    .object({
+      usd: z.string(),
+      count: z.int(),
+      remaining_usd: z.string().nullable(),
+      remaining_count: z.int().nullable(),
+      as_of: z.string(),
+    })
+    .nullable()
+    .meta({
+      description:
+        'What the window held for this agent (the whole key for the key-level policy) when last summed, every few seconds: ' +
+        'the controller decides on its own live figures. null: not summed yet.',
+    }),
+});
+export type BudgetView = z.infer<typeof BudgetViewSchema>;
+
 /** One policy that applies to the agent, as its operator wrote it. */
 export const PolicyViewSchema = z.object({
   name: z.string(),
@@ -18,6 +42,7 @@ export const PolicyViewSchema = z.object({
   rules: z
     .array(z.looseObject({ name: z.string(), action: z.enum(['accept', 'reject']) }))
     .meta({ description: 'Its rules as the operator wrote them (docs/policies.md lists the conditions).' }),
+  budgets: z.array(BudgetViewSchema).meta({ description: 'Its budgets (docs/policies.md "Budgets"), with their windows as last summed.' }),
 });
 
 export const PolicyListSchema = z.object({
@@ -68,6 +93,9 @@ export const PolicyEvaluationSchema = z.object({
     .meta({ description: 'When allowed: the rule of each policy that accepted each call.' }),
   valuation: PolicyValuationSchema.nullable().meta({
     description: 'What the simulated execution moves out of the wallet and its USD worth; null when no outflow or USD rule applies (nothing was simulated).',
+  }),
+  budgets: z.array(BudgetViewSchema).meta({
+    description: 'The budgets that bound the agent, with what their windows held when last summed: a dry run does not reserve, and the controller decides at admission.',
   }),
 });
 

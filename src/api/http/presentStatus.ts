@@ -100,7 +100,7 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
           message: s.failure.message,
           revert_reason: s.failure.revertReason ?? null,
           ...(s.failure.protocolError && { protocol_error: s.failure.protocolError }),
-          ...(s.failure.policy && { policy: { name: s.failure.policy.name, rule: s.failure.policy.rule ?? null } }),
+          ...(s.failure.policy && { policy: { name: s.failure.policy.name, rule: s.failure.policy.rule ?? null, ...(s.failure.policy.budget !== undefined && { budget: s.failure.policy.budget }) } }),
         }
       : null,
     credit: s?.payment?.credit

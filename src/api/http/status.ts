@@ -56,7 +56,7 @@ export const StatusRecordSchema = z.object({
         .optional()
         .meta({ description: "A protocol action's revert, decoded by its family (as in the 400 of its simulation)" }),
       policy: z
-        .object({ name: z.string(), rule: z.string().nullable() })
+        .object({ name: z.string(), rule: z.string().nullable(), budget: z.string().optional().meta({ description: 'The budget it did not fit (docs/policies.md "Budgets")' }) })
         .optional()
         .meta({ description: 'The AgentPolicy that refused it (policy_denied, agent_suspended) and its rule; rule null: no rule accepted it' }),
     })

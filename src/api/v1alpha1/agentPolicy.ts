@@ -120,6 +120,52 @@ export const PolicyRuleSchema = z.object({
 });
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
 
+/** A rolling window: a whole number of seconds, minutes, hours or days, at most 31 days. */
+export const WINDOW_PATTERN = /^([1-9][0-9]{0,6})(s|m|h|d)$/;
+const WINDOW_UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+export const MAX_WINDOW_SECONDS = 31 * 86_400;
+/** A window's length in seconds (`24h` → 86400); undefined when it does not parse or exceeds 31 days. */
+export function windowSeconds(window: string): number | undefined {
+  const m = WINDOW_PATTERN.exec(window);
+  if (!m) return undefined;
+  const seconds = Number(m[1]) * WINDOW_UNIT_SECONDS[m[2] as keyof typeof WINDOW_UNIT_SECONDS];
+  return seconds <= MAX_WINDOW_SECONDS ? seconds : undefined;
+}
+
+/**
+ * A budget over a rolling window: the executions of the policy's scope admitted in the last `window` may cost at
+ * most `usd` in all (gas at its maximum fee, and what leaves the wallet) and number at most `count`. The key-level
+ * policy's budgets count every agent of the key together; an agent policy's count each agent id on its own, or
+ * every agent id it covers together with `per: policy` (a prefix key can open new agent ids: bound the group).
+ */
+export const BudgetSchema = z
+  .object({
+    /** Named in refusals and in the policy's status. */
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/),
+    /** `30m`, `24h`, `7d`: whole seconds (s), minutes (m), hours (h) or days (d), at most 31 days. */
+    window: z.string().refine((w) => windowSeconds(w) !== undefined, { message: 'a window is a whole number of s, m, h or d, at most 31d' }),
+    /** The most the window's executions may cost together, in USD (a decimal string, e.g. `50` or `12.5`). */
+    usd: z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/).optional(),
+    /** `agent` (the default): each agent id has its own window; `policy`: the agents the policy covers share one. */
+    per: z.enum(['agent', 'policy']).optional(),
+    /** The most executions the window may hold (a YAML policy file's `10` arrives as the text "10": both are read). */
+    count: z.preprocess((v) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,6})$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000_000)).optional(),
+  })
+  .refine((b) => b.usd !== undefined || b.count !== undefined, { message: 'a budget limits usd, count or both' });
+export type Budget = z.infer<typeof BudgetSchema>;
+
+/** What a budget's window held when the controller last summed it (refreshed periodically, not per execution). */
+export const BudgetSpendSchema = z.object({
+  budget: z.string(),
+  /** The agent id an agent policy's budget was counted for; absent for the key-level policy's. */
+  agentId: z.string().optional(),
+  /** USD reserved or spent in the window (a decimal string), and executions counted. */
+  usd: z.string(),
+  count: z.number().int(),
+  asOf: z.string(),
+});
+export type BudgetSpend = z.infer<typeof BudgetSpendSchema>;
+
 export const AgentPolicySpecSchema = z.object({
   /** The ApiClient (key id) whose agents it governs. */
   apiClient: z.string().min(1).max(253),
@@ -131,6 +177,8 @@ export const AgentPolicySpecSchema = z.object({
   validFrom: z.string().datetime({ offset: true }).optional(),
   validUntil: z.string().datetime({ offset: true }).optional(),
   rules: z.array(PolicyRuleSchema).max(128).default([]),
+  /** Spending limits over rolling windows, each reserved at admission (docs/policies.md "Budgets"). */
+  budgets: z.array(BudgetSchema).max(16).optional(),
 });
 export type AgentPolicySpec = z.infer<typeof AgentPolicySpecSchema>;
 
@@ -143,6 +191,10 @@ export const AgentPolicySchema = z.object({
     .object({
       /** The spec generation the controller last saw. */
       observedGeneration: z.number().int().optional(),
+      /** Each budget's window as last summed, per agent id for an agent policy (the busiest 50). */
+      spend: z.array(BudgetSpendSchema).max(50).optional(),
+      /** The same in one line, for `kubectl get agentpolicies`: `daily 48.2/50 USD 7/10`. */
+      spendSummary: z.string().max(256).optional(),
     })
     .optional(),
 });

@@ -234,7 +234,7 @@ export const FailureSchema = z.object({
   /** The revert decoded by the protocol family of the request's action (Aave's numeric codes, Comet's errors). */
   protocolError: z.object({ protocol: z.string(), name: z.string(), code: z.string().optional(), message: z.string() }).optional(),
   /** The AgentPolicy that refused it (`policy_denied`, `agent_suspended`), and its rule (none: no rule accepted). */
-  policy: z.object({ name: z.string(), rule: z.string().optional() }).optional(),
+  policy: z.object({ name: z.string(), rule: z.string().optional(), budget: z.string().optional() }).optional(),
 });
 export type Failure = z.infer<typeof FailureSchema>;
 /** The failure code of a request its caller cancelled before it was signed (spec §3 has no `cancelled` state: `failed`). */
@@ -369,6 +369,24 @@ export type PhaseTransition = z.infer<typeof PhaseTransitionSchema>;
  */
 export const MAX_PHASE_HISTORY = 16;
 
+/**
+ * What a request holds of its key's and agent's budgets (docs/policies.md "Budgets"), written before it is signed
+ * or asks for a payment. It counts in every budget window it falls in from `at`: `microUsd` until it is included,
+ * then its actual cost (actualGasCostWei at `nativeUsdMicro` plus `outflowsMicroUsd`); nothing once it failed unsigned.
+ */
+export const SpendReservationSchema = z.object({
+  at: z.string(),
+  /** The most it can cost, in micro-USD: gas at the maximum fee and limits, plus its outflows. */
+  microUsd: z.string().regex(/^[0-9]{1,30}$/),
+  /** What leaves the wallet, valued at admission, in micro-USD (part of microUsd). */
+  outflowsMicroUsd: z.string().regex(/^[0-9]{1,30}$/),
+  /** The native coin's price the gas was valued at, in micro-USD per coin. */
+  nativeUsdMicro: z.string().regex(/^[0-9]{1,30}$/),
+  /** Retention keeps the request until then: its spend leaves the longest window that counted it. */
+  until: z.string(),
+});
+export type SpendReservation = z.infer<typeof SpendReservationSchema>;
+
 export const ExecutionRequestStatusSchema = z.object({
   phase: ExecutionPhaseSchema.optional(),
   observedGeneration: z.number().int().optional(),
@@ -394,6 +412,8 @@ export const ExecutionRequestStatusSchema = z.object({
   actualGasCostWei: z.string().optional(),
   /** What the caller paid in USD (0 under sponsorship); spec §2.3 `cost_usd`. */
   costUsd: z.number().optional(),
+  /** What it holds of its budgets (SpendReservationSchema); absent when no budget applied. */
+  spend: SpendReservationSchema.optional(),
   failure: FailureSchema.optional(),
   queuedTime: z.string().optional(),
   startTime: z.string().optional(),

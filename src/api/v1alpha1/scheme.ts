@@ -143,6 +143,7 @@ export const SCHEME: { readonly [K in Kind]: KindDefinition<K> } = {
       { name: 'Match', type: 'string', jsonPath: '.spec.agents.match', description: 'exact or prefix; empty: every agent of the key.' },
       { name: 'Agent', type: 'string', jsonPath: '.spec.agents.agentId', description: 'The agent id, or the prefix.' },
       { name: 'Suspended', type: 'boolean', jsonPath: '.spec.suspended', description: 'The kill switch: true refuses every request not yet signed.' },
+      { name: 'Spend', type: 'string', jsonPath: '.status.spendSummary', description: "Each budget's window as last summed (refreshed periodically)." },
       { name: 'Until', type: 'date', jsonPath: '.spec.validUntil', priority: 1 },
       AGE,
     ],

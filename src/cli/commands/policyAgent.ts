@@ -24,11 +24,20 @@ export const policyShowCommand: Command = {
     else
       for (const p of r.value.policies) {
         const scope = p.applies_to ? `${p.applies_to.match} ${p.applies_to.agent_id}` : 'every agent of the key';
-        process.stdout.write(`${p.name}  ${p.suspended ? 'SUSPENDED' : 'active'}  ${scope}  ${p.rules.map((x) => `${x.action} ${x.name}`).join(', ') || 'no rules: accepts nothing'}\n`);
+        const budgets = p.budgets.map((b) => `  budget ${b.name} ${budgetFigures(b)} per ${b.window}`).join('');
+        process.stdout.write(`${p.name}  ${p.suspended ? 'SUSPENDED' : 'active'}  ${scope}  ${p.rules.map((x) => `${x.action} ${x.name}`).join(', ') || 'no rules: accepts nothing'}${budgets}\n`);
       }
     return 0;
   },
 };
+
+/** `1/2` executions, `3.1/50 USD`, or both: spent (as last summed, `?` before the first) over the limit. */
+function budgetFigures(b: { usd: string | null; count: number | null; spent: { usd: string; count: number } | null }): string {
+  const parts = [];
+  if (b.count !== null) parts.push(`${b.spent?.count ?? '?'}/${b.count}`);
+  if (b.usd !== null) parts.push(`${b.spent?.usd ?? '?'}/${b.usd} USD`);
+  return parts.join(' ');
+}
 
 /** `policy test`: a dry run of an execute body against the agent's policies (POST /policy/evaluate). */
 export const policyTestCommand: Command = {

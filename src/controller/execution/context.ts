@@ -6,6 +6,7 @@ import type { InclusionChangeResult } from '../../metrics/registry.ts';
 import type { AutoFee, Credit, PaymentContext, PaymentPolicies } from '../../payments/types.ts';
 import type { HeldAmounts } from '../../payments/uniqueAmounts.ts';
 import type { ResourceStore } from '../../store/types.ts';
+import type { SpendLedger } from './admission/spendLedger.ts';
 import type { AdmissionStep } from './admission/types.ts';
 import type { InclusionSuspects } from './inclusionAudit.ts';
 import type { ReplanDeps } from './replan.ts';
@@ -28,6 +29,10 @@ export interface ExecutionReconcilerDeps {
   prices?: ReadonlyMap<ChainName, PriceSource>;
   /** Told each policy decision admission or the kill switch makes (for the metric and the decision log). */
   onPolicyDecision?(request: ExecutionRequest, decision: PolicyDecision): void;
+  /** What each budget window holds (admission/spendLedger.ts): the budget step reserves in it. */
+  spendLedger?: SpendLedger;
+  /** USD per native coin of a chain, to value gas and native outflows against budgets. */
+  nativeUsdPrice?(chain: ChainName): number | undefined;
   /** The request's key as the shared ApiClient cache has it (keyChange.ts): a waiting request follows it. */
   apiClient?(namespace: string, name: string): ApiClient | undefined;
   /**

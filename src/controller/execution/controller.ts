@@ -15,6 +15,8 @@ import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type Sca
 import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
 import type { AdmissionStep } from './admission/types.ts';
 import { POLICIES_BY_CLIENT, policyIndexers } from './admission/policy.ts';
+import { SPEND_BY_CLIENT, SpendLedger, spendIndexers } from './admission/spendLedger.ts';
+import { startSpendStatus } from './admission/spendStatus.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import type { ReplanDeps } from './replan.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
@@ -38,6 +40,10 @@ export interface ExecutionControllerOptions {
   replan?: ReplanDeps;
   /** See ExecutionReconcilerDeps.prices. */
   prices?: ReadonlyMap<ChainName, PriceSource> | undefined;
+  /** See ExecutionReconcilerDeps.nativeUsdPrice. */
+  nativeUsdPrice?: (chain: ChainName) => number | undefined;
+  /** How often budgeted policies' spend is written to their status (default 5 s). */
+  spendStatusMs?: number | undefined;
   /**
    * Finished requests whose inclusion was found gone (inclusionAudit.ts). Shared with retention, which leaves
    * them alone until judged. Default: a registry of our own.
@@ -93,6 +99,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
     [INCLUSIONS_INDEX]: (r) => (hasRecordedInclusion(r) ? [r.spec.chain] : []),
     // Requests waiting for a payment, by key: a change of the key re-queues them (keyChange.ts).
     [AWAITING_PAYMENT_BY_KEY]: awaitingPaymentByKey,
+    // Requests holding a budget reservation, by key (admission/spendLedger.ts).
+    ...spendIndexers(),
   };
 }
 
@@ -111,6 +119,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const apiClients = cache.informerFor('ApiClient');
   const policies = cache.informerFor('AgentPolicy');
 
+  const spendLedger = new SpendLedger((apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient));
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
   const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
@@ -158,6 +167,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     cached: (ns, name) => informer.get(name, ns),
     apiClient: (ns, name) => apiClients.get(name, ns),
     policiesFor: (apiClient) => policies.byIndex(POLICIES_BY_CLIENT, apiClient),
+    spendLedger,
+    ...(opts.nativeUsdPrice && { nativeUsdPrice: opts.nativeUsdPrice }),
     onPolicyDecision: (r, d) => {
       opts.metrics?.policyDecisions.inc({ where: 'controller', decision: d.allowed ? 'allowed' : d.code });
       // The decision log: every refusal, with what decided it (allowed ones are counted, not logged).
@@ -218,6 +229,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   }
   await controller.start();
   controllerStarted = true;
+  const stopSpendStatus = startSpendStatus({ store: opts.store, policies: () => policies.list(), ledger: spendLedger, everyMs: opts.spendStatusMs ?? 5_000, logger: log });
   // On caches of its own, it watches keys itself; on the manager's, the manager attaches the watches it declares.
   const detachKeyWatch = ownCache && attachWatch(cache, apiClientWatch, (key) => controller.enqueue(key));
   // Suspects found from now on (or left by the start) are judged by the running controller.
@@ -293,6 +305,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     suspects,
     async stop(): Promise<void> {
       if (watchTimer) clearInterval(watchTimer);
+      stopSpendStatus();
       offSuspects();
       detachKeyWatch?.();
       for (const u of unsubscribe) u();

@@ -51,15 +51,18 @@ const orderOpen = (r: ExecutionRequest): boolean => r.status?.order !== undefine
 
 /**
  * When a request's retention ends: completionTime, else the Succeeded transition, else creation, plus the retention;
- * and not before an unused credit it holds expires (the credit lives in the request).
+ * and not before an unused credit it holds expires (the credit lives in the request), nor before its spend leaves
+ * the longest budget window that counted it (the budgets sum the requests themselves: docs/policies.md).
  */
 function dueAt(req: ExecutionRequest, retentionMs: number): number {
   const credit = req.status?.payment?.credit;
   const creditEnds = credit && credit.usedBy === undefined ? Date.parse(credit.expiresAt) : NaN;
+  const spendEnds = req.status?.spend ? Date.parse(req.status.spend.until) : NaN;
+  const holds = [creditEnds, spendEnds].filter(Number.isFinite);
   const succeeded = req.status?.conditions?.find((c) => c.type === 'Succeeded')?.lastTransitionTime;
   for (const t of [req.status?.completionTime, succeeded, req.metadata.creationTimestamp]) {
     const ms = t === undefined ? NaN : Date.parse(t);
-    if (Number.isFinite(ms)) return Number.isFinite(creditEnds) ? Math.max(ms + retentionMs, creditEnds) : ms + retentionMs;
+    if (Number.isFinite(ms)) return Math.max(ms + retentionMs, ...holds);
   }
   return Date.now() + retentionMs; // no time at all (never from our store): look again after a retention
 }

@@ -6,6 +6,7 @@ import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { clientOf } from '../auth.ts';
 import { workerFor, type GatewayContext } from '../context.ts';
 import { fieldError } from '../../http/errors.ts';
+import { budgetViews } from '../policyBudgets.ts';
 
 /**
  * The caller's own policies, read only: an API key reads the policies that govern one of its agents and dry-runs
@@ -28,7 +29,7 @@ export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       async (request): Promise<PolicyList> => {
         const client = clientOf(request);
         const agentId = request.query.agent_id;
-        return { agent_id: agentId, policies: applicablePolicies(ctx.policies.of(client.metadata.name), client.metadata.name, agentId).map(present) };
+        return { agent_id: agentId, policies: applicablePolicies(ctx.policies.of(client.metadata.name), client.metadata.name, agentId).map((p) => present(p, agentId)) };
       },
     );
 
@@ -68,13 +69,14 @@ export function policyRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
           execution = await valueExecution(ctx.prices.get(body.chain), traced, calls, now);
         }
         const d = evaluatePolicies(policies, { ...ref, chain: body.chain, calls, now, wallet, execution });
-        return { ...presentDecision(body.agent_id, d), valuation: execution ? presentValuation(execution) : null };
+        const budgets = applicablePolicies(policies, client.metadata.name, body.agent_id).flatMap((p) => budgetViews(p, body.agent_id));
+        return { ...presentDecision(body.agent_id, d), valuation: execution ? presentValuation(execution) : null, budgets };
       },
     );
   };
 }
 
-function present(p: AgentPolicy): PolicyList['policies'][number] {
+function present(p: AgentPolicy, agentId: string): PolicyList['policies'][number] {
   const { agents, suspended, validFrom, validUntil, rules } = p.spec;
   return {
     name: p.metadata.name,
@@ -83,6 +85,7 @@ function present(p: AgentPolicy): PolicyList['policies'][number] {
     valid_from: validFrom ?? null,
     valid_until: validUntil ?? null,
     rules,
+    budgets: budgetViews(p, agentId),
   };
 }
 
@@ -106,7 +109,7 @@ function presentValuation(v: Valuation): NonNullable<PolicyEvaluation['valuation
   };
 }
 
-function presentDecision(agentId: string, d: PolicyDecision): Omit<PolicyEvaluation, 'valuation'> {
+function presentDecision(agentId: string, d: PolicyDecision): Omit<PolicyEvaluation, 'valuation' | 'budgets'> {
   if (d.allowed) {
     const reason = d.policies.length === 0 ? 'no policy applies: the key allows what its payment mode allows' : `accepted by ${d.policies.join(', ')}`;
     return {

@@ -80,6 +80,8 @@ export const ClusterConfigSchema = z.object({
       admissionRetryMs: z.number().int().positive().default(10_000),
       /** Finished requests stay as resources this long, then are archived and deleted. */
       retentionSeconds: z.number().int().positive().default(3_600),
+      /** How often budgeted AgentPolicies' spend is written to their status (kubectl's Spend column). */
+      spendStatusSeconds: z.number().int().positive().default(5),
     })
     .default({
       leaseName: 'agent-wallet-controller',
@@ -88,6 +90,7 @@ export const ClusterConfigSchema = z.object({
       retryPeriodSeconds: 2,
       admissionRetryMs: 10_000,
       retentionSeconds: 3_600,
+      spendStatusSeconds: 5,
     }),
   /** Completion webhooks (the controller sends them; the gateway checks callback URLs): src/webhooks/settings.ts. */
   webhooks: WebhookSettingsSchema.default(DEFAULT_WEBHOOK_SETTINGS),

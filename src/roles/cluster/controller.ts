@@ -16,6 +16,7 @@ import { kubeWebhookSecrets } from '../../webhooks/secrets/kube.ts';
 import { connectChainWorkers } from './connect.ts';
 import { loadKubeConfig, loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 import { protocolsByChain } from '../../protocols/config.ts';
+import { nativeUsdPriceOf } from '../../config/chainConfig.ts';
 import { FAMILIES } from '../../protocols/index.ts';
 
 /**
@@ -83,6 +84,8 @@ export async function runController(argv: string[]): Promise<number> {
       payments,
       archive,
       retentionSeconds: config.controller.retentionSeconds,
+      nativeUsdPrice: nativeUsdPriceOf(config.chains),
+      spendStatusMs: config.controller.spendStatusSeconds * 1000,
       admissionRetryMs: config.controller.admissionRetryMs,
       paymentGraceMs: config.payments.graceSeconds * 1000,
       protocols: protocolsByChain(config.chains, FAMILIES),

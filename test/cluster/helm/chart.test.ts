@@ -303,9 +303,10 @@ describe("the chart's RBAC", () => {
     expect(await can(ctl, 'list', clients)).toBe(true);
     expect(await can(ctl, 'create', clients)).toBe(false);
     expect(await can(ctl, 'update', clients)).toBe(false);
-    // The policy admission step reads AgentPolicies, and writes none.
+    // The policy admission step reads AgentPolicies and writes no spec; the budgets' spend goes to their status.
     for (const verb of ['get', 'list', 'watch']) expect(await can(ctl, verb, policies), verb).toBe(true);
     for (const verb of ['create', 'update', 'patch', 'delete']) expect(await can(ctl, verb, policies), verb).toBe(false);
+    for (const verb of ['update', 'patch']) expect(await can(ctl, verb, `${policies}/status`), verb).toBe(true);
     // The webhook sender reads a signing secret by the name its ApiClient gives: get, not list or watch.
     expect(await can(ctl, 'get', 'secrets')).toBe(true);
     for (const verb of ['list', 'watch', 'create', 'update', 'patch', 'delete']) expect(await can(ctl, verb, 'secrets'), verb).toBe(false);

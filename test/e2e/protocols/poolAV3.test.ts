@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { erc20Abi, parseEther, parseUnits, type Address } from 'viem';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../../src/api/v1alpha1/index.ts';
 import { createClient, type AgentWalletClient } from '../../../src/client/index.ts';
 import type { ChainName } from '../../../src/config/chains.ts';
 import { swapRouter02Abi } from '../../../src/protocols/uniswapV3/abi.ts';
@@ -256,3 +257,30 @@ describe('pool-a-v3: Uniswap v3 swaps on the devnet', () => {
   });
 });
 
+
+describe('pool-a-v3 under a budget', () => {
+  it('a swap is re-planned at signing and its reservation taken again: confirmed once, counted once; the next does not fit', async () => {
+    const { api, clientId } = await svc.newKey('sponsored');
+    const agent = `uni3-budget-${Date.now()}`;
+    const namespace = (await svc.store.get('ApiClient', clientId)).metadata.namespace;
+    await svc.store.create({
+      apiVersion: API_VERSION,
+      kind: 'AgentPolicy',
+      metadata: { name: `${clientId}-one`, namespace },
+      spec: { apiClient: clientId, suspended: false, rules: [{ name: 'anything', action: 'accept' }], budgets: [{ name: 'one', window: '1h', count: 1 }] },
+    });
+    const w = (await api.get(`/wallet?agent_id=${agent}&chain=ethereum`)).body.smart_wallet_address as Address;
+    await (await newPayer(svc.devnet, 'ethereum')).mint('WETH', w, parseEther('1'));
+    const swap = { agent_id: agent, chain: 'ethereum', token_in: 'WETH', token_out: 'USDC', amount_in: '0.01', fee: 500 };
+    await expect.poll(async () => (await api.post('/policy/evaluate', { agent_id: agent, chain: 'ethereum', target_contract: w, calldata: '0x' })).body.budgets?.length, { timeout: 10_000 }).toBe(1);
+    const first = await api.post(`/protocols/${SLUG}/swap`, swap);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((await api.waitForTerminal(first.body.request_id, 60_000)).status).toBe('confirmed');
+    const stored = await svc.store.get('ExecutionRequest', first.body.request_id);
+    expect(stored.status?.signedCalls).toBeDefined(); // re-planned at signing
+    expect(stored.status?.spend).toBeDefined();
+    const second = await api.post(`/protocols/${SLUG}/swap`, swap);
+    expect(second.status, JSON.stringify(second.body)).toBe(403);
+    expect(second.body).toMatchObject({ error: 'policy_denied', budget: 'one' });
+  });
+});

@@ -45,8 +45,8 @@ export type StepOutcome =
  * ones found; the first that stops ends admission. After all pass, the operation is signed.
  */
 export interface AdmissionStep {
-  name: 'simulation' | 'policy' | 'payment';
-  /** The condition this step sets (`Simulated`, `PolicyAllowed`, `PaymentSatisfied`). */
+  name: 'simulation' | 'policy' | 'budget' | 'payment';
+  /** The condition this step sets (`Simulated`, `PolicyAllowed` (the policy and budget steps), `PaymentSatisfied`). */
   condition: keyof typeof CONDITION;
   run(r: Reconciling, input: AdmissionInput, found: Admitted): Promise<StepOutcome>;
 }

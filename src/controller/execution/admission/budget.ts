@@ -1,0 +1,72 @@
+import type { Call, SpendReservation } from '../../../api/v1alpha1/index.ts';
+import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal } from '../../../policy/budgets.ts';
+import { usdToMicro } from '../../../payments/pricing.ts';
+import type { ReconcileResult } from '../../../runtime/index.ts';
+import type { Reconciling } from '../context.ts';
+import { fail, write } from '../status.ts';
+import type { AdmissionStep } from './types.ts';
+
+/**
+ * The budgets of the request's key and agent (docs/policies.md "Budgets"), after the policies accepted its calls
+ * and before any payment is asked or anything signed: its most cost (gas at the maximum fee and limits, plus what
+ * its calls send) must fit every window, and is then held for it in the spend ledger and written on the request
+ * itself, so a restart finds it. A request admitted again (a new quote, a re-plan at signing) replaces its own.
+ */
+export const budgetStep: AdmissionStep = {
+  name: 'budget',
+  condition: 'PolicyAllowed',
+  async run(r, { req, t, calls }, found) {
+    const ledger = r.deps.spendLedger;
+    const scopes = ledger ? budgetsFor(r.deps.policiesFor?.(req.spec.apiClient) ?? [], req.spec.apiClient, req.spec.agentId) : [];
+    if (!ledger || scopes.length === 0) return { kind: 'pass', found: {} };
+    const sim = found.simulation!;
+    const price = r.deps.nativeUsdPrice?.(req.spec.chain);
+    if (price === undefined) {
+      const scope = scopes[0]!;
+      const message = `budget ${scope.budget.name} of policy ${scope.policy} cannot be judged: the native coin of ${req.spec.chain} has no price`;
+      return { kind: 'stop', result: await failByBudget(r, req, { policy: scope.policy, budget: scope.budget.name, spent: { microUsd: 0n, count: 0 }, costMicroUsd: 0n, message }) };
+    }
+    const nativeUsdMicro = usdToMicro(price);
+    const outflowsMicroUsd = weiToMicroUsd(nativeValueOf(calls), nativeUsdMicro);
+    const cost = weiToMicroUsd(sim.estimatedCostWei, nativeUsdMicro) + outflowsMicroUsd;
+    const refusal = ledger.reserve(req, scopes, cost, t);
+    if (refusal) {
+      r.deps.onPolicyDecision?.(req, { allowed: false, code: 'policy_denied', policy: refusal.policy, rule: null, message: refusal.message, policies: [refusal.policy] });
+      return { kind: 'stop', result: await failByBudget(r, req, refusal) };
+    }
+    const spend: SpendReservation = {
+      at: t.toISOString(),
+      microUsd: cost.toString(),
+      outflowsMicroUsd: outflowsMicroUsd.toString(),
+      nativeUsdMicro: nativeUsdMicro.toString(),
+      until: new Date(t.getTime() + longestWindowMs(scopes)).toISOString(),
+    };
+    // Written before anything is asked or signed: a crash after this finds the reservation on the request; one
+    // before it finds nothing held and admits the request afresh. On a conflict (this reconcile's own earlier
+    // write, when a re-plan at signing judges again) it is applied to the stored request unless its phase moved.
+    const written = { done: true } as const;
+    let result: ReconcileResult;
+    try {
+      result = await write(r, req, (s) => ({ ...s, spend }), written);
+    } catch (e) {
+      ledger.release(req.metadata.name);
+      throw e;
+    }
+    if (result === written) return { kind: 'pass', found: {} };
+    ledger.release(req.metadata.name);
+    return { kind: 'stop', result };
+  },
+};
+
+/** Native value the calls send (the outflows a budget counts until outflows are traced for it). */
+const nativeValueOf = (calls: readonly Call[]): bigint => calls.reduce((sum, c) => sum + BigInt(c.value), 0n);
+
+function failByBudget(r: Reconciling, req: Parameters<typeof fail>[1], refusal: BudgetRefusal) {
+  return fail(
+    r,
+    req,
+    { code: 'policy_denied', message: `${refusal.message}; nothing was executed`, policy: { name: refusal.policy, budget: refusal.budget } },
+    { PolicyAllowed: ['False', 'BudgetExceeded', refusal.message] },
+  );
+}
+
