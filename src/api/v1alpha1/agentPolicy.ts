@@ -51,7 +51,7 @@ export type ValueCondition = z.infer<typeof ValueConditionSchema>;
 
 /**
  * One rule: `accept` or `reject` the calls every given condition matches (conditions are ANDed; a rule with none
- * matches every call). Conditions on the whole request (chain, protocol action) hold for each of its calls.
+ * matches every call). Conditions on the whole request (chain, protocol action, outflow, usd) hold for each of its calls.
  */
 export const PolicyRuleSchema = z.object({
   /** Named in every refusal and dry-run answer. */
