@@ -119,7 +119,10 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const apiClients = cache.informerFor('ApiClient');
   const policies = cache.informerFor('AgentPolicy');
 
-  const spendLedger = new SpendLedger((apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient));
+  const spendLedger = new SpendLedger(
+    (apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient),
+    (ns, name) => informer.get(name, ns),
+  );
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
   const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));

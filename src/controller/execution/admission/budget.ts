@@ -1,16 +1,16 @@
 import type { Call, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal } from '../../../policy/budgets.ts';
 import { usdToMicro } from '../../../payments/pricing.ts';
-import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
-import { fail, write } from '../status.ts';
+import { fail } from '../status.ts';
 import type { AdmissionStep } from './types.ts';
 
 /**
  * The budgets of the request's key and agent (docs/policies.md "Budgets"), after the policies accepted its calls
  * and before any payment is asked or anything signed: its most cost (gas at the maximum fee and limits, plus what
  * its calls send) must fit every window, and is then held for it in the spend ledger and written on the request
- * itself, so a restart finds it. A request admitted again (a new quote, a re-plan at signing) replaces its own.
+ * itself with admission's next status write, so a restart finds it. A request admitted again (a new quote, a
+ * re-plan at signing) replaces its own.
  */
 export const budgetStep: AdmissionStep = {
   name: 'budget',
@@ -41,20 +41,10 @@ export const budgetStep: AdmissionStep = {
       nativeUsdMicro: nativeUsdMicro.toString(),
       until: new Date(t.getTime() + longestWindowMs(scopes)).toISOString(),
     };
-    // Written before anything is asked or signed: a crash after this finds the reservation on the request; one
-    // before it finds nothing held and admits the request afresh. On a conflict (this reconcile's own earlier
-    // write, when a re-plan at signing judges again) it is applied to the stored request unless its phase moved.
-    const written = { done: true } as const;
-    let result: ReconcileResult;
-    try {
-      result = await write(r, req, (s) => ({ ...s, spend }), written);
-    } catch (e) {
-      ledger.release(req.metadata.name);
-      throw e;
-    }
-    if (result === written) return { kind: 'pass', found: {} };
-    ledger.release(req.metadata.name);
-    return { kind: 'stop', result };
+    // Written with the status admission's outcome writes (waiting for a payment, paid, or signed: phases/sign.ts),
+    // before anything is sent: a crash before that write finds nothing held and admits the request afresh, and
+    // nothing of it was broadcast. Until the cache shows it, the ledger holds it (spendLedger.ts).
+    return { kind: 'pass', found: { spend } };
   },
 };
 

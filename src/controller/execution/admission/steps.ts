@@ -36,7 +36,7 @@ export const paymentStep: AdmissionStep = {
     const admission = input.requireFromOutside ? await policy.required(ctx) : await policy.admit(ctx);
     if (admission.kind === 'satisfied') return { kind: 'pass', found: { payment: admission } };
     const withReason = admission.kind === 'required' && input.quoteAgain?.rejection ? { ...admission, rejection: input.quoteAgain.rejection } : admission;
-    return { kind: 'stop', result: await recordAdmission(r, req, withReason, simulationStatus(found.simulation!, req.spec.paymentMode), t, input.quoteAgain?.earlierQuotes ?? []) };
+    return { kind: 'stop', result: await recordAdmission(r, req, withReason, { ...simulationStatus(found.simulation!, req.spec.paymentMode), ...(found.spend && { spend: found.spend }) }, t, input.quoteAgain?.earlierQuotes ?? []) };
   },
 };
 
@@ -66,7 +66,7 @@ function recordAdmission(
   r: Reconciling,
   req: ExecutionRequest,
   admission: Exclude<Admission, { kind: 'satisfied' }>,
-  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>,
+  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd' | 'spend'>,
   t: Date,
   earlierQuotes: PaymentQuote[],
 ): Promise<ReconcileResult> {

@@ -1,4 +1,4 @@
-import type { Call, ExecutionRequest, PaymentQuote, PaymentRejection } from '../../../api/v1alpha1/index.ts';
+import type { Call, ExecutionRequest, PaymentQuote, PaymentRejection, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import type { CONDITION } from '../../../api/v1alpha1/index.ts';
 import type { ChainWorker, SimulationResult } from '../../../chain/types.ts';
 import type { Admission } from '../../../payments/types.ts';
@@ -32,6 +32,8 @@ export interface Admitted {
   value?: Valuation;
   /** The payment policy's answer, when it let the request through (kind `satisfied`). */
   payment?: Extract<Admission, { kind: 'satisfied' }>;
+  /** What the budget step held for it: written with the status that admission's outcome writes (waiting or signed). */
+  spend?: SpendReservation;
 }
 
 export type StepOutcome =

@@ -44,6 +44,7 @@ async function signAdmitted(r: Reconciling, input: AdmissionInput, found: Admitt
     reason: admission.reason,
     estimates: simulationStatus(found.simulation!, req.spec.paymentMode),
     value: found.value,
+    ...(found.spend && { spend: found.spend }),
     ...((admission.quote || admission.paid) && { payment: { ...(admission.quote && { quote: admission.quote }), ...(admission.paid && { paid: admission.paid }) } }),
   });
   if (!('feeUncovered' in signed)) return signed;

@@ -22,6 +22,8 @@ export interface SigningPlan {
   payment?: ExecutionRequestStatus['payment'];
   /** Admission's valuation of the request's calls in this reconcile (admission/policy.ts), for the last judgement. */
   value?: Valuation | undefined;
+  /** The budget step's reservation (admission/budget.ts), written with the signed status. */
+  spend?: ExecutionRequestStatus['spend'];
 }
 
 /** The wallet cannot pay its auto fee after all: the caller answers with the mode's 402 (admit.ts). */
@@ -55,6 +57,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
   if (r.deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
   let estimates = plan.estimates;
+  let spend = plan.spend;
 
   let own: readonly Call[] = req.spec.calls;
   let signedCalls: Call[] | undefined;
@@ -69,6 +72,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       signedCalls = replanned.calls;
       if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation, req.spec.paymentMode);
       value = judged.found.value;
+      if (judged.found.spend) spend = judged.found.spend; // the re-planned calls' reservation replaces the first
     }
   }
   const calls = [...own, ...plan.added];
@@ -128,6 +132,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
     costUsd: plan.costUsd,
     ...(payment && { payment }),
     ...(signedCalls && { signedCalls }),
+    ...(spend && { spend }),
     userOperation: op,
     startTime: s.startTime ?? t.toISOString(),
     queuedTime: t.toISOString(),
