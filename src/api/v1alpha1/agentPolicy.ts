@@ -17,6 +17,8 @@ const Uint = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
 
 /** A decimal number as text, as conditions compare them exactly (src/policy/values.ts reads the same grammar). */
 const Decimal = z.string().regex(/^-?(0|[1-9][0-9]{0,79})(\.[0-9]{1,36})?$/);
+/** USD to the micro-dollar, as text (`100`, `0.5`). */
+const UsdAmount = z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,6})?$/);
 
 /** Bounds on an unsigned integer, each optional; all that are given must hold. */
 export const UintBoundsSchema = z.object({
@@ -49,7 +51,7 @@ export type ValueCondition = z.infer<typeof ValueConditionSchema>;
 
 /**
  * One rule: `accept` or `reject` the calls every given condition matches (conditions are ANDed; a rule with none
- * matches every call). Conditions on the whole request (chain, protocol action) hold for each of its calls.
+ * matches every call). Conditions on the whole request (chain, protocol action, outflow, usd) hold for each of its calls.
  */
 export const PolicyRuleSchema = z.object({
   /** Named in every refusal and dry-run answer. */
@@ -86,6 +88,33 @@ export const PolicyRuleSchema = z.object({
     .object({
       actions: z.array(z.string().regex(/^[a-z0-9-]+\/([a-z0-9/-]+|\*)$/).max(128)).min(1).max(64),
       input: z.array(ValueConditionSchema).max(16).optional(),
+    })
+    .optional(),
+  /**
+   * What leaves the wallet in the simulated execution (judged on the whole request, docs/policies.md): for some
+   * asset of `tokens` (a token address, or `native`), the outflows of it to recipients in `recipients` / not in
+   * `recipientsNot` exist and their sum meets `amount`. Outflows the chain cannot trace: doubt (rules.ts).
+   */
+  outflow: z
+    .object({
+      tokens: z.array(z.string().regex(/^(0x[0-9a-fA-F]{40}|native)$/)).min(1).max(256).optional(),
+      recipients: z.array(Address).min(1).max(256).optional(),
+      recipientsNot: z.array(Address).max(256).optional(),
+      amount: UintBoundsSchema.optional(),
+    })
+    .optional(),
+  /**
+   * The execution's USD value (src/policy/valuation.ts: its outflows, plus the allowances its calls grant to spenders
+   * not in `approvalSpenders`) meets these bounds, in USD as decimal strings (`"100"`, `"0.5"`). An asset without a
+   * price, or outflows the chain cannot trace: doubt (an accept rule does not accept, a reject rule rejects).
+   */
+  usd: z
+    .object({
+      lt: UsdAmount.optional(),
+      lte: UsdAmount.optional(),
+      gt: UsdAmount.optional(),
+      gte: UsdAmount.optional(),
+      approvalSpenders: z.array(Address).max(256).optional(),
     })
     .optional(),
 });

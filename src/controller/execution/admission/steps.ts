@@ -3,6 +3,7 @@ import type { Admission } from '../../../payments/types.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 import { simulateOrFail } from '../simulation.ts';
+import { needsOutflows } from './policy.ts';
 import { conditions, fail, paidMessage, simulationStatus, write } from '../status.ts';
 import type { AdmissionInput, AdmissionStep, Admitted } from './types.ts';
 
@@ -11,7 +12,8 @@ export const simulationStep: AdmissionStep = {
   name: 'simulation',
   condition: 'Simulated',
   async run(r, { req, worker, calls }) {
-    const sim = await simulateOrFail(r, req, worker, calls);
+    // Outflows only when a policy judges them: tracing is one more RPC call.
+    const sim = await simulateOrFail(r, req, worker, calls, needsOutflows(r, req) ? { outflows: true } : undefined);
     if (!sim.ok) return { kind: 'stop', result: await sim.failed };
     return { kind: 'pass', found: { simulation: sim.value } };
   },
