@@ -1,5 +1,8 @@
 import { agentInScope, windowSeconds, type AgentPolicy, type AgentScope, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
+import { formatMicroUsd } from './valuation.ts';
+
+export { formatMicroUsd };
 
 /**
  * Budgets (docs/policies.md "Budgets"): what the executions of a key or an agent admitted in a rolling window may
@@ -121,13 +124,6 @@ export const longestWindowMs = (scopes: readonly BudgetScope[]): number => Math.
 export function decimalToMicro(usd: string): bigint {
   const [whole, frac = ''] = usd.split('.');
   return BigInt(whole!) * MICRO + BigInt(frac.padEnd(6, '0').slice(0, 6));
-}
-
-/** 48_200_000n → `48.2`: exact, without trailing zeros. */
-export function formatMicroUsd(micro: bigint): string {
-  const whole = micro / MICRO;
-  const frac = (micro % MICRO).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac === '' ? whole.toString() : `${whole}.${frac}`;
 }
 
 /** Wei at a price in micro-USD per coin, rounded up. */

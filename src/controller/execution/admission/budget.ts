@@ -1,5 +1,6 @@
 import type { Call, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal } from '../../../policy/budgets.ts';
+import { totalOf } from '../../../policy/index.ts';
 import { usdToMicro } from '../../../payments/pricing.ts';
 import type { Reconciling } from '../context.ts';
 import { fail } from '../status.ts';
@@ -27,7 +28,27 @@ export const budgetStep: AdmissionStep = {
       return { kind: 'stop', result: await failByBudget(r, req, { policy: scope.policy, budget: scope.budget.name, spent: { microUsd: 0n, count: 0 }, costMicroUsd: 0n, message }) };
     }
     const nativeUsdMicro = usdToMicro(price);
-    const outflowsMicroUsd = weiToMicroUsd(nativeValueOf(calls), nativeUsdMicro);
+    // What leaves the wallet: under a USD budget, the policy step's valuation of the traced outflows (tokens and
+    // native value) and of the allowances granted, fail closed when any of it is unpriced or untraced; under count
+    // budgets alone nothing is traced, and the calls' native value stands for it.
+    const usdScope = scopes.find((s) => s.limitMicroUsd !== undefined);
+    let outflowsMicroUsd = weiToMicroUsd(nativeValueOf(calls), nativeUsdMicro);
+    if (usdScope) {
+      const total = found.value ? totalOf(found.value, []) : ({ kind: 'unavailable', reason: 'the outflows were not valued' } as const);
+      const doubt =
+        total.kind === 'unpriced'
+          ? `${total.asset === 'native' ? 'the native coin' : `token ${total.asset}`} is not priced (${total.reason})`
+          : total.kind === 'unavailable'
+            ? `what leaves the wallet is not known (${total.reason})`
+            : total.unbounded
+              ? 'it grants an allowance without bound'
+              : undefined;
+      if (doubt !== undefined) {
+        const message = `budget ${usdScope.budget.name} of policy ${usdScope.policy} cannot count this execution: ${doubt}`;
+        return { kind: 'stop', result: await failByBudget(r, req, { policy: usdScope.policy, budget: usdScope.budget.name, spent: { microUsd: 0n, count: 0 }, costMicroUsd: 0n, message }) };
+      }
+      if (total.kind === 'priced') outflowsMicroUsd = total.microUsd;
+    }
     const cost = weiToMicroUsd(sim.estimatedCostWei, nativeUsdMicro) + outflowsMicroUsd;
     const refusal = ledger.reserve(req, scopes, cost, t);
     if (refusal) {
@@ -48,7 +69,7 @@ export const budgetStep: AdmissionStep = {
   },
 };
 
-/** Native value the calls send (the outflows a budget counts until outflows are traced for it). */
+/** Native value the calls send: what a count budget's record says left the wallet (nothing is traced for it). */
 const nativeValueOf = (calls: readonly Call[]): bigint => calls.reduce((sum, c) => sum + BigInt(c.value), 0n);
 
 function failByBudget(r: Reconciling, req: Parameters<typeof fail>[1], refusal: BudgetRefusal) {
