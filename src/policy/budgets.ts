@@ -1,4 +1,4 @@
-import { agentInScope, windowSeconds, type AgentPolicy, type AgentScope, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { agentInScope, isTerminal, windowSeconds, type AgentPolicy, type AgentScope, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
 import { formatMicroUsd } from './valuation.ts';
 
@@ -51,6 +51,12 @@ export interface Spend {
   /** Epoch milliseconds of its reservation. */
   at: number;
   microUsd: bigint;
+  /**
+   * Unsigned and still able to be signed until then (epoch ms): waiting for its payment, its quote's hold; paid,
+   * until it is signed. It counts in every window meanwhile, however long ago it was reserved, so that quotes left
+   * unpaid past a short window cannot all be paid and signed at once.
+   */
+  heldUntil?: number;
 }
 
 /**
@@ -68,9 +74,17 @@ export function spendOf(req: ExecutionRequest): Spend | undefined {
     const gas = ceilDiv(BigInt(s.actualGasCostWei) * BigInt(r.nativeUsdMicro), WEI_PER_COIN);
     return { ...base, microUsd: gas + (s.phase === 'Confirmed' ? BigInt(r.outflowsMicroUsd) : 0n) };
   }
+  const held = s.userOperation === undefined ? heldUntil(req) : undefined;
   // Signed and then failed (dropped, never included): nothing was spent, but an inclusion found later would
   // bring it back, so it holds its reservation until its window ends.
-  return { ...base, microUsd: BigInt(r.microUsd) };
+  return { ...base, microUsd: BigInt(r.microUsd), ...(held !== undefined && { heldUntil: held }) };
+}
+
+/** Until when an unsigned request may still be signed: its quote's hold (waiting for a payment), else for good. */
+function heldUntil(req: ExecutionRequest): number | undefined {
+  const quote = req.status?.payment?.quote;
+  if (req.status?.phase === 'PaymentRequired' && quote) return Date.parse(quote.reservedUntil ?? quote.expiresAt);
+  return isTerminal(req.status?.phase) ? undefined : Number.POSITIVE_INFINITY;
 }
 
 /** What a window held at one moment. */

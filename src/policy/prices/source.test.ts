@@ -15,7 +15,11 @@ describe('price source (devnet)', () => {
   const env = chainUnderTest('ethereum');
   let worker: LocalChainWorker;
   const token = (symbol: string) => env.config.tokens.find((t) => t.symbol === symbol)!.address;
-  const send = async (tx: Promise<Hex>) => env.client.waitForTransactionReceipt({ hash: await tx });
+  const send = async (tx: Promise<Hex>) => {
+    const receipt = await env.client.waitForTransactionReceipt({ hash: await tx });
+    if (receipt.status !== 'success') throw new Error(`transaction ${receipt.transactionHash} reverted`); // never a silent no-op
+    return receipt;
+  };
   const ownFeed = async (decimals: number, answer: bigint): Promise<Address> => {
     const data = devnetPriceFeedDeployData({ decimals, description: 'test / USD', answer, owner: env.funded.account.address });
     const receipt = await send(env.funded.sendTransaction({ data }));

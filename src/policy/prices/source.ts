@@ -69,7 +69,8 @@ export function createPriceSource(config: PriceChainConfig, worker: Pick<ChainWo
           continue;
         }
         const cached = cache.get(key);
-        if (cached && now.getTime() - cached.at <= cacheSeconds * 1000) {
+        // cacheSeconds 0: every valuation reads (a reuse within the same millisecond would be a stale answer).
+        if (cached && cacheSeconds > 0 && now.getTime() - cached.at < cacheSeconds * 1000) {
           out.set(key, cached.judge(now));
           continue;
         }

@@ -22,17 +22,15 @@ export class SpendLedger {
     private readonly requestOf: (namespace: string, name: string) => ExecutionRequest | undefined,
   ) {}
 
+  /**
+   * What each request counts, by the object the cache holds: the cache replaces an object on every change, so a
+   * sum reads each request's status once per change, not once per sum.
+   */
+  private readonly counted = new WeakMap<ExecutionRequest, Spend | null>();
+
   /** What `scope`'s window holds at `now`, without the request `except` (one being admitted again). */
   spentIn(scope: BudgetScope, now: number, except?: string): WindowSpend {
-    const from = now - scope.windowMs;
-    let microUsd = 0n;
-    let count = 0;
-    for (const [name, spend] of this.spends(scope.apiClient)) {
-      if (name === except || spend.at <= from || !inScope(scope, spend.apiClient, spend.agentId)) continue;
-      microUsd += spend.microUsd;
-      count += 1;
-    }
-    return { microUsd, count };
+    return sumIn(this.spends(scope.apiClient), scope, now, except);
   }
 
   /**
@@ -41,7 +39,8 @@ export class SpendLedger {
    */
   reserve(req: ExecutionRequest, scopes: readonly BudgetScope[], costMicroUsd: bigint, at: Date): BudgetRefusal | undefined {
     const name = req.metadata.name;
-    const refusal = overrun(scopes, (scope) => this.spentIn(scope, at.getTime(), name), costMicroUsd);
+    const spends = scopes.length > 0 ? this.spends(scopes[0]!.apiClient) : new Map<string, Spend>(); // one key's
+    const refusal = overrun(scopes, (scope) => sumIn(spends, scope, at.getTime(), name), costMicroUsd);
     if (refusal) return refusal;
     this.pending.set(name, {
       apiClient: req.spec.apiClient,
@@ -58,7 +57,11 @@ export class SpendLedger {
   spends(apiClient: string): Map<string, Spend> {
     const out = new Map<string, Spend>();
     for (const req of this.requestsOf(apiClient)) {
-      const spend = spendOf(req);
+      let spend = this.counted.get(req);
+      if (spend === undefined) {
+        spend = spendOf(req) ?? null;
+        this.counted.set(req, spend);
+      }
       if (spend) out.set(req.metadata.name, spend);
     }
     for (const [name, held] of this.pending) {
@@ -79,4 +82,18 @@ export class SpendLedger {
     if (req.status?.spend?.at === held.atIso) return true;
     return isTerminal(req.status?.phase) && req.status?.userOperation === undefined;
   }
+}
+
+/** What `spends` hold in `scope`'s window at `now`, without the request `except`. */
+export function sumIn(spends: ReadonlyMap<string, Spend>, scope: BudgetScope, now: number, except?: string): WindowSpend {
+  const from = now - scope.windowMs;
+  let microUsd = 0n;
+  let count = 0;
+  for (const [name, spend] of spends) {
+    const inWindow = spend.at > from || (spend.heldUntil !== undefined && spend.heldUntil > now);
+    if (name === except || !inWindow || !inScope(scope, spend.apiClient, spend.agentId)) continue;
+    microUsd += spend.microUsd;
+    count += 1;
+  }
+  return { microUsd, count };
 }

@@ -1,8 +1,8 @@
-import type { AgentPolicy, BudgetSpend } from '../../../api/v1alpha1/index.ts';
-import { budgetsFor, formatMicroUsd, type BudgetScope } from '../../../policy/budgets.ts';
+import { agentInScope, type AgentPolicy, type BudgetSpend } from '../../../api/v1alpha1/index.ts';
+import { budgetsFor, formatMicroUsd, type BudgetScope, type Spend } from '../../../policy/budgets.ts';
 import type { Logger } from '../../../runtime/index.ts';
 import { isStoreError, type ResourceStore } from '../../../store/types.ts';
-import type { SpendLedger } from './spendLedger.ts';
+import { sumIn, type SpendLedger } from './spendLedger.ts';
 
 /** The most spend rows a policy's status shows (an agent policy's busiest agents first). */
 const MAX_ROWS = 50;
@@ -14,17 +14,26 @@ const MAX_ROWS = 50;
 export function policySpend(policy: AgentPolicy, ledger: SpendLedger, now: Date): { spend: BudgetSpend[]; summary: string } {
   const { apiClient, agents } = policy.spec;
   const asOf = now.toISOString();
-  // One agent id the policy covers (a prefix covers itself): its scopes are those of every agent it covers.
-  const representative = agents?.agentId ?? '';
-  const spenders = [...new Set([...ledger.spends(apiClient).values()].map((s) => s.agentId))];
+  const t = now.getTime();
+  const spends = ledger.spends(apiClient); // once: every budget below sums the same requests
+  // Each agent's own, for per-agent budgets: grouped in one pass.
+  const byAgent = new Map<string, Map<string, Spend>>();
+  for (const [name, s] of spends) {
+    if (agents !== undefined && !agentInScope(agents, s.agentId)) continue;
+    let mine = byAgent.get(s.agentId);
+    if (!mine) byAgent.set(s.agentId, (mine = new Map()));
+    mine.set(name, s);
+  }
   const rows: (BudgetSpend & { micro: bigint })[] = [];
-  const add = (scope: BudgetScope) => {
-    const { microUsd, count } = ledger.spentIn(scope, now.getTime());
+  const add = (scope: BudgetScope, from: ReadonlyMap<string, Spend>) => {
+    const { microUsd, count } = sumIn(from, scope, t);
+    if (scope.agentId !== undefined && count === 0) return; // an agent whose spend left the window
     rows.push({ budget: scope.budget.name, ...(scope.agentId !== undefined && { agentId: scope.agentId }), usd: formatMicroUsd(microUsd), count, asOf, micro: microUsd });
   };
-  for (const scope of budgetsFor([policy], apiClient, representative)) {
-    if (scope.agentId === undefined) add(scope); // the key's, or the policy's agents' together: one window
-    else for (const agentId of spenders) for (const own of budgetsFor([policy], apiClient, agentId)) if (own.budget.name === scope.budget.name) add(own);
+  // One agent id the policy covers (a prefix covers itself): its scopes are those of every agent it covers.
+  for (const scope of budgetsFor([policy], apiClient, agents?.agentId ?? '')) {
+    if (scope.agentId === undefined) add(scope, spends); // the key's, or the policy's agents' together: one window
+    else for (const [agentId, mine] of byAgent) add({ ...scope, agentId }, mine);
   }
   rows.sort((a, b) => (b.micro > a.micro ? 1 : b.micro < a.micro ? -1 : b.count - a.count));
   const spend = rows.slice(0, MAX_ROWS).map(({ micro: _, ...row }) => row);

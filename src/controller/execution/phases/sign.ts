@@ -8,6 +8,7 @@ import type { ReconcileResult } from '../../../runtime/index.ts';
 import { judgingCalls, runAdmission } from '../admission/steps.ts';
 import type { Reconciling } from '../context.ts';
 import { failByPolicy, refusalAtSigning, valuationAtSigning } from '../admission/policy.ts';
+import { failByBudget, holdBudget } from '../admission/budget.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
 import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
@@ -22,8 +23,10 @@ export interface SigningPlan {
   payment?: ExecutionRequestStatus['payment'];
   /** Admission's valuation of the request's calls in this reconcile (admission/policy.ts), for the last judgement. */
   value?: Valuation | undefined;
-  /** The budget step's reservation (admission/budget.ts), written with the signed status. */
+  /** The budget step's reservation (admission/budget.ts); the last look before signing holds it again. */
   spend?: ExecutionRequestStatus['spend'];
+  /** Gas at the maximum fee of the simulation the calls are signed from: what the budgets hold at signing. */
+  costWei: bigint;
 }
 
 /** The wallet cannot pay its auto fee after all: the caller answers with the mode's 402 (admit.ts). */
@@ -41,6 +44,7 @@ export async function signPaid(r: Reconciling, req: ExecutionRequest, worker: Ch
     costUsd: payment?.quote?.amountUsd ?? 0,
     reason: 'PaymentVerified',
     estimates: simulationStatus(sim.value, req.spec.paymentMode),
+    costWei: sim.value.estimatedCostWei,
     ...(payment && { payment }),
   });
   return 'feeUncovered' in signed ? { requeueAfterMs: CACHE_CATCH_UP_MS } : signed; // nothing added: never uncovered
@@ -58,6 +62,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   if (r.deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
   let estimates = plan.estimates;
   let spend = plan.spend;
+  let costWei = plan.costWei;
 
   let own: readonly Call[] = req.spec.calls;
   let signedCalls: Call[] | undefined;
@@ -70,7 +75,10 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       if (judged.kind === 'stopped') return judged.result;
       own = replanned.calls;
       signedCalls = replanned.calls;
-      if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation, req.spec.paymentMode);
+      if (judged.found.simulation) {
+        estimates = simulationStatus(judged.found.simulation, req.spec.paymentMode);
+        costWei = judged.found.simulation.estimatedCostWei;
+      }
       value = judged.found.value;
       if (judged.found.spend) spend = judged.found.spend; // the re-planned calls' reservation replaces the first
     }
@@ -116,6 +124,11 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // a kill switch the controller has seen stops it.
   const refused = refusalAtSigning(r, req, own, estimates.smartWalletAddress, valued);
   if (refused) return failByPolicy(r, current, refused);
+  // The budgets too, on what is signed now: a request paid after waiting (its cost, or the budgets, may have changed
+  // since it was quoted) counts from now, at this simulation's cost; one that no longer fits is refused unsigned.
+  const held = holdBudget(r, req, own, costWei, valued, r.now());
+  if (held.kind === 'refused') return failByBudget(r, current, held.refusal);
+  if (held.kind === 'held') spend = held.spend;
   const op = await worker.prepareOperation(ref, calls, { requestId: req.metadata.name });
   // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
   // transfer finds it taken, however fast it comes after the inclusion.
