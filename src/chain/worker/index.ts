@@ -6,7 +6,9 @@ import type { LockManager } from '../../locks/types.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
 import type { LogScanOptions } from '../bundler/outcomeLookup.ts';
 import { createChainClient, type ChainClient } from '../client.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
 import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
+import { isLockError } from '../../locks/types.ts';
 import { createFeeReader } from '../fees.ts';
 import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { NonceAllocator } from '../nonceAllocator.ts';
@@ -200,6 +202,38 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     async getOperationOutcome(op): Promise<OperationOutcome> {
       assertOpen();
       return outcomes.outcomeOf(op).catch(rethrowAsRpcUnavailable);
+    },
+
+    async withdrawOperation(op) {
+      assertOpen();
+      const sender = getAddress(op.sender);
+      const nonce = BigInt(op.nonce);
+      const hash = op.hash as Hex;
+      // Under the wallet's nonce lock: a prepare of the wallet sees the nonces either all reserved or all given back.
+      return locks
+        .withLock(`nonce:${config.name}:${sender.toLowerCase()}`, 30_000, async () => {
+          let answer = bundler.withdraw({ hash, sender, nonce });
+          if (answer.state === 'notHeld') {
+            // Signed and never submitted here, or this worker restarted: withdrawn unless the chain has used its nonce.
+            const chainNonce = await readEntryPointNonce(client, config.entryPoint, sender).catch(rethrowAsRpcUnavailable);
+            if (chainNonce > nonce) return { state: 'sent' as const };
+            answer = bundler.withdraw({ hash, sender, nonce }, { evenIfNotHeld: true });
+          }
+          if (answer.state === 'sent' || answer.state === 'notHeld') return { state: 'sent' as const };
+          if (answer.state === 'settled') {
+            const o = answer.outcome;
+            return o.state === 'dropped' && o.code === 'withdrawn' ? { state: 'withdrawn' as const, withdrawn: [hash] } : { state: 'sent' as const };
+          }
+          for (const e of answer.entries) {
+            prepared.forget(e.hash);
+            nonces.release(e.sender, e.nonce, e.hash);
+          }
+          return { state: 'withdrawn' as const, withdrawn: answer.entries.map((e) => e.hash) };
+        })
+        .catch((e: unknown) => {
+          if (isLockError(e, 'Unavailable')) throw new ChainError('rpc_unavailable', `${config.name}: ${e.message}`, { cause: e });
+          throw e;
+        });
     },
 
     async restoreInFlight(ops) {
