@@ -117,21 +117,42 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
   expect((await api.waitForTerminal(warm.body.request_id, 30_000)).status).toBe('confirmed');
   const before = await counterValue();
 
-  // Blocks every second (automine off): each bundle transaction waits for its block while the wallet's next
-  // operations gather in the bundler, so at the switch some are carried, some wait signed, some are not signed yet.
+  // The chain mines on demand (automine off), so the test knows what each bundle carries: a first request's bundle
+  // waits in the node's mempool while a stream of requests keeps coming; one block includes it and the bundler sends
+  // the next bundle with everything signed meanwhile; requests signed after that wait in the bundler; then the switch,
+  // with the stream still coming.
   const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never });
-  let answers: { status: number; body: Json }[];
-  await rpc('evm_setIntervalMining', [1]);
+  const pending = async () => Number(((await rpc('txpool_status')) as { pending: string }).pending);
+  const posted: Promise<{ status: number; body: Json }>[] = [];
+  let stop = false;
+  let stream: Promise<void> | undefined;
+  await rpc('evm_setAutomine', [false]);
   try {
-    const sent = Promise.all(Array.from({ length: n }, () => api.post('/execute', body)));
-    // Switched while the burst is in flight: once one of it is confirmed.
-    await expect.poll(async () => (await requestsOf(svc, agent)).filter((r) => r.status?.phase === 'Confirmed').length, { timeout: 30_000, interval: 20 }).toBeGreaterThan(1);
+    posted.push(api.post('/execute', body));
+    await expect.poll(pending, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+    stream = (async () => {
+      for (let i = 1; i < n && !stop; i++) {
+        posted.push(api.post('/execute', body));
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    const signed = async () => (await requestsOf(svc, agent)).filter((r) => r.status?.phase === 'Broadcasting').length;
+    await expect.poll(signed, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(6);
+    await rpc('evm_mine'); // the first bundle is included; the next one carries what was signed meanwhile
+    const mined = new Date().toISOString();
+    await expect.poll(pending, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(1);
+    const signedSince = async () => (await requestsOf(svc, agent)).filter((r) => (queuedTime(r) ?? '') > mined).length;
+    await expect.poll(signedSince, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(3);
     await policy.setSuspended(true);
-    answers = await sent;
+    // Every request decided (the stream goes on meanwhile: refused at the gateway, or failed unsigned).
+    await new Promise((r) => setTimeout(r, 200));
   } finally {
-    await rpc('evm_setIntervalMining', [0]);
+    stop = true;
+    await stream;
     await rpc('evm_setAutomine', [true]);
+    await rpc('evm_mine');
   }
+  const answers = await Promise.all(posted);
   // Refused at the gateway (403) once its cache has the switch: nothing created. The rest were accepted.
   const accepted = answers.filter((a) => a.status === 200).map((a) => a.body.request_id as string);
   for (const a of answers) if (a.status !== 200) expect([a.status, a.body.error], JSON.stringify(a.body)).toEqual([403, 'agent_suspended']);
@@ -143,6 +164,7 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
   const suspended = all.filter((r) => r.status?.phase === 'Failed');
   expect(suspended.length).toBeGreaterThan(0);
   const withdrawn = suspended.filter((r) => r.status?.userOperation !== undefined).length;
+  expect(withdrawn, 'the requests signed after the second bundle was sent').toBeGreaterThanOrEqual(3);
   console.info(`kill switch under load: ${answers.length - accepted.length} refused at the gateway, ${confirmed.length} confirmed, ${withdrawn} withdrawn after signing, ${suspended.length - withdrawn} failed unsigned`);
   const nonce = (r: ExecutionRequest) => BigInt(r.status!.userOperation!.nonce);
   const confirmedNonces = confirmed.map(nonce).sort((a, b) => (a < b ? -1 : 1));
