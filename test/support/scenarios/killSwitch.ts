@@ -42,6 +42,7 @@ async function agentPolicy(svc: ScenarioService, clientId: string, agent: string
 const requestsOf = async (svc: ScenarioService, agent: string): Promise<ExecutionRequest[]> =>
   (await svc.store.list('ExecutionRequest')).items.filter((r) => r.spec.agentId === agent);
 const byId = (all: ExecutionRequest[], id: string) => all.find((r) => r.metadata.name === id)!;
+const policyAllowed = (r: ExecutionRequest) => r.status?.conditions?.find((c) => c.type === 'PolicyAllowed');
 const queuedTime = (r: ExecutionRequest) => r.status?.history?.find((h) => h.phase === 'Queued')?.time;
 
 /** Operations held in the built-in bundler (automine paused) are withdrawn; the one carried finishes; the nonce is reused. */
@@ -79,7 +80,7 @@ export async function killSwitchHeldScenario(svc: ScenarioService): Promise<void
     }
     // The carried one is left to finish, and says why.
     await expect
-      .poll(async () => byId(await requestsOf(svc, agent), carried).status?.conditions?.find((c) => c.type === 'PolicyAllowed')?.reason, { timeout: 10_000, interval: 50 })
+      .poll(async () => policyAllowed(byId(await requestsOf(svc, agent), carried))?.reason, { timeout: 10_000, interval: 50 })
       .toBe('SentBeforeSuspension');
   } finally {
     await rpc('evm_setAutomine', [true]);
@@ -144,8 +145,12 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
     const signedSince = async () => (await requestsOf(svc, agent)).filter((r) => (queuedTime(r) ?? '') > mined).length;
     await expect.poll(signedSince, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(3);
     await policy.setSuspended(true);
-    // Every request decided (the stream goes on meanwhile: refused at the gateway, or failed unsigned).
-    await new Promise((r) => setTimeout(r, 200));
+    // The chain stays held until the controller has judged every request (the stream goes on meanwhile: refused at
+    // the gateway, or failed unsigned): each has ended, or is found carried by a bundle (SentBeforeSuspension). The
+    // policy watch re-queues the signed ones at once; without it they would wait for their next poll (15 s).
+    const undecided = async () =>
+      (await requestsOf(svc, agent)).filter((r) => !['Confirmed', 'Failed'].includes(r.status?.phase ?? '') && policyAllowed(r)?.reason !== 'SentBeforeSuspension').length;
+    await expect.poll(undecided, { timeout: 10_000, interval: 50 }).toBe(0);
   } finally {
     stop = true;
     await stream;
@@ -161,6 +166,10 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
 
   const all = (await requestsOf(svc, agent)).filter((r) => accepted.includes(r.metadata.name));
   const confirmed = all.filter((r) => r.status?.phase === 'Confirmed');
+  // The second bundle was pending at the switch: its requests were judged sent (re-queued by the policy watch) and confirmed.
+  const found = all.filter((r) => policyAllowed(r)?.reason === 'SentBeforeSuspension');
+  expect(found.length).toBeGreaterThan(0);
+  for (const r of found) expect(r.status?.phase, r.metadata.name).toBe('Confirmed');
   const suspended = all.filter((r) => r.status?.phase === 'Failed');
   expect(suspended.length).toBeGreaterThan(0);
   const withdrawn = suspended.filter((r) => r.status?.userOperation !== undefined).length;
