@@ -60,10 +60,22 @@ describe('the kill switch on signed requests (devnet, embedded store)', () => {
     return r.reconcile('default', name);
   }
   /** A request whose operation is signed and handed to the bundler (phase Broadcasting), as the reconciler leaves it. */
-  async function broadcasting(op: SignedUserOperation, agentId: string): Promise<ExecutionRequest> {
+  async function broadcasting(op: SignedUserOperation, agentId: string, payment?: NonNullable<ExecutionRequest['status']>['payment']): Promise<ExecutionRequest> {
     const base = executionRequest(uniqueId('req'), 'client-w', { chain: 'arbitrum', agentId });
-    const req = await store.create({ ...base, spec: { ...base.spec, paymentMode: 'sponsored', calls: [incrementCall(env.counter)] } });
-    return store.updateStatus({ ...req, status: { phase: 'Broadcasting', userOperation: op, history: [{ phase: 'Queued', time: new Date().toISOString() }] } });
+    const mode = payment?.paid?.method === 'auto' ? 'auto' : payment ? 'manual' : 'sponsored';
+    const req = await store.create({ ...base, spec: { ...base.spec, paymentMode: mode, calls: [incrementCall(env.counter)] } });
+    return store.updateStatus({
+      ...req,
+      status: { phase: 'Broadcasting', userOperation: op, history: [{ phase: 'Queued', time: new Date().toISOString() }], ...(payment && { payment, costUsd: 0.05 }) },
+    });
+  }
+  /** A signed operation of a fresh wallet that waits in the bundler behind a nonce never submitted. */
+  async function waitingOperation(agentId: string): Promise<SignedUserOperation> {
+    const ref = { apiClient: 'client-w', agentId };
+    await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId('g') });
+    const op = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId('o') });
+    await worker.submitOperation(op);
+    return op;
   }
   const policyAllowed = (r: ExecutionRequest) => r.status?.conditions?.find((c) => c.type === 'PolicyAllowed');
 
@@ -124,6 +136,22 @@ describe('the kill switch on signed requests (devnet, embedded store)', () => {
     await reconcileStored(reconcilerWith(worker, []), req.metadata.name);
     expect((await store.get('ExecutionRequest', req.metadata.name)).status).toMatchObject({ phase: 'Failed', failure: { code: 'agent_suspended' } });
     expect(await worker.getOperationOutcome(op)).toMatchObject({ state: 'dropped', code: 'withdrawn' });
+  });
+
+  it('a payment taken stays the caller’s as a credit; an auto fee, riding in the withdrawn operation, is not charged', async () => {
+    const payer = `0x${'ab'.repeat(20)}`;
+    const quote = { amountUsd: 0.05, gasCostUsd: 0.04, feeUsd: 0.01, chainId: 421614, recipient: `0x${'77'.repeat(20)}`, tokens: [], expiresAt: new Date(Date.now() + 600_000).toISOString() };
+    const paid = { token: 'USDC', amountRaw: '50000', payer, verifiedTime: new Date().toISOString() };
+    const [proofAgent, autoAgent] = [uniqueId('proof'), uniqueId('auto')];
+    const byProof = await broadcasting(await waitingOperation(proofAgent), proofAgent, { quote, paid: { ...paid, method: 'proof', txHash: `0x${'12'.repeat(32)}` } });
+    const byAuto = await broadcasting(await waitingOperation(autoAgent), autoAgent, { quote, paid: { ...paid, method: 'auto' } });
+    const r = reconcilerWith(worker, [stop]);
+    for (const req of [byProof, byAuto]) await reconcileStored(r, req.metadata.name);
+    const proofEnd = await store.get('ExecutionRequest', byProof.metadata.name);
+    expect(proofEnd.status).toMatchObject({ phase: 'Failed', failure: { code: 'agent_suspended' }, costUsd: 0.05, payment: { credit: { amountUsd: 0.05 } } });
+    const autoEnd = await store.get('ExecutionRequest', byAuto.metadata.name);
+    expect(autoEnd.status).toMatchObject({ phase: 'Failed', failure: { code: 'agent_suspended' }, costUsd: 0 });
+    expect(autoEnd.status?.payment?.credit).toBeUndefined();
   });
 
   it('an operation the chain already ran is not withdrawn: PolicyAllowed says it was sent, and it is confirmed', async () => {

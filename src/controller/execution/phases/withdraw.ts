@@ -86,6 +86,10 @@ export async function withdrawSigned(r: Reconciling, req: ExecutionRequest, work
     message: `${sus.message}; its signed operation was withdrawn from the bundler before any bundle transaction carried it: nothing was executed`,
     policy: { name: sus.policy },
   };
+  // Not executed: an auto fee rode in the operation and is not charged (its claim stays, naming an operation the
+  // service will not send; the request no longer holds the wallet's balance for it); a payment by transfer stays
+  // the caller's as a credit (fail()).
+  const charged = req.status?.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
   // The write may meet step 1's own write (a Conflict): it re-reads and applies while the phase has not moved.
-  return fail(r, req, failure, { PolicyAllowed: ['False', 'AgentSuspended', sus.message] });
+  return fail(r, req, failure, { PolicyAllowed: ['False', 'AgentSuspended', sus.message] }, charged);
 }
