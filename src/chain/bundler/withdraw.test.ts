@@ -75,9 +75,13 @@ describe('withdrawing signed operations from the built-in bundler (devnet)', () 
     expect(await chainNonce(carried.sender)).toBe(BigInt(after.nonce) + 1n);
   });
 
-  it('withdraws an operation signed and never submitted, freeing its nonce', async () => {
+  it('withdraws an operation signed and never submitted, freeing its nonce, again after a restore', async () => {
     const ref = await deployedWallet('wd-unsent');
     const op = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId('e') });
+    expect(await worker.withdrawOperation(op)).toEqual({ state: 'withdrawn', withdrawn: [op.hash] });
+    // The controller restarted before recording the withdrawal: its restore reserves the nonce again, and its
+    // withdrawal asked again gives it back again.
+    await worker.restoreInFlight([op]);
     expect(await worker.withdrawOperation(op)).toEqual({ state: 'withdrawn', withdrawn: [op.hash] });
     const again = await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId('f') });
     expect(again.nonce).toBe(op.nonce);

@@ -212,18 +212,22 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       // Under the wallet's nonce lock: a prepare of the wallet sees the nonces either all reserved or all given back.
       return locks
         .withLock(`nonce:${config.name}:${sender.toLowerCase()}`, 30_000, async () => {
-          let answer = bundler.withdraw({ hash, sender, nonce });
-          if (answer.state === 'notHeld') {
-            // Signed and never submitted here, or this worker restarted: withdrawn unless the chain has used its nonce.
-            const chainNonce = await readEntryPointNonce(client, config.entryPoint, sender).catch(rethrowAsRpcUnavailable);
-            if (chainNonce > nonce) return { state: 'sent' as const };
-            answer = bundler.withdraw({ hash, sender, nonce }, { evenIfNotHeld: true });
+          // Withdrawn before: the same answer. A restore since (the controller restarted before recording it) may have
+          // reserved its nonce again: given back again.
+          const known = bundler.outcomeOf(hash);
+          if (known?.state === 'dropped' && known.code === 'withdrawn') {
+            nonces.release(sender, nonce, hash);
+            return { state: 'withdrawn' as const, withdrawn: [hash] };
           }
+          // Then the chain: an operation whose nonce it has used (ours, carried earlier or by a process before a
+          // restart, or another one) is not withdrawn; its outcome comes as usual. A bundle of ours that lands
+          // meanwhile carried its operations, which the synchronous withdrawal below then finds carried.
+          const chainNonce = await readEntryPointNonce(client, config.entryPoint, sender).catch(rethrowAsRpcUnavailable);
+          if (chainNonce > nonce) return { state: 'sent' as const };
+          // Held and not carried, signed here and never submitted, or not known to a restarted worker: withdrawn.
+          const answer = bundler.withdraw({ hash, sender, nonce }, { evenIfNotHeld: true });
           if (answer.state === 'sent' || answer.state === 'notHeld') return { state: 'sent' as const };
-          if (answer.state === 'settled') {
-            const o = answer.outcome;
-            return o.state === 'dropped' && o.code === 'withdrawn' ? { state: 'withdrawn' as const, withdrawn: [hash] } : { state: 'sent' as const };
-          }
+          if (answer.state === 'settled') return { state: 'sent' as const }; // included or dropped already: its outcome stands
           for (const e of answer.entries) {
             prepared.forget(e.hash);
             nonces.release(e.sender, e.nonce, e.hash);
