@@ -138,6 +138,22 @@ describe('the kill switch on signed requests (devnet, embedded store)', () => {
     expect(await worker.getOperationOutcome(op)).toMatchObject({ state: 'dropped', code: 'withdrawn' });
   });
 
+  it('withdrawing one takes the wallet’s later operations too: their requests fail agent_suspended, even once the switch is lifted', async () => {
+    const agentId = uniqueId('later');
+    const ref = { apiClient: 'client-w', agentId };
+    await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId('g') });
+    const ops = [];
+    for (let i = 0; i < 2; i++) ops.push(await worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: uniqueId(`o${i}`) }));
+    for (const op of ops) await worker.submitOperation(op);
+    const [first, later] = await Promise.all(ops.map((op) => broadcasting(op, agentId)));
+    await reconcileStored(reconcilerWith(worker, [stop]), first!.metadata.name);
+    expect(await worker.getOperationOutcome(ops[1]!)).toMatchObject({ state: 'dropped', code: 'withdrawn' });
+    await reconcileStored(reconcilerWith(worker, []), later!.metadata.name);
+    const end = await store.get('ExecutionRequest', later!.metadata.name);
+    expect(end.status).toMatchObject({ phase: 'Failed', failure: { code: 'agent_suspended' } });
+    expect(end.status?.failure?.message).toContain('nothing was executed');
+  });
+
   it('a payment taken stays the caller’s as a credit; an auto fee, riding in the withdrawn operation, is not charged', async () => {
     const payer = `0x${'ab'.repeat(20)}`;
     const quote = { amountUsd: 0.05, gasCostUsd: 0.04, feeUsd: 0.01, chainId: 421614, recipient: `0x${'77'.repeat(20)}`, tokens: [], expiresAt: new Date(Date.now() + 600_000).toISOString() };
