@@ -8,7 +8,8 @@
  * executes paid on chain, for the payment flow's latency), BENCH_PROTOCOL_N (default 30: rounds of reads (and of swaps, bench/swaps.ts),
  * simulations and supplies per protocol family, bench/protocols.ts), BENCH_CONFIRM_N (default 50: sequential
  * executes followed as execute --wait does, for the commit → shown latency, bench/confirmation.ts), BENCH_PERP_N (default 30:
- * perp-v2 market orders, open and close alternating, bench/perp.ts), BENCH_PERP_KEEPER_DELAY_MS (default 200: the
+ * perp-v2 market orders, open and close alternating, bench/perp.ts), BENCH_BUDGET_N (default 100: executes under a budget and
+ * without, interleaved, bench/budgets.ts), BENCH_PERP_KEEPER_DELAY_MS (default 200: the
  * devnet GMX keeper's delay before it executes an order; the figures are printed net of it), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
  * against the cluster layout: bench/cluster.ts.
@@ -30,6 +31,7 @@ import { measureChainCeiling } from './ceiling.ts';
 import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
+import { measureBudgetCost, printBudgetCost } from './budgets.ts';
 import { measurePerp, printPerp } from './perp.ts';
 import { measureProtocols, printProtocols } from './protocols.ts';
 import { measureSwaps, printSwaps } from './swaps.ts';
@@ -46,6 +48,7 @@ const MANUAL_N = Number(process.env.BENCH_MANUAL_N ?? 50);
 const PROTOCOL_N = Number(process.env.BENCH_PROTOCOL_N ?? 30);
 const CONFIRM_N = Number(process.env.BENCH_CONFIRM_N ?? 50);
 const PERP_N = Number(process.env.BENCH_PERP_N ?? 30);
+const BUDGET_N = Number(process.env.BENCH_BUDGET_N ?? 100);
 const PERP_KEEPER_DELAY_MS = Number(process.env.BENCH_PERP_KEEPER_DELAY_MS ?? 200);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
@@ -87,6 +90,9 @@ printConfirmationLatency(await measureConfirmationLatency({ url: service.url, ap
 // 1c. The manual payment flow (402 → on-chain payment → proof → confirmed), beside the chain's own transfer time.
 const manual = await createKey(service.store, { mode: 'manual', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
 printManualFlow(await measureManualFlow({ url: service.url, apiKey: manual.api_key, manifest: devnet.manifest, payerKey: devnet.manifest.accounts.funded[1]!.privateKey }, MANUAL_N));
+
+// 1c'. What a budget adds to an execute's admission, beside the same execute under a policy without one.
+printBudgetCost(await measureBudgetCost(service, counterOf, BUDGET_N));
 
 // 1d. The protocol families: a read, a simulation with effects, an action to confirmed, each beside its core endpoint.
 printProtocols(await measureProtocols({ url: service.url, apiKey: api_key, manifest: devnet.manifest, funderKey: devnet.manifest.accounts.funded[2]!.privateKey }, PROTOCOL_N));

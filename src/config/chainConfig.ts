@@ -24,6 +24,34 @@ export const TokenConfigSchema = z.object({
 });
 export type TokenConfig = z.infer<typeof TokenConfigSchema>;
 
+/** A USD amount as a decimal string ("1", "3000.5"): prices are compared exactly, never as floats. */
+const UsdDecimal = z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/, 'must be a decimal string, e.g. "3000.5"');
+
+/**
+ * Where one asset's USD price comes from (docs/policies.md, "Prices"): a fixed figure; an AggregatorV3 feed
+ * (`latestRoundData` and `decimals`, its `updatedAt` bounded by `maxAgeSeconds`); or Aave v3's oracle
+ * (`getAssetPrice` of `asset`, default the token itself, in its `BASE_CURRENCY_UNIT`, aged by its source feed's updatedAt).
+ */
+export const PriceSourceConfigSchema = z.union([
+  z.object({ usd: UsdDecimal }).strict(),
+  z.object({ feed: Address }).strict(),
+  z.object({ aaveOracle: Address, asset: Address.optional() }).strict(),
+]);
+export type PriceSourceConfig = z.infer<typeof PriceSourceConfigSchema>;
+
+/** A chain's price source for the policies' USD rules (src/policy/prices). */
+export const PricesConfigSchema = z.object({
+  /** A feed answer older than this (by its updatedAt) is no price: the asset is unpriced, never guessed. */
+  maxAgeSeconds: z.number().int().positive().max(10 * 365 * 86_400).default(3_600),
+  /** How long oracle answers are reused for further valuations on the chain. */
+  cacheSeconds: z.number().min(0).max(60).default(5),
+  /** The native coin; absent: `nativeUsdPrice` as a configured price. */
+  native: PriceSourceConfigSchema.optional(),
+  /** By token address or by the symbol of one of `tokens`; a token named nowhere is unpriced. */
+  tokens: z.record(z.string().regex(/^(0x[0-9a-fA-F]{40}|[A-Za-z0-9]{1,16})$/), PriceSourceConfigSchema).default({}),
+});
+export type PricesConfig = z.infer<typeof PricesConfigSchema>;
+
 /**
  * Everything a chain worker needs to serve one chain. Produced from the devnet manifest in the embedded
  * mode, or read from YAML (validated by this schema) in a cluster. Private keys here come from secrets.
@@ -82,6 +110,8 @@ export const ChainConfigSchema = z.object({
   protocols: z.record(z.string(), z.unknown()).default({}),
   /** USD per native coin, for cost figures (testnet: a configured constant, not a price feed). */
   nativeUsdPrice: z.number().positive().default(3000),
+  /** The USD prices of the native coin and tokens the policies' outflow valuations read (src/policy/prices). */
+  prices: PricesConfigSchema.default({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} }),
   bundler: z
     .object({
       maxOpsPerBundle: z.number().int().positive().default(32),

@@ -4,6 +4,7 @@ import type { ChainName } from '../config/chains.ts';
 import { childLogger, type Logger } from '../lib/logger.ts';
 import { controllerMetrics, type Metrics } from '../metrics/index.ts';
 import type { PaymentPolicies } from '../payments/types.ts';
+import type { PriceSource } from '../policy/index.ts';
 import type { ResourceStore } from '../store/types.ts';
 import type { ProtocolsConfig } from '../protocols/config.ts';
 import type { AnyFamily } from '../protocols/types.ts';
@@ -39,6 +40,8 @@ export interface ServiceControllerDeps {
   /** Each chain's protocols configuration and the families served: a family that plans again at signing needs them. */
   protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
   families: readonly AnyFamily[];
+  /** Each chain's USD prices (src/policy/prices), for the policies' USD rules. */
+  prices?: ReadonlyMap<ChainName, PriceSource> | undefined;
   /** How often each chain's recorded inclusions are looked at again (default 30 s). */
   inclusionWatchMs?: number | undefined;
   /** USD per native coin of each chain (its configuration's nativeUsdPrice): budgets value gas with it. */
@@ -94,6 +97,7 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
           paymentGraceMs: deps.paymentGraceMs,
           admission,
           replan: { protocols: deps.protocols, families: deps.families },
+          prices: deps.prices,
           ...(deps.nativeUsdPrice && { nativeUsdPrice: deps.nativeUsdPrice }),
           spendStatusMs: deps.spendStatusMs,
           inclusionSuspects,

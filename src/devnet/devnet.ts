@@ -14,6 +14,11 @@ import type { ProtocolsConfig } from '../protocols/config.ts';
 import { DevnetError } from './errors.ts';
 import { ensurePrivateTree, PRIVATE_FILE_MODE } from '../lib/privateFs.ts';
 import type { SnapshotStats } from './snapshotter.ts';
+import type { Address } from 'viem';
+import { aaveV3PriceFeeds } from './protocols/aaveV3/layout.ts';
+import { cometDeployments } from './protocols/compoundV3/deployments.ts';
+import { USDC_MARKET } from './protocols/compoundV3/market.ts';
+import { gmxPriceFeeds } from './protocols/gmxV2/deployments.ts';
 
 export interface StartDevnetOptions {
   /** The service's data dir: the devnet keeps its chain state and manifest in `<dataDir>/devnet/`. */
@@ -251,8 +256,37 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       faucetCap: { tokens: { aUSD: DEVNET_FAUCET_CAP_AUSD } },
       // anvil mines each transaction at once: polling for receipts every 250 ms would only add latency.
       bundler: { syncSend: c.syncSend ?? false, receiptPollMs: 20 },
+      prices: devnetPrices(c, manifest.accounts.protocolDeployer?.address),
     }),
   );
+}
+
+/** A devnet feed's answer dates from its deployment (or its last setAnswer), and a devnet is kept for months. */
+export const DEVNET_PRICE_MAX_AGE_SECONDS = 365 * 86_400;
+
+/**
+ * The devnet's prices: USDC, WETH and the native coin (as WETH) read from the USD feeds (AggregatorV3) of the lending
+ * or perp protocol the chain runs: Aave v3's reserve feeds on ethereum (what its oracle reads), Compound v3's on base,
+ * GMX v2's on arbitrum. Other tokens (aUSD, USDT, receipt tokens) are unpriced. A chain without those protocols
+ * prices only the native coin, at nativeUsdPrice.
+ */
+function devnetPrices(c: DevnetChain, protocolDeployer: Address | undefined) {
+  if (!protocolDeployer) return undefined;
+  const protocols = c.protocols ?? {};
+  let feeds: Record<string, Address> | undefined;
+  if (protocols.aaveV3) feeds = aaveV3PriceFeeds(protocolDeployer);
+  else if (protocols.compoundV3) {
+    const comet = cometDeployments({ tokens: c.tokens, owner: protocolDeployer });
+    feeds = Object.fromEntries([[USDC_MARKET.base.symbol, comet.baseFeed.address], ...USDC_MARKET.collateral.map((m, i) => [m.symbol, comet.collateralFeeds[i]!.address])]);
+  } else if (protocols.gmxV2) {
+    feeds = Object.fromEntries(gmxPriceFeeds({ tokens: c.tokens, owner: protocolDeployer }).map((f) => [f.symbol, f.deployment.address]));
+  }
+  if (!feeds?.USDC || !feeds.WETH) return undefined;
+  return {
+    maxAgeSeconds: DEVNET_PRICE_MAX_AGE_SECONDS,
+    native: { feed: feeds.WETH },
+    tokens: { USDC: { feed: feeds.USDC }, WETH: { feed: feeds.WETH } },
+  };
 }
 
 function manifestChain(name: ChainName, chainId: number, rpcUrl: string, accounts: DevnetAccounts, syncSend: boolean): DevnetChain {

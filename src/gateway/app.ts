@@ -118,6 +118,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     archive: deps.archive,
     protocols: deps.protocols ?? new Map(),
     families: deps.families ?? FAMILIES,
+    prices: deps.prices ?? new Map(),
     rateLimiter: deps.rateLimiter ?? createInMemoryRateLimiter(),
     publicRateLimit: deps.publicRateLimit ?? DEFAULTS.publicRateLimit,
     decisionTimeoutMs: deps.decisionTimeoutMs ?? DEFAULTS.decisionTimeoutMs,

@@ -12,7 +12,7 @@ import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
 import type { ExecutionRequestSpec } from '../api/v1alpha1/index.ts';
-import type { PolicyDecision } from '../policy/index.ts';
+import type { PolicyDecision, PriceSource } from '../policy/index.ts';
 import type { PolicyView } from './policyView.ts';
 import type { RateLimit, RateLimiter } from '../ratelimit/index.ts';
 import type { CallbackGuard } from '../lib/egress/egress.ts';
@@ -41,6 +41,8 @@ export interface GatewayDeps {
   protocols?: ReadonlyMap<ChainName, ProtocolsConfig>;
   /** The protocol families served under `/protocols/...`. Default FAMILIES (src/protocols); tests add their own. */
   families?: readonly AnyFamily[];
+  /** Each chain's USD prices (src/policy/prices): POST /policy/evaluate values outflows with them. Default: none (unpriced). */
+  prices?: ReadonlyMap<ChainName, PriceSource>;
   /** Per-key limiting of protected endpoints (limits from the key's ApiClient). Default: in-memory buckets. */
   rateLimiter?: RateLimiter;
   /** Finished requests the retention controller deleted: `GET /status/:id` answers from here. Default: none. */
@@ -78,6 +80,7 @@ export interface GatewayContext {
   payments: GatewayPayments;
   protocols: ReadonlyMap<ChainName, ProtocolsConfig>;
   families: readonly AnyFamily[];
+  prices: ReadonlyMap<ChainName, PriceSource>;
   rateLimiter: RateLimiter;
   archive?: ExecutionArchive | undefined;
   publicRateLimit: RateLimit | false;

@@ -12,8 +12,9 @@ const STATUS_ROWS = 50;
 export function budgetViews(p: AgentPolicy, agentId: string): BudgetView[] {
   const rows = p.status?.spend;
   return (p.spec.budgets ?? []).map((b) => {
-    const keyLevel = p.spec.agents === undefined;
-    const row = rows?.find((r) => r.budget === b.name && (keyLevel || r.agentId === agentId));
+    // One window for the key (key-level) or the policy's agents (`per: policy`), else the agent's own.
+    const shared = p.spec.agents === undefined || b.per === 'policy';
+    const row = rows?.find((r) => r.budget === b.name && (shared ? r.agentId === undefined : r.agentId === agentId));
     // Listed rows are every agent with spend unless the list is full: an agent not listed then spent nothing.
     const asOf = row?.asOf ?? (rows && rows.length < STATUS_ROWS ? rows[0]?.asOf : undefined);
     const spentUsd = row?.usd ?? '0';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { windowSeconds } from '../api/v1alpha1/index.ts';
 import { policy, request, spend, T0 } from './testing/budgets.ts';
 import { AgentPolicySpecSchema } from '../api/v1alpha1/agentPolicy.ts';
-import { budgetsFor, decimalToMicro, formatMicroUsd, overrun, spendOf, weiToMicroUsd } from './budgets.ts';
+import { budgetsFor, decimalToMicro, formatMicroUsd, inScope, overrun, spendOf, weiToMicroUsd } from './budgets.ts';
 
 describe('budget windows and amounts', () => {
   it('parses windows of s, m, h, d up to 31 days, and refuses the rest in the schema', () => {
@@ -41,6 +41,15 @@ describe('which budgets bound a request', () => {
       ['bots', 'hourly', 'bot-7', 3_600_000, undefined],
     ]);
     expect(budgetsFor([bots, keyLevel], 'key-1', 'alice').map((s) => s.policy)).toEqual(['key']);
+  });
+
+  it('`per: policy` makes the agents an agent policy covers share one window, and only them', () => {
+    const team = policy('team', { agents: { match: 'prefix', agentId: 'team-a/' }, budgets: [{ name: 'team', window: '1h', count: 5, per: 'policy' }] });
+    const [scope] = budgetsFor([team], 'key-1', 'team-a/7');
+    expect(scope).toMatchObject({ agents: { match: 'prefix', agentId: 'team-a/' } });
+    expect(scope!.agentId).toBeUndefined();
+    expect([inScope(scope!, 'key-1', 'team-a/1'), inScope(scope!, 'key-1', 'team-b/1'), inScope(scope!, 'key-2', 'team-a/1')]).toEqual([true, false, false]);
+    expect(overrun([scope!], () => ({ microUsd: 0n, count: 5 }), 1n)?.message).toBe('budget team of policy team: 5 executions per 1h for the agents of policy team, 5 already in the window');
   });
 
   it('the first budget overrun names itself with the figures', () => {

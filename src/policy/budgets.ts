@@ -1,5 +1,8 @@
-import { windowSeconds, type AgentPolicy, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
+import { agentInScope, windowSeconds, type AgentPolicy, type AgentScope, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
+import { formatMicroUsd } from './valuation.ts';
+
+export { formatMicroUsd };
 
 /**
  * Budgets (docs/policies.md "Budgets"): what the executions of a key or an agent admitted in a rolling window may
@@ -16,8 +19,10 @@ export interface BudgetScope {
   budget: Budget;
   windowMs: number;
   apiClient: string;
-  /** An agent policy's budget counts this agent's requests alone; absent: every request of the key (key-level). */
+  /** An agent policy's budget counts this agent's requests alone; absent: every request of its scope. */
   agentId?: string;
+  /** The agent ids an agent policy with `per: policy` covers, which share its window; absent: the key's. */
+  agents?: AgentScope;
   limitMicroUsd?: bigint;
 }
 
@@ -29,15 +34,15 @@ export function budgetsFor(all: readonly AgentPolicy[], apiClient: string, agent
       budget,
       windowMs: windowSeconds(budget.window)! * 1000, // the schema let only parsable windows in
       apiClient,
-      ...(p.spec.agents !== undefined && { agentId }),
+      ...(p.spec.agents !== undefined && (budget.per === 'policy' ? { agents: p.spec.agents } : { agentId })),
       ...(budget.usd !== undefined && { limitMicroUsd: decimalToMicro(budget.usd) }),
     })),
   );
 }
 
 /** Whether a request falls in `scope` (same key; same agent for an agent policy's budget). */
-export const inScope = (scope: Pick<BudgetScope, 'apiClient' | 'agentId'>, apiClient: string, agentId: string): boolean =>
-  scope.apiClient === apiClient && (scope.agentId === undefined || scope.agentId === agentId);
+export const inScope = (scope: Pick<BudgetScope, 'apiClient' | 'agentId' | 'agents'>, apiClient: string, agentId: string): boolean =>
+  scope.apiClient === apiClient && (scope.agentId === undefined || scope.agentId === agentId) && (scope.agents === undefined || agentInScope(scope.agents, agentId));
 
 /** What a request counts in the windows it falls in. */
 export interface Spend {
@@ -92,7 +97,12 @@ export function overrun(scopes: readonly BudgetScope[], spentIn: (scope: BudgetS
   for (const scope of scopes) {
     const spent = spentIn(scope);
     const { budget, policy } = scope;
-    const who = scope.agentId === undefined ? 'the key' : `agent ${JSON.stringify(scope.agentId)}`;
+    const who =
+      scope.agentId !== undefined
+        ? `agent ${JSON.stringify(scope.agentId)}`
+        : scope.agents !== undefined
+          ? `the agents of policy ${policy}`
+          : 'the key';
     const base = { policy, budget: budget.name, ...(scope.agentId !== undefined && { agentId: scope.agentId }), spent, costMicroUsd };
     if (budget.count !== undefined && spent.count + 1 > budget.count) {
       return { ...base, message: `budget ${budget.name} of policy ${policy}: ${budget.count} executions per ${budget.window} for ${who}, ${spent.count} already in the window` };
@@ -114,13 +124,6 @@ export const longestWindowMs = (scopes: readonly BudgetScope[]): number => Math.
 export function decimalToMicro(usd: string): bigint {
   const [whole, frac = ''] = usd.split('.');
   return BigInt(whole!) * MICRO + BigInt(frac.padEnd(6, '0').slice(0, 6));
-}
-
-/** 48_200_000n → `48.2`: exact, without trailing zeros. */
-export function formatMicroUsd(micro: bigint): string {
-  const whole = micro / MICRO;
-  const frac = (micro % MICRO).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac === '' ? whole.toString() : `${whole}.${frac}`;
 }
 
 /** Wei at a price in micro-USD per coin, rounded up. */

@@ -1,7 +1,7 @@
 import type { AgentPolicy, Call, PolicyRule } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
 import type { PolicyFacts } from './facts.ts';
-import { rulesOf, selectorOf } from './rules.ts';
+import { rulesOf, selectorOf, type CompiledRule } from './rules.ts';
 
 /** Which rule of which policy let one call through. */
 export interface Acceptance {
@@ -68,6 +68,9 @@ function judge(all: readonly AgentPolicy[], facts: PolicyFacts, on: 'calls' | 'r
     if ((validFrom !== undefined && t < Date.parse(validFrom)) || (validUntil !== undefined && t >= Date.parse(validUntil))) {
       return deny('policy_denied', name, null, `policy ${name} accepts nothing outside its validity window (${validFrom ?? '…'} to ${validUntil ?? '…'})`);
     }
+    if (policy.status?.unreadable !== undefined) {
+      return deny('policy_denied', name, null, `policy ${name} as stored cannot be read (${policy.status.unreadable}); it accepts nothing until it is fixed`);
+    }
     const rules = rulesOf(policy);
     if (!rules.ok) {
       // Fail closed: a rule the service cannot apply might have been the reject that mattered.
@@ -85,17 +88,28 @@ function judge(all: readonly AgentPolicy[], facts: PolicyFacts, on: 'calls' | 'r
     const wallet = facts.wallet?.toLowerCase();
     for (const [i, call] of facts.calls.entries()) {
       const rejecting = rules.value.find((r) => r.rule.action === 'reject' && r.matches(facts, call));
-      if (rejecting) return deny('policy_denied', name, rejecting.rule.name, `call ${i} (${describeCall(call)}) is rejected by rule ${rejecting.rule.name} of policy ${name}`, i);
+      if (rejecting) return deny('policy_denied', name, rejecting.rule.name, `call ${i} (${describeCall(call)}) is rejected by rule ${rejecting.rule.name} of policy ${name}${figures([rejecting], facts)}`, i);
       const own = wallet !== undefined && call.target.toLowerCase() === wallet;
       const accepting = rules.value.find((r) => r.rule.action === 'accept' && r.matches(facts, call) && (!own || namesTarget(r.rule, wallet)));
       if (!accepting) {
-        const why = own ? `is to the agent's own wallet, which policy ${name} accepts only by a rule naming it in targets` : `is accepted by no rule of policy ${name}`;
+        const why = own
+          ? `is to the agent's own wallet, which policy ${name} accepts only by a rule naming it in targets`
+          : `is accepted by no rule of policy ${name}${figures(rules.value.filter((r) => r.rule.action === 'accept'), facts)}`;
         return deny('policy_denied', name, null, `call ${i} (${describeCall(call)}) ${why}`, i);
       }
       accepted.push({ policy: name, callIndex: i, rule: accepting.rule.name });
     }
   }
   return { allowed: true, policies: names, accepted };
+}
+
+/** What the outflow and USD conditions of `rules` saw (` (rule x: this execution 150 USD; …)`), or nothing. */
+function figures(rules: readonly CompiledRule[], facts: PolicyFacts): string {
+  const seen = rules.flatMap((r) => {
+    const e = r.explain(facts);
+    return e === undefined ? [] : [`${r.rule.name}: ${e}`];
+  });
+  return seen.length === 0 ? '' : ` (${seen.join('; ')})`;
 }
 
 const namesTarget = (rule: PolicyRule, address: string) => rule.targets?.some((t) => t.toLowerCase() === address) === true;

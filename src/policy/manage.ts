@@ -43,6 +43,8 @@ export interface PolicySummary {
   rules: number;
   /** Its budgets (docs/policies.md "Budgets"). */
   budgets: number;
+  /** Why the policy as stored cannot be read (written past the checks): it accepts nothing until fixed. */
+  unreadable?: string;
   created_at: string | undefined;
   /** Bumped by every change of the spec. */
   generation: number | undefined;
@@ -84,7 +86,7 @@ export async function applyPolicy(
 
 /** The policy as an operator wrote it: `{ name, spec }`, ready to edit and apply again. */
 export async function getPolicy(store: ResourceStore, namespace: string, name: string): Promise<PolicyDocument> {
-  const p = await getExisting(store, namespace, name);
+  const p = readable(await getExisting(store, namespace, name));
   return { name: p.metadata.name, spec: p.spec };
 }
 
@@ -114,7 +116,7 @@ export async function deletePolicy(store: ResourceStore, namespace: string, name
  */
 export async function setSuspended(store: ResourceStore, namespace: string, name: string, suspended: boolean): Promise<PolicySummary> {
   const updated = await retryOnConflict(async () => {
-    const p = await getExisting(store, namespace, name);
+    const p = readable(await getExisting(store, namespace, name));
     return p.spec.suspended === suspended ? p : store.update({ ...p, spec: { ...p.spec, suspended } });
   });
   return summarize(updated);
@@ -182,6 +184,16 @@ async function getExisting(store: ResourceStore, namespace: string, name: string
 }
 
 const invalid = (message: string) => new PolicyError('invalid_policy', message);
+
+/**
+ * `p`, unless it is stored in a shape the schema refuses (written with kubectl past the checks): what the service
+ * reads of it (unreadablePolicy, no rules) is not what was written, so it is neither shown as the policy nor
+ * written back. It accepts nothing meanwhile; `apply` a fixed file, or delete it.
+ */
+function readable(p: AgentPolicy): AgentPolicy {
+  if (p.status?.unreadable === undefined) return p;
+  throw invalid(`policy ${p.metadata.name} as stored cannot be read (${p.status.unreadable}); it accepts nothing until a fixed file is applied, or it is deleted`);
+}
 const notFound = (name: string) => new PolicyError('policy_not_found', `no policy named ${JSON.stringify(name)}`);
 
 /** `spec.rules.0.targets.1: Invalid string…`, with the rule's name when the path goes through one. */
@@ -228,6 +240,7 @@ function summarize(p: AgentPolicy): PolicySummary {
     valid_until: p.spec.validUntil,
     rules: p.spec.rules.length,
     budgets: p.spec.budgets?.length ?? 0,
+    ...(p.status?.unreadable !== undefined && { unreadable: p.status.unreadable }),
     created_at: p.metadata.creationTimestamp,
     generation: p.metadata.generation,
   };

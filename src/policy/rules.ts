@@ -4,6 +4,7 @@ import { err, ok, type Result } from '../lib/result.ts';
 import { approvalOf } from './approvals.ts';
 import type { PolicyFacts } from './facts.ts';
 import { meetsUintBounds, meetsValueCondition, numericBoundsValid } from './values.ts';
+import { formatMicroUsd, totalOf, type ExecutionValue } from './valuation.ts';
 
 /** A rule made ready to match: whether it holds for one call of a request. */
 export interface CompiledRule {
@@ -13,6 +14,10 @@ export interface CompiledRule {
   matchesRequest(facts: PolicyFacts): boolean;
   /** Whether it has conditions on calls (target, selector, function, value, approval). */
   judgesCalls: boolean;
+  /** Whether it has conditions on what leaves the wallet (outflow, usd): the simulation must trace outflows. */
+  judgesOutflows: boolean;
+  /** The figures its outflow and USD conditions saw, for a refusal's message (undefined: it has none). */
+  explain(facts: PolicyFacts): string | undefined;
 }
 
 /** Why a rule cannot be used: a function signature that does not parse, an argument it does not have. */
@@ -112,10 +117,62 @@ function compileRule(rule: PolicyRule): Result<CompiledRule, string> {
       return input.every((c) => judged(meetsValueCondition(fieldAt(f.action!.input, c.field), c)));
     });
   }
+  // Outflows and USD judge the whole request. Where they are not known (the gateway's early check) they refuse
+  // nothing: a reject does not match on them, an accept may (the controller decides with the simulation's).
+  const notKnownMeans = rule.action === 'accept';
+  const explains: ((facts: PolicyFacts) => string | undefined)[] = [];
+  if (rule.outflow) {
+    const o = rule.outflow;
+    const tokens = o.tokens && new Set(o.tokens.map((t) => t.toLowerCase()));
+    const only = o.recipients && new Set(o.recipients.map((a) => a.toLowerCase()));
+    const not = new Set((o.recipientsNot ?? []).map((a) => a.toLowerCase()));
+    requestChecks.push((f) => {
+      if (!f.execution) return notKnownMeans;
+      if (!f.execution.outflows) return unknownMeans;
+      // Per asset, the sum of its outflows the rule names: a limit cannot be split over several transfers.
+      const sums = new Map<string, bigint>();
+      for (const out of f.execution.outflows) {
+        const asset = out.kind === 'native' ? 'native' : out.token!.toLowerCase();
+        const to = out.to.toLowerCase();
+        if ((tokens && !tokens.has(asset)) || (only && !only.has(to)) || not.has(to)) continue;
+        sums.set(asset, (sums.get(asset) ?? 0n) + out.amount);
+      }
+      return [...sums.values()].some((sum) => o.amount === undefined || meetsUintBounds(sum, o.amount));
+    });
+    explains.push((f) => (f.execution && !f.execution.outflows ? `outflows unknown: ${f.execution.unavailable ?? 'not traced'}` : undefined));
+  }
+  if (rule.usd) {
+    const u = rule.usd;
+    const bounds = { lt: micro(u.lt), lte: micro(u.lte), gt: micro(u.gt), gte: micro(u.gte) };
+    const total = (f: PolicyFacts): ExecutionValue | undefined => f.execution && totalOf(f.execution, u.approvalSpenders);
+    requestChecks.push((f) => {
+      const v = total(f);
+      if (!v) return notKnownMeans;
+      if (v.kind !== 'priced') return unknownMeans;
+      if (v.unbounded) return bounds.lt === undefined && bounds.lte === undefined; // over any limit
+      return meetsUintBounds(v.microUsd, bounds);
+    });
+    const limits = (['lt', 'lte', 'gt', 'gte'] as const).filter((k) => u[k] !== undefined).map((k) => `${k} ${u[k]}`).join(', ');
+    explains.push((f) => {
+      const v = total(f);
+      if (!v) return undefined;
+      const rule = `the rule: ${limits} USD`;
+      if (v.kind === 'unavailable') return `this execution's outflows are unknown (${v.reason}): it cannot be valued; ${rule}`;
+      if (v.kind === 'unpriced') return `${v.asset === 'native' ? 'the native coin' : `token ${v.asset}`} is unpriced (${v.reason}): the execution cannot be valued; ${rule}`;
+      return `this execution ${v.unbounded ? `grants an unbounded allowance (${formatMicroUsd(v.microUsd)} USD besides)` : `${formatMicroUsd(v.microUsd)} USD`}; ${rule}`;
+    });
+  }
   const matchesRequest = (facts: PolicyFacts) => requestChecks.every((check) => check(facts));
   return {
     ok: true,
-    value: { rule, matchesRequest, judgesCalls: checks.length > 0, matches: (facts, call) => matchesRequest(facts) && checks.every((check) => check(facts, call)) },
+    value: {
+      rule,
+      matchesRequest,
+      judgesCalls: checks.length > 0,
+      judgesOutflows: rule.outflow !== undefined || rule.usd !== undefined,
+      explain: (facts) => explains.map((e) => e(facts)).filter((x) => x !== undefined).join('; ') || undefined,
+      matches: (facts, call) => matchesRequest(facts) && checks.every((check) => check(facts, call)),
+    },
   };
 }
 
@@ -172,4 +229,11 @@ function fieldAt(input: Record<string, unknown>, path: string): unknown {
     node = (node as Record<string, unknown>)[key];
   }
   return node;
+}
+
+/** A USD amount of a rule (`100`, `0.5`) as micro-dollars, for comparing with a valuation; undefined stays so. */
+function micro(usd: string | undefined): string | undefined {
+  if (usd === undefined) return undefined;
+  const [whole, frac = ''] = usd.split('.');
+  return (BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'))).toString();
 }

@@ -1,3 +1,4 @@
+import { priceSources } from '../policy/index.ts';
 import type { ConnectionLimits } from '../http/connections.ts';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -146,6 +147,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
     // The protocols each chain serves, each family's section checked by its schema: a bad one stops the start.
     const families = opts.families ?? FAMILIES;
     const protocols = protocolsByChain(opts.chains, families);
+    // One price source per chain, its cache shared by the controller and the gateway's dry-runs.
+    const prices = priceSources(opts.chains, workers);
     const manager = startControllerManager({
       store,
       namespace: DEFAULT_NAMESPACE,
@@ -164,6 +167,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         paymentGraceMs: payments.settings.graceSeconds * 1000,
         protocols,
         families,
+        prices,
         webhooks: { secrets: webhookSecrets, settings: webhookSettings, ca, resolver },
         metrics,
         logger: log.child({ role: 'controller' }),
@@ -182,6 +186,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       payments,
       protocols,
       families,
+      prices,
       archive,
       metrics,
       serveMetrics: true,

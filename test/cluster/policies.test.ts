@@ -17,6 +17,7 @@ import { uniqueId } from '../support/chainUnderTest.ts';
 import { budgetsScenario } from '../support/scenarios/budgets.ts';
 import { policiesScenario } from '../support/scenarios/policies.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
+import { kubeBinDir } from '../support/kubeApiServer.ts';
 import { tempDir } from '../support/env.ts';
 import { until } from '../support/until.ts';
 
@@ -109,3 +110,55 @@ describe('simulate with outflows (cluster: the chain worker process over gRPC)',
 
 it('budgets through the API server: 50 at once against a budget of 10, the spend recorded equals the receipts’ sum', { timeout: 240_000 }, () =>
   budgetsScenario(cluster));
+
+describe('kubectl and AgentPolicies written past the CLI’s checks', () => {
+  const kubectl = async (...args: string[]) =>
+    (await run(join(await kubeBinDir(), 'kubectl'), ['--kubeconfig', cluster.kubeconfigPath, '-n', cluster.namespace, ...args])).stdout;
+
+  it('shows each budgeted policy’s spend in its Spend column', async () => {
+    const { api, clientId } = await cluster.newKey();
+    const counter = cluster.devnet.chain('base').testContracts.counter;
+    const file = join(tempDir('aw-policy-'), 'budget.yaml');
+    writeFileSync(file, `name: ${clientId}-spend\nspec:\n  apiClient: ${clientId}\n  rules: [{ name: counter, action: accept, targets: [${counter}] }]\n  budgets: [{ name: hourly, window: 1h, count: 5 }]\n`);
+    await policyCli('apply', '-f', file);
+    const ok = await until('the budgeted policy to be read', async () => {
+      const r = await api.post('/execute', { agent_id: 'spender', chain: 'base', target_contract: counter, calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }), value: '0' });
+      return r.status === 200 ? r : undefined;
+    });
+    expect((await api.waitForTerminal(ok.body.request_id)).status).toBe('confirmed');
+    const line = await until('the Spend column', async () => {
+      const out = await kubectl('get', 'agentpolicies', `${clientId}-spend`);
+      return out.includes('hourly 1/5') ? out : undefined;
+    });
+    expect(line.split('\n')[0]).toMatch(/NAME\s+CLIENT\s+MATCH\s+AGENT\s+SUSPENDED\s+SPEND/);
+  });
+
+  it('a policy the schema refuses (kubectl apply) is read fail closed: its key’s requests are refused, naming it, until it is fixed', async () => {
+    const { api, clientId } = await cluster.newKey();
+    const counter = cluster.devnet.chain('base').testContracts.counter;
+    const file = join(tempDir('aw-policy-'), 'raw.yaml');
+    // A one-week window: a string the CRD takes, a window the service does not know (at most 31d, units s m h d).
+    writeFileSync(
+      file,
+      `apiVersion: agentwallet.dev/v1alpha1\nkind: AgentPolicy\nmetadata: { name: ${clientId}-raw }\nspec:\n  apiClient: ${clientId}\n  suspended: false\n` +
+        `  rules: [{ name: counter, action: accept, targets: ["${counter}"] }]\n  budgets: [{ name: weekly, window: 1w, count: 100 }]\n`,
+    );
+    await kubectl('apply', '-f', file);
+    const refused = await until('the unreadable policy to refuse', async () => {
+      const r = await api.post('/execute', { agent_id: 'raw-1', chain: 'base', target_contract: counter, calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }), value: '0' });
+      return r.status === 403 ? r : undefined;
+    });
+    expect(refused.body).toMatchObject({ error: 'policy_denied', policy: `${clientId}-raw`, rule: null });
+    expect(refused.body.message).toMatch(/as stored cannot be read \(spec\.budgets\.0\.window: .*\); it accepts nothing until it is fixed/);
+    expect(await policyCli('list', '--client', clientId)).toMatch(/UNREADABLE, accepts nothing/);
+    await expect(policyCli('get', `${clientId}-raw`)).rejects.toThrow(/as stored cannot be read/);
+    // Fixed with the CLI (which checks it whole): the key's next request is accepted.
+    const fixed = join(tempDir('aw-policy-'), 'fixed.yaml');
+    writeFileSync(fixed, `name: ${clientId}-raw\nspec:\n  apiClient: ${clientId}\n  rules: [{ name: counter, action: accept, targets: [${counter}] }]\n  budgets: [{ name: weekly, window: 7d, count: 100 }]\n`);
+    await policyCli('apply', '-f', fixed);
+    await until('the fixed policy to accept', async () => {
+      const r = await api.post('/execute', { agent_id: 'raw-1', chain: 'base', target_contract: counter, calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }), value: '0' });
+      return r.status === 200 ? r : undefined;
+    });
+  });
+});

@@ -53,6 +53,29 @@ export const PolicyListSchema = z.object({
 });
 
 /** POST /policy/evaluate's answer: what the policies would decide about the body, nothing created. */
+/** One outflow or allowance of a dry-run's valuation (src/policy/valuation.ts). */
+const ValuationLineSchema = z.object({
+  what: z.enum(['outflow', 'approval']),
+  asset: z.string().meta({ description: 'The token address, or `native`.' }),
+  amount: z.string().nullable().meta({ description: 'Base units as a decimal string; null for an operator approval (every token).' }),
+  to: z.string().meta({ description: 'The recipient of an outflow, the spender of an approval.' }),
+  call_index: z.int().nullable(),
+  usd: z.string().nullable().meta({ description: 'Its worth in USD (a decimal string), or null when unbounded or unpriced.' }),
+  unbounded: z.boolean().meta({ description: 'An allowance without a bound of a priced token: over any USD limit.' }),
+  unpriced: z.string().nullable().meta({ description: 'Why it has no price, or null.' }),
+});
+
+const PolicyValuationSchema = z.object({
+  outflows_known: z.boolean().meta({ description: 'False when the chain could not trace the outflows (`unavailable` says why).' }),
+  unavailable: z.string().nullable(),
+  total_usd: z
+    .string()
+    .nullable()
+    .meta({ description: 'Every line counted (no spender allow-listed), in USD; null when a line is unpriced or the outflows are unknown. A USD rule leaves out the allowances to its `approvalSpenders`.' }),
+  unbounded: z.boolean(),
+  lines: z.array(ValuationLineSchema),
+});
+
 export const PolicyEvaluationSchema = z.object({
   agent_id: z.string(),
   decision: z.enum(['allow', 'deny']),
@@ -68,6 +91,9 @@ export const PolicyEvaluationSchema = z.object({
   accepted: z
     .array(z.object({ policy: z.string(), call_index: z.int(), rule: z.string() }))
     .meta({ description: 'When allowed: the rule of each policy that accepted each call.' }),
+  valuation: PolicyValuationSchema.nullable().meta({
+    description: 'What the simulated execution moves out of the wallet and its USD worth; null when no outflow or USD rule applies (nothing was simulated).',
+  }),
   budgets: z.array(BudgetViewSchema).meta({
     description: 'The budgets that bound the agent, with what their windows held when last summed: a dry run does not reserve, and the controller decides at admission.',
   }),

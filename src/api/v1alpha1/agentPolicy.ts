@@ -17,6 +17,8 @@ const Uint = z.string().regex(/^(0|[1-9][0-9]{0,77})$/);
 
 /** A decimal number as text, as conditions compare them exactly (src/policy/values.ts reads the same grammar). */
 const Decimal = z.string().regex(/^-?(0|[1-9][0-9]{0,79})(\.[0-9]{1,36})?$/);
+/** USD to the micro-dollar, as text (`100`, `0.5`). */
+const UsdAmount = z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,6})?$/);
 
 /** Bounds on an unsigned integer, each optional; all that are given must hold. */
 export const UintBoundsSchema = z.object({
@@ -49,7 +51,7 @@ export type ValueCondition = z.infer<typeof ValueConditionSchema>;
 
 /**
  * One rule: `accept` or `reject` the calls every given condition matches (conditions are ANDed; a rule with none
- * matches every call). Conditions on the whole request (chain, protocol action) hold for each of its calls.
+ * matches every call). Conditions on the whole request (chain, protocol action, outflow, usd) hold for each of its calls.
  */
 export const PolicyRuleSchema = z.object({
   /** Named in every refusal and dry-run answer. */
@@ -88,6 +90,33 @@ export const PolicyRuleSchema = z.object({
       input: z.array(ValueConditionSchema).max(16).optional(),
     })
     .optional(),
+  /**
+   * What leaves the wallet in the simulated execution (judged on the whole request, docs/policies.md): for some
+   * asset of `tokens` (a token address, or `native`), the outflows of it to recipients in `recipients` / not in
+   * `recipientsNot` exist and their sum meets `amount`. Outflows the chain cannot trace: doubt (rules.ts).
+   */
+  outflow: z
+    .object({
+      tokens: z.array(z.string().regex(/^(0x[0-9a-fA-F]{40}|native)$/)).min(1).max(256).optional(),
+      recipients: z.array(Address).min(1).max(256).optional(),
+      recipientsNot: z.array(Address).max(256).optional(),
+      amount: UintBoundsSchema.optional(),
+    })
+    .optional(),
+  /**
+   * The execution's USD value (src/policy/valuation.ts: its outflows, plus the allowances its calls grant to spenders
+   * not in `approvalSpenders`) meets these bounds, in USD as decimal strings (`"100"`, `"0.5"`). An asset without a
+   * price, or outflows the chain cannot trace: doubt (an accept rule does not accept, a reject rule rejects).
+   */
+  usd: z
+    .object({
+      lt: UsdAmount.optional(),
+      lte: UsdAmount.optional(),
+      gt: UsdAmount.optional(),
+      gte: UsdAmount.optional(),
+      approvalSpenders: z.array(Address).max(256).optional(),
+    })
+    .optional(),
 });
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
 
@@ -106,7 +135,8 @@ export function windowSeconds(window: string): number | undefined {
 /**
  * A budget over a rolling window: the executions of the policy's scope admitted in the last `window` may cost at
  * most `usd` in all (gas at its maximum fee, and what leaves the wallet) and number at most `count`. The key-level
- * policy's budgets count every agent of the key together; an agent policy's count each agent id on its own.
+ * policy's budgets count every agent of the key together; an agent policy's count each agent id on its own, or
+ * every agent id it covers together with `per: policy` (a prefix key can open new agent ids: bound the group).
  */
 export const BudgetSchema = z
   .object({
@@ -116,6 +146,8 @@ export const BudgetSchema = z
     window: z.string().refine((w) => windowSeconds(w) !== undefined, { message: 'a window is a whole number of s, m, h or d, at most 31d' }),
     /** The most the window's executions may cost together, in USD (a decimal string, e.g. `50` or `12.5`). */
     usd: z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/).optional(),
+    /** `agent` (the default): each agent id has its own window; `policy`: the agents the policy covers share one. */
+    per: z.enum(['agent', 'policy']).optional(),
     /** The most executions the window may hold (a YAML policy file's `10` arrives as the text "10": both are read). */
     count: z.preprocess((v) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,6})$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000_000)).optional(),
   })
@@ -163,7 +195,33 @@ export const AgentPolicySchema = z.object({
       spend: z.array(BudgetSpendSchema).max(50).optional(),
       /** The same in one line, for `kubectl get agentpolicies`: `daily 48.2/50 USD 7/10`. */
       spendSummary: z.string().max(256).optional(),
+      /**
+       * Never stored: set on the copy the service reads when the object as stored does not match this schema
+       * (written past the CLI's checks, e.g. with kubectl). Such a policy accepts nothing (unreadablePolicy).
+       */
+      unreadable: z.string().max(1024).optional(),
     })
     .optional(),
 });
 export type AgentPolicy = z.infer<typeof AgentPolicySchema>;
+
+/**
+ * What the service reads of an AgentPolicy stored in a shape the schema refuses (`problem` says why): left out,
+ * it would lift every limit it sets, so it is kept, fail closed. It covers the agents it names (all of the key's
+ * when those cannot be read), keeps its kill switch, and accepts nothing until it is fixed. Undefined when not
+ * even its name and key can be read.
+ */
+export function unreadablePolicy(raw: unknown, problem: string): AgentPolicy | undefined {
+  const obj = raw as { metadata?: unknown; spec?: { apiClient?: unknown; agents?: unknown; suspended?: unknown } } | null;
+  const metadata = ObjectMetaSchema.safeParse(obj?.metadata);
+  const apiClient = z.string().min(1).max(253).safeParse(obj?.spec?.apiClient);
+  if (!metadata.success || !apiClient.success) return undefined;
+  const agents = AgentScopeSchema.safeParse(obj?.spec?.agents);
+  return {
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: metadata.data,
+    spec: { apiClient: apiClient.data, ...(agents.success && { agents: agents.data }), suspended: obj?.spec?.suspended === true, rules: [] },
+    status: { unreadable: problem.slice(0, 1024) },
+  };
+}

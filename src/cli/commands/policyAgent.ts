@@ -2,6 +2,7 @@ import { bool, type Command } from '../command.ts';
 import { BATCH_OPTION, callBodyOf, CALL_OPTIONS } from '../callsInput.ts';
 import { agentIdOf, AGENT_OPTIONS, clientContext } from '../context.ts';
 import { EXIT, fields, printError, printJson } from '../output.ts';
+import type { PolicyEvaluation } from '../../api/http/index.ts';
 
 /** `policy show`: the policies that govern an agent of this API key (GET /policy), as the agent sees them. */
 export const policyShowCommand: Command = {
@@ -45,7 +46,8 @@ export const policyTestCommand: Command = {
   usage: 'policy test --agent-id ID [--chain CHAIN] (--to ADDRESS (--data HEX | --abi SIG --function NAME [ARG...]) [--value WEI] | --file FILE|-) [--json]',
   description:
     'Judges the call (or the batch of --file) as POST /execute would, against the agent\'s policies, and prints the\n' +
-    'decision and the rule that decides it. Nothing is simulated, created or paid. Exit 0 when accepted, 3 when refused.',
+    'decision and the rule that decides it. Nothing is created or paid; the calls are simulated only when an outflow or\n' +
+    'USD rule applies, and then what leaves the wallet and its USD value are printed. Exit 0 when accepted, 3 when refused.',
   options: { ...CALL_OPTIONS, ...BATCH_OPTION },
   examples: ["agent-wallet policy test --agent-id bot-1 --chain base --to 0xCounter --abi 'function increment()' --function increment"],
   async run(values, positionals) {
@@ -64,8 +66,17 @@ export const policyTestCommand: Command = {
           ...(d.decision === 'deny' ? ([['rule', d.rule ?? '(none accepted it)']] as [string, string][]) : []),
           ['reason', d.reason],
           ...d.accepted.map((a): [string, string] => [`call ${a.call_index}`, `accepted by ${a.policy}/${a.rule}`]),
+          ...(d.valuation ? ([['value', valueText(d.valuation)]] as [string, string][]) : []),
         ]),
       );
     return d.decision === 'allow' ? 0 : EXIT.refused;
   },
 };
+
+/** The dry-run's valuation in one line: its total, or why it has none. */
+function valueText(v: NonNullable<PolicyEvaluation['valuation']>): string {
+  if (!v.outflows_known) return `unknown: ${v.unavailable ?? 'the outflows were not traced'}`;
+  const unpriced = v.lines.find((l) => l.unpriced !== null);
+  if (unpriced) return `unpriced: ${unpriced.asset} (${unpriced.unpriced})`;
+  return `${v.total_usd} USD${v.unbounded ? ' and an unbounded allowance' : ''} (${v.lines.length} line${v.lines.length === 1 ? '' : 's'})`;
+}

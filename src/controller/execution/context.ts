@@ -1,5 +1,5 @@
 import type { AgentPolicy, ApiClient, ExecutionRequest } from '../../api/v1alpha1/index.ts';
-import type { PolicyDecision } from '../../policy/index.ts';
+import type { PolicyDecision, PriceSource } from '../../policy/index.ts';
 import type { ChainWorker, OperationOutcome } from '../../chain/types.ts';
 import type { ChainName } from '../../config/chains.ts';
 import type { InclusionChangeResult } from '../../metrics/registry.ts';
@@ -25,6 +25,8 @@ export interface ExecutionReconcilerDeps {
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /** The AgentPolicies of a key (from the shared cache): admission's policy step and the kill switch read them. */
   policiesFor?(apiClient: string): readonly AgentPolicy[];
+  /** Each chain's USD prices (src/policy/prices): what the policies' USD rules value outflows with. Default: none (unpriced). */
+  prices?: ReadonlyMap<ChainName, PriceSource>;
   /** Told each policy decision admission or the kill switch makes (for the metric and the decision log). */
   onPolicyDecision?(request: ExecutionRequest, decision: PolicyDecision): void;
   /** What each budget window holds (admission/spendLedger.ts): the budget step reserves in it. */

@@ -1,6 +1,7 @@
 import { ANNOTATIONS, DEFAULT_NAMESPACE, requestIdTimeMs, type ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { isTerminal } from '../../api/v1alpha1/index.ts';
 import type { ChainWorker, OperationOutcome } from '../../chain/types.ts';
+import type { PriceSource } from '../../policy/index.ts';
 import type { ChainName } from '../../config/chains.ts';
 import { controllerMetrics } from '../../metrics/controller.ts';
 import { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer } from '../../metrics/execution.ts';
@@ -38,6 +39,8 @@ export interface ExecutionControllerOptions {
   admission?: readonly AdmissionStep[];
   /** See ExecutionReconcilerDeps.replan. */
   replan?: ReplanDeps;
+  /** See ExecutionReconcilerDeps.prices. */
+  prices?: ReadonlyMap<ChainName, PriceSource> | undefined;
   /** See ExecutionReconcilerDeps.nativeUsdPrice. */
   nativeUsdPrice?: (chain: ChainName) => number | undefined;
   /** How often budgeted policies' spend is written to their status (default 5 s). */
@@ -119,7 +122,10 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const apiClients = cache.informerFor('ApiClient');
   const policies = cache.informerFor('AgentPolicy');
 
-  const spendLedger = new SpendLedger((apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient));
+  const spendLedger = new SpendLedger(
+    (apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient),
+    (ns, name) => informer.get(name, ns),
+  );
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
   const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
@@ -155,6 +161,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     ...(opts.paymentGraceMs !== undefined && { paymentGraceMs: opts.paymentGraceMs }),
     ...(opts.admission && { admission: opts.admission }),
     ...(opts.replan && { replan: opts.replan }),
+    ...(opts.prices && { prices: opts.prices }),
     onInternalError: (step) => opts.metrics?.executionInternalErrors.inc({ step }),
     inclusionSuspects: suspects,
     onInclusionChange: (r, result, detail) => {

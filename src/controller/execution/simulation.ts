@@ -1,6 +1,6 @@
 import type { Call, ExecutionRequest } from '../../api/v1alpha1/index.ts';
 import { ChainError } from '../../chain/errors.ts';
-import type { ChainWorker, SimulationFailure, SimulationResult } from '../../chain/types.ts';
+import type { ChainWorker, SimulateOptions, SimulationFailure, SimulationResult } from '../../chain/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { Reconciling } from './context.ts';
 import { withProtocolError } from './protocolRevert.ts';
@@ -29,8 +29,9 @@ export async function simulateOrFail(
   req: ExecutionRequest,
   worker: ChainWorker,
   calls: readonly Call[],
+  opts?: SimulateOptions,
 ): Promise<{ ok: true; value: SimulationResult } | { ok: false; failed: Promise<ReconcileResult> }> {
-  const sim = await worker.simulate({ apiClient: req.spec.apiClient, agentId: req.spec.agentId }, calls);
+  const sim = await worker.simulate({ apiClient: req.spec.apiClient, agentId: req.spec.agentId }, calls, opts);
   if (sim.ok) return sim;
   return { ok: false, failed: simulationFailed(r, req, sim.error) };
 }

@@ -7,7 +7,7 @@ export const checkPolicy = defineTool({
   name: 'check_policy',
   title: "Check the agent's policy",
   description:
-    "Without a call: the operator's policies for the agent (rules, budgets and what is left, kill switch). With one: whether execute would accept it, and the rule that decides. Nothing is sent.",
+    "Without a call: the operator's policies for the agent (rules, budgets, kill switch). With one: whether execute would accept it, and the rule that decides. Nothing is sent.",
   input: z.object({ ...agentFields, ...callFields, target_contract: callFields.target_contract.optional(), calldata: callFields.calldata.optional() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ client }, args) {

@@ -1,3 +1,4 @@
+import { priceSources } from '../../policy/index.ts';
 import { createRedisArchive } from '../../archive/redis.ts';
 import { clusterNamespace } from './config.ts';
 import { startControllerManager } from '../../controller/manager.ts';
@@ -89,6 +90,7 @@ export async function runController(argv: string[]): Promise<number> {
       paymentGraceMs: config.payments.graceSeconds * 1000,
       protocols: protocolsByChain(config.chains, FAMILIES),
       families: FAMILIES,
+      prices: priceSources(config.chains, workers),
       webhooks: { secrets: webhookSecrets, settings: config.webhooks },
       metrics,
       logger: log,

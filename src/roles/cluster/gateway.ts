@@ -1,3 +1,4 @@
+import { priceSources } from '../../policy/index.ts';
 import { CliError } from '../../lib/args.ts';
 import { clusterNamespace } from './config.ts';
 import { buildGateway } from '../../gateway/index.ts';
@@ -39,6 +40,7 @@ export async function runGateway(argv: string[]): Promise<number> {
     workers,
     payments: { terms: paymentTermsOf(config.chains), settings: config.payments, x402: config.x402.enabled },
     protocols: protocolsByChain(config.chains, FAMILIES),
+    prices: priceSources(config.chains, workers),
     rateLimiter: createRedisRateLimiter(redis),
     archive,
     decisionTimeoutMs: config.gateway.decisionTimeoutMs,

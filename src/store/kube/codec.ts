@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { API_VERSION, GROUP, SCHEME, VERSION, type AnyResource, type Kind, type ResourceByKind } from '../../api/v1alpha1/index.ts';
+import { API_VERSION, GROUP, SCHEME, unreadablePolicy, VERSION, type AnyResource, type Kind, type ResourceByKind } from '../../api/v1alpha1/index.ts';
 import { StoreError } from '../types.ts';
 
 export { kindOf } from '../types.ts';
@@ -26,6 +26,9 @@ export function decode<K extends Kind>(kind: K, raw: unknown): ResourceByKind[K]
   const parsed = SCHEME[kind].schema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    // A policy left out would lift its limits: read fail closed instead (it accepts nothing until fixed).
+    const policy = kind === 'AgentPolicy' ? unreadablePolicy(raw, issues.join('; ')) : undefined;
+    if (policy) return policy as ResourceByKind[K];
     throw new StoreError('Invalid', `${what} as stored does not match the schema: ${issues.join('; ')}`, {
       details: { issues },
     });

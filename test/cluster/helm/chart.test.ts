@@ -127,6 +127,13 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       ]);
       expect(eth.bundler.maxOpsPerBundle).toBe(16);
       expect(eth.nativeUsdPrice).toBe(3125.5);
+      expect(eth.prices).toEqual({
+        maxAgeSeconds: 600,
+        cacheSeconds: 5,
+        native: { feed: '0x6666666666666666666666666666666666666666' },
+        tokens: { USDC: { usd: '1' }, '0x7777777777777777777777777777777777777777': { aaveOracle: '0x8888888888888888888888888888888888888888', asset: '0x4444444444444444444444444444444444444444' } },
+      });
+      expect(config.chains.find((c) => c.name === 'base')!.prices).toEqual({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} });
       expect(config.controller.retentionSeconds).toBe(2_592_000);
       expect(config.webhooks).toEqual({
         retryScheduleSeconds: [10, 600, 86_400],

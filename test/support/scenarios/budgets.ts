@@ -2,14 +2,16 @@
  * Budgets, the same in both layouts: 50 executes at once against a key-level budget that fits 10 — at most 10 and
  * at least 9 are broadcast, every other one is refused 403 policy_denied naming the budget with nothing created
  * on chain, and the spend the policy records equals what the chain's receipts say the broadcast ones cost; a USD
- * budget smaller than one execution refuses it with the figures.
+ * budget smaller than one execution refuses it with the figures; token outflows count in a USD budget at their
+ * price (USDC by the devnet's oracle), and an unpriced token's fails closed.
  */
-import { encodeFunctionData, parseAbiItem, parseEventLogs, type Hex, type PublicClient } from 'viem';
+import { encodeFunctionData, erc20Abi, parseAbiItem, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
 import { expect } from 'vitest';
 import { API_VERSION, type AgentPolicy, type AgentPolicySpec } from '../../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../../src/devnet/contracts.ts';
 import { formatMicroUsd, weiToMicroUsd } from '../../../src/policy/budgets.ts';
 import { usdToMicro } from '../../../src/payments/pricing.ts';
+import { newPayer } from '../payer.ts';
 import type { ScenarioService } from '../service.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read loosely in tests
@@ -65,7 +67,8 @@ export async function budgetsScenario(svc: ScenarioService): Promise<void> {
   for (const f of finals) {
     const receipt = await client.getTransactionReceipt({ hash: f.tx_hash as Hex });
     const events = parseEventLogs({ abi: [USER_OPERATION_EVENT], logs: receipt.logs, eventName: 'UserOperationEvent' });
-    const own = events.filter((e) => e.args.sender.toLowerCase() === (f.smart_wallet_address as string).toLowerCase());
+    const opHash = (await svc.store.get('ExecutionRequest', f.request_id)).status!.userOperation!.hash.toLowerCase();
+    const own = events.filter((e) => e.args.userOpHash.toLowerCase() === opHash);
     expect(own).toHaveLength(1);
     expected += weiToMicroUsd(own[0]!.args.actualGasCost, nativeUsdMicro);
   }
@@ -97,4 +100,40 @@ export async function budgetsScenario(svc: ScenarioService): Promise<void> {
   expect(tiny.status, JSON.stringify(tiny.body)).toBe(403);
   expect(tiny.body).toMatchObject({ error: 'policy_denied', policy: `${smallClient}-tiny`, budget: 'tiny' });
   expect(tiny.body.message).toMatch(/^budget tiny of policy .*: 0\.000001 USD per 24h for the key, spent 0, this execution [0-9.]+; nothing was executed$/);
+
+  // Token outflows count at their price: 60 USDC fits a 100 USD budget once, not twice; aUSD has no price: refused.
+  const eth = 'ethereum';
+  const token = (symbol: string) => svc.devnet.chain(eth).tokens.find((t) => t.symbol === symbol)!.address as Address;
+  const { api: spender, clientId: spenderClient } = await svc.newKey('sponsored');
+  await svc.store.create({
+    apiVersion: API_VERSION,
+    kind: 'AgentPolicy',
+    metadata: { name: `${spenderClient}-usd`, namespace },
+    spec: { apiClient: spenderClient, suspended: false, rules: [{ name: 'tokens', action: 'accept', targets: [token('USDC'), token('aUSD')] }], budgets: [{ name: 'daily', window: '24h', usd: '100' }] },
+  });
+  const agent = `u-${tag}`;
+  const wallet = (await spender.get(`/wallet?agent_id=${agent}&chain=${eth}`)).body.smart_wallet_address as Address;
+  const payer = await newPayer(svc.devnet, eth);
+  await payer.mint('USDC', wallet, 200_000_000n);
+  await payer.mint('aUSD', wallet, 10_000_000n);
+  const transfer = (symbol: string, amount: bigint) => ({
+    agent_id: agent,
+    chain: eth,
+    target_contract: token(symbol),
+    calldata: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', amount] }),
+    value: '0',
+  });
+  await expect.poll(async () => (await spender.post('/policy/evaluate', transfer('USDC', 1n))).body.budgets?.length, { timeout: 10_000, interval: 50 }).toBe(1);
+  const first = await spender.post('/execute', transfer('USDC', 60_000_000n));
+  expect(first.status, JSON.stringify(first.body)).toBe(200);
+  expect((await spender.waitForTerminal(first.body.request_id, 60_000)).status).toBe('confirmed');
+  const reserved = (await svc.store.get('ExecutionRequest', first.body.request_id)).status!.spend!;
+  expect(reserved.outflowsMicroUsd).toBe('60000000'); // 60 USDC at the oracle's 1 USD
+  const second = await spender.post('/execute', transfer('USDC', 60_000_000n));
+  expect(second.status, JSON.stringify(second.body)).toBe(403);
+  expect(second.body.message).toMatch(/^budget daily of policy .*: 100 USD per 24h for the key, spent 60\.[0-9]+, this execution 60\.[0-9]+; nothing was executed$/);
+  const unpriced = await spender.post('/execute', transfer('aUSD', 1_000_000n));
+  expect(unpriced.status, JSON.stringify(unpriced.body)).toBe(403);
+  expect(unpriced.body).toMatchObject({ error: 'policy_denied', budget: 'daily' });
+  expect(unpriced.body.message).toMatch(new RegExp(`cannot count this execution: token ${token('aUSD')} is not priced`, 'i'));
 }

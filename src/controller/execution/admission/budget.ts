@@ -1,16 +1,17 @@
 import type { Call, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal } from '../../../policy/budgets.ts';
+import { totalOf } from '../../../policy/index.ts';
 import { usdToMicro } from '../../../payments/pricing.ts';
-import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
-import { fail, write } from '../status.ts';
+import { fail } from '../status.ts';
 import type { AdmissionStep } from './types.ts';
 
 /**
  * The budgets of the request's key and agent (docs/policies.md "Budgets"), after the policies accepted its calls
  * and before any payment is asked or anything signed: its most cost (gas at the maximum fee and limits, plus what
  * its calls send) must fit every window, and is then held for it in the spend ledger and written on the request
- * itself, so a restart finds it. A request admitted again (a new quote, a re-plan at signing) replaces its own.
+ * itself with admission's next status write, so a restart finds it. A request admitted again (a new quote, a
+ * re-plan at signing) replaces its own.
  */
 export const budgetStep: AdmissionStep = {
   name: 'budget',
@@ -27,7 +28,27 @@ export const budgetStep: AdmissionStep = {
       return { kind: 'stop', result: await failByBudget(r, req, { policy: scope.policy, budget: scope.budget.name, spent: { microUsd: 0n, count: 0 }, costMicroUsd: 0n, message }) };
     }
     const nativeUsdMicro = usdToMicro(price);
-    const outflowsMicroUsd = weiToMicroUsd(nativeValueOf(calls), nativeUsdMicro);
+    // What leaves the wallet: under a USD budget, the policy step's valuation of the traced outflows (tokens and
+    // native value) and of the allowances granted, fail closed when any of it is unpriced or untraced; under count
+    // budgets alone nothing is traced, and the calls' native value stands for it.
+    const usdScope = scopes.find((s) => s.limitMicroUsd !== undefined);
+    let outflowsMicroUsd = weiToMicroUsd(nativeValueOf(calls), nativeUsdMicro);
+    if (usdScope) {
+      const total = found.value ? totalOf(found.value, []) : ({ kind: 'unavailable', reason: 'the outflows were not valued' } as const);
+      const doubt =
+        total.kind === 'unpriced'
+          ? `${total.asset === 'native' ? 'the native coin' : `token ${total.asset}`} is not priced (${total.reason})`
+          : total.kind === 'unavailable'
+            ? `what leaves the wallet is not known (${total.reason})`
+            : total.unbounded
+              ? 'it grants an allowance without bound'
+              : undefined;
+      if (doubt !== undefined) {
+        const message = `budget ${usdScope.budget.name} of policy ${usdScope.policy} cannot count this execution: ${doubt}`;
+        return { kind: 'stop', result: await failByBudget(r, req, { policy: usdScope.policy, budget: usdScope.budget.name, spent: { microUsd: 0n, count: 0 }, costMicroUsd: 0n, message }) };
+      }
+      if (total.kind === 'priced') outflowsMicroUsd = total.microUsd;
+    }
     const cost = weiToMicroUsd(sim.estimatedCostWei, nativeUsdMicro) + outflowsMicroUsd;
     const refusal = ledger.reserve(req, scopes, cost, t);
     if (refusal) {
@@ -41,24 +62,14 @@ export const budgetStep: AdmissionStep = {
       nativeUsdMicro: nativeUsdMicro.toString(),
       until: new Date(t.getTime() + longestWindowMs(scopes)).toISOString(),
     };
-    // Written before anything is asked or signed: a crash after this finds the reservation on the request; one
-    // before it finds nothing held and admits the request afresh. On a conflict (this reconcile's own earlier
-    // write, when a re-plan at signing judges again) it is applied to the stored request unless its phase moved.
-    const written = { done: true } as const;
-    let result: ReconcileResult;
-    try {
-      result = await write(r, req, (s) => ({ ...s, spend }), written);
-    } catch (e) {
-      ledger.release(req.metadata.name);
-      throw e;
-    }
-    if (result === written) return { kind: 'pass', found: {} };
-    ledger.release(req.metadata.name);
-    return { kind: 'stop', result };
+    // Written with the status admission's outcome writes (waiting for a payment, paid, or signed: phases/sign.ts),
+    // before anything is sent: a crash before that write finds nothing held and admits the request afresh, and
+    // nothing of it was broadcast. Until the cache shows it, the ledger holds it (spendLedger.ts).
+    return { kind: 'pass', found: { spend } };
   },
 };
 
-/** Native value the calls send (the outflows a budget counts until outflows are traced for it). */
+/** Native value the calls send: what a count budget's record says left the wallet (nothing is traced for it). */
 const nativeValueOf = (calls: readonly Call[]): bigint => calls.reduce((sum, c) => sum + BigInt(c.value), 0n);
 
 function failByBudget(r: Reconciling, req: Parameters<typeof fail>[1], refusal: BudgetRefusal) {

@@ -1,5 +1,5 @@
 import type { AgentPolicy, BudgetSpend } from '../../../api/v1alpha1/index.ts';
-import { budgetsFor, formatMicroUsd } from '../../../policy/budgets.ts';
+import { budgetsFor, formatMicroUsd, type BudgetScope } from '../../../policy/budgets.ts';
 import type { Logger } from '../../../runtime/index.ts';
 import { isStoreError, type ResourceStore } from '../../../store/types.ts';
 import type { SpendLedger } from './spendLedger.ts';
@@ -14,15 +14,17 @@ const MAX_ROWS = 50;
 export function policySpend(policy: AgentPolicy, ledger: SpendLedger, now: Date): { spend: BudgetSpend[]; summary: string } {
   const { apiClient, agents } = policy.spec;
   const asOf = now.toISOString();
-  const spends = [...ledger.spends(apiClient).values()];
-  const agentIds = agents === undefined ? [undefined] : [...new Set(spends.filter((s) => budgetsFor([policy], apiClient, s.agentId).length > 0).map((s) => s.agentId))];
+  // One agent id the policy covers (a prefix covers itself): its scopes are those of every agent it covers.
+  const representative = agents?.agentId ?? '';
+  const spenders = [...new Set([...ledger.spends(apiClient).values()].map((s) => s.agentId))];
   const rows: (BudgetSpend & { micro: bigint })[] = [];
-  for (const agentId of agentIds) {
-    // The key-level policy applies to any agent id: its scopes carry none, and sum the whole key.
-    for (const scope of budgetsFor([policy], apiClient, agentId ?? '')) {
-      const { microUsd, count } = ledger.spentIn(scope, now.getTime());
-      rows.push({ budget: scope.budget.name, ...(agentId !== undefined && { agentId }), usd: formatMicroUsd(microUsd), count, asOf, micro: microUsd });
-    }
+  const add = (scope: BudgetScope) => {
+    const { microUsd, count } = ledger.spentIn(scope, now.getTime());
+    rows.push({ budget: scope.budget.name, ...(scope.agentId !== undefined && { agentId: scope.agentId }), usd: formatMicroUsd(microUsd), count, asOf, micro: microUsd });
+  };
+  for (const scope of budgetsFor([policy], apiClient, representative)) {
+    if (scope.agentId === undefined) add(scope); // the key's, or the policy's agents' together: one window
+    else for (const agentId of spenders) for (const own of budgetsFor([policy], apiClient, agentId)) if (own.budget.name === scope.budget.name) add(own);
   }
   rows.sort((a, b) => (b.micro > a.micro ? 1 : b.micro < a.micro ? -1 : b.count - a.count));
   const spend = rows.slice(0, MAX_ROWS).map(({ micro: _, ...row }) => row);

@@ -3,6 +3,7 @@ import type { Admission } from '../../../payments/types.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 import { simulateOrFail } from '../simulation.ts';
+import { needsOutflows } from './policy.ts';
 import { conditions, fail, paidMessage, simulationStatus, write } from '../status.ts';
 import type { AdmissionInput, AdmissionStep, Admitted } from './types.ts';
 
@@ -11,7 +12,8 @@ export const simulationStep: AdmissionStep = {
   name: 'simulation',
   condition: 'Simulated',
   async run(r, { req, worker, calls }) {
-    const sim = await simulateOrFail(r, req, worker, calls);
+    // Outflows only when a policy judges them: tracing is one more RPC call.
+    const sim = await simulateOrFail(r, req, worker, calls, needsOutflows(r, req) ? { outflows: true } : undefined);
     if (!sim.ok) return { kind: 'stop', result: await sim.failed };
     return { kind: 'pass', found: { simulation: sim.value } };
   },
@@ -34,7 +36,7 @@ export const paymentStep: AdmissionStep = {
     const admission = input.requireFromOutside ? await policy.required(ctx) : await policy.admit(ctx);
     if (admission.kind === 'satisfied') return { kind: 'pass', found: { payment: admission } };
     const withReason = admission.kind === 'required' && input.quoteAgain?.rejection ? { ...admission, rejection: input.quoteAgain.rejection } : admission;
-    return { kind: 'stop', result: await recordAdmission(r, req, withReason, simulationStatus(found.simulation!, req.spec.paymentMode), t, input.quoteAgain?.earlierQuotes ?? []) };
+    return { kind: 'stop', result: await recordAdmission(r, req, withReason, { ...simulationStatus(found.simulation!, req.spec.paymentMode), ...(found.spend && { spend: found.spend }) }, t, input.quoteAgain?.earlierQuotes ?? []) };
   },
 };
 
@@ -64,7 +66,7 @@ function recordAdmission(
   r: Reconciling,
   req: ExecutionRequest,
   admission: Exclude<Admission, { kind: 'satisfied' }>,
-  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>,
+  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd' | 'spend'>,
   t: Date,
   earlierQuotes: PaymentQuote[],
 ): Promise<ReconcileResult> {

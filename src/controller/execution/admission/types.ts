@@ -1,7 +1,8 @@
-import type { Call, ExecutionRequest, PaymentQuote, PaymentRejection } from '../../../api/v1alpha1/index.ts';
+import type { Call, ExecutionRequest, PaymentQuote, PaymentRejection, SpendReservation } from '../../../api/v1alpha1/index.ts';
 import type { CONDITION } from '../../../api/v1alpha1/index.ts';
 import type { ChainWorker, SimulationResult } from '../../../chain/types.ts';
 import type { Admission } from '../../../payments/types.ts';
+import type { Valuation } from '../../../policy/index.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 
@@ -24,8 +25,15 @@ export interface AdmissionInput {
 /** What the steps that passed found, for the next steps and for signing. */
 export interface Admitted {
   simulation?: SimulationResult;
+  /**
+   * What the execution moves out of the wallet and its worth (src/policy/valuation.ts), when an applicable policy
+   * has an outflow or USD rule: the policy step's, for the steps after it and for the judgement at signing.
+   */
+  value?: Valuation;
   /** The payment policy's answer, when it let the request through (kind `satisfied`). */
   payment?: Extract<Admission, { kind: 'satisfied' }>;
+  /** What the budget step held for it: written with the status that admission's outcome writes (waiting or signed). */
+  spend?: SpendReservation;
 }
 
 export type StepOutcome =

@@ -43,6 +43,8 @@ async function signAdmitted(r: Reconciling, input: AdmissionInput, found: Admitt
     costUsd: admission.costUsd,
     reason: admission.reason,
     estimates: simulationStatus(found.simulation!, req.spec.paymentMode),
+    value: found.value,
+    ...(found.spend && { spend: found.spend }),
     ...((admission.quote || admission.paid) && { payment: { ...(admission.quote && { quote: admission.quote }), ...(admission.paid && { paid: admission.paid }) } }),
   });
   if (!('feeUncovered' in signed)) return signed;

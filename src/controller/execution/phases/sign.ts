@@ -3,10 +3,11 @@ import type { Call, ExecutionRequest, ExecutionRequestStatus } from '../../../ap
 import type { ChainWorker } from '../../../chain/types.ts';
 import { chooseAutoToken } from '../../../payments/auto.ts';
 import { claimOperationFee } from '../../../payments/claim.ts';
+import type { Valuation } from '../../../policy/index.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import { judgingCalls, runAdmission } from '../admission/steps.ts';
 import type { Reconciling } from '../context.ts';
-import { failByPolicy, refusalAtSigning } from '../admission/policy.ts';
+import { failByPolicy, refusalAtSigning, valuationAtSigning } from '../admission/policy.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
 import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
@@ -19,6 +20,10 @@ export interface SigningPlan {
   reason: string;
   estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>;
   payment?: ExecutionRequestStatus['payment'];
+  /** Admission's valuation of the request's calls in this reconcile (admission/policy.ts), for the last judgement. */
+  value?: Valuation | undefined;
+  /** The budget step's reservation (admission/budget.ts), written with the signed status. */
+  spend?: ExecutionRequestStatus['spend'];
 }
 
 /** The wallet cannot pay its auto fee after all: the caller answers with the mode's 402 (admit.ts). */
@@ -52,9 +57,11 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // Keep a wallet's operations in acceptance order: sign only when no earlier request of it is unsigned.
   if (r.deps.earlierUnsigned(req) > 0) return { requeueAfterMs: 5 };
   let estimates = plan.estimates;
+  let spend = plan.spend;
 
   let own: readonly Call[] = req.spec.calls;
   let signedCalls: Call[] | undefined;
+  let value = plan.value;
   if (r.deps.replan) {
     const replanned = await replanAtSigning(req, worker, r.deps.replan);
     if (replanned.kind === 'refused') return fail(r, req, replanned.failure, { Submitted: ['False', 'ReplanRefused', replanned.failure.message] });
@@ -64,6 +71,8 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       own = replanned.calls;
       signedCalls = replanned.calls;
       if (judged.found.simulation) estimates = simulationStatus(judged.found.simulation, req.spec.paymentMode);
+      value = judged.found.value;
+      if (judged.found.spend) spend = judged.found.spend; // the re-planned calls' reservation replaces the first
     }
   }
   const calls = [...own, ...plan.added];
@@ -85,6 +94,9 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
     // quote was made from, so estimated_cost_usd still reads off estimated_gas.
   }
 
+  // What outflow and USD rules judge at the last look below, made now so that look waits on nothing.
+  const valued = await valuationAtSigning(r, req, worker, own, value);
+
   // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
   // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
   const current = await readStored(r, req);
@@ -102,7 +114,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // The last look before a nonce is spent, with no wait in between: the policies as the cache has them now judge
   // what is signed (a change since admission, while it waited for a payment or for earlier requests, applies), and
   // a kill switch the controller has seen stops it.
-  const refused = refusalAtSigning(r, req, own, estimates.smartWalletAddress);
+  const refused = refusalAtSigning(r, req, own, estimates.smartWalletAddress, valued);
   if (refused) return failByPolicy(r, current, refused);
   const op = await worker.prepareOperation(ref, calls, { requestId: req.metadata.name });
   // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
@@ -120,6 +132,7 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
     costUsd: plan.costUsd,
     ...(payment && { payment }),
     ...(signedCalls && { signedCalls }),
+    ...(spend && { spend }),
     userOperation: op,
     startTime: s.startTime ?? t.toISOString(),
     queuedTime: t.toISOString(),

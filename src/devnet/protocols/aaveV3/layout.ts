@@ -52,13 +52,24 @@ function deployData(a: AaveArtifact, args: readonly unknown[], libraries: Record
   return encodeDeployData({ abi: a.abi, bytecode: linkBytecode(a, libraries), args });
 }
 
+function feedContract(deployer: Address, description: string, answer: bigint): Create2Contract {
+  return create2(`DevnetPriceFeed ${description}`, devnetPriceFeedDeployData({ decimals: PRICE_DECIMALS, description, answer, owner: deployer }));
+}
+
+/**
+ * The USD feed of each listed asset (by symbol), as aaveV3Layout places them, without the rest of the layout (whose
+ * init code takes ≈ 20 ms to hash): what the devnet's price configuration reads (devnet.ts).
+ */
+export function aaveV3PriceFeeds(deployer: Address): Record<string, Address> {
+  return Object.fromEntries(RESERVES.map((r) => [r.symbol, feedContract(deployer, `${r.symbol} / USD`, r.priceUsd).address]));
+}
+
 const LIBRARY_ORDER = ['SupplyLogic', 'BorrowLogic', 'LiquidationLogic', 'EModeLogic', 'BridgeLogic', 'FlashLoanLogic', 'PoolLogic', 'ConfiguratorLogic'] as const;
 
 /** The deployment for a deployer (owner of everything) and the devnet's token addresses, by symbol. */
 export function aaveV3Layout(deployer: Address, tokens: Readonly<Record<string, Address | undefined>>): AaveV3Layout {
   const provider = create2('PoolAddressesProvider', deployData(AAVE_ARTIFACTS.PoolAddressesProvider, [MARKET_ID, deployer]));
-  const feed = (description: string, answer: bigint): Create2Contract =>
-    create2(`DevnetPriceFeed ${description}`, devnetPriceFeedDeployData({ decimals: PRICE_DECIMALS, description, answer, owner: deployer }));
+  const feed = (description: string, answer: bigint) => feedContract(deployer, description, answer);
 
   const reserves = RESERVES.map((r): ReserveLayout => {
     const asset = tokens[r.symbol];

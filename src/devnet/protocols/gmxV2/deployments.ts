@@ -81,10 +81,9 @@ export function tokenOf(tokens: DevnetChain['tokens'], symbol: string): { addres
   return token;
 }
 
-/** The plan: init code and CREATE2 address of every contract, from the chain's tokens and the owner. Pure. */
-export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Address }): GmxDeployments {
-  const m = ETH_USD_MARKET;
-  const feeds = m.feeds.map((f) => {
+/** The market's USD feeds (AggregatorV3, 8 decimals), by token: also what the devnet's price configuration reads. */
+export function gmxPriceFeeds(p: { tokens: DevnetChain['tokens']; owner: Address }) {
+  return ETH_USD_MARKET.feeds.map((f) => {
     const token = tokenOf(p.tokens, f.symbol);
     const deployment = create2At(
       `DevnetPriceFeed ${f.symbol} / USD (GMX v2)`,
@@ -92,6 +91,12 @@ export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Addres
     );
     return { symbol: f.symbol, token: token.address, decimals: token.decimals, deployment };
   });
+}
+
+/** The plan: init code and CREATE2 address of every contract, from the chain's tokens and the owner. Pure. */
+export function gmxDeployments(p: { tokens: DevnetChain['tokens']; owner: Address }): GmxDeployments {
+  const m = ETH_USD_MARKET;
+  const feeds = gmxPriceFeeds(p);
   const wnt = tokenOf(p.tokens, 'WETH').address;
   const roleStore = create2('GMX RoleStore', roleStoreArtifact, [p.owner]);
   const dataStore = create2('GMX DataStore', dataStoreArtifact, [roleStore.address]);
