@@ -121,6 +121,17 @@ export type OperationOutcome =
   /** Will never be included (validation failed, sponsorship expired, nonce used by another op). */
   | { state: 'dropped'; code: string; message: string };
 
+/** What `withdrawOperation` did. */
+export type WithdrawResult =
+  /**
+   * No bundle transaction carried it and none ever will: it is settled as dropped with code `withdrawn`, with every
+   * later operation of its wallet that no bundle carried either (`withdrawn`: their hashes, the one asked first).
+   * Their nonces are free again: the wallet's next signed operation takes the lowest of them.
+   */
+  | { state: 'withdrawn'; withdrawn: Hex[] }
+  /** Not withdrawn: a bundle transaction carried it (or the chain has used its nonce, or it is settled): its outcome comes as usual. */
+  | { state: 'sent' };
+
 export interface PrepareOptions {
   requestId: string;
 }
@@ -234,6 +245,14 @@ export interface ChainWorker {
   /** Hands a signed operation to the bundler. Idempotent by operation hash; never re-signs. */
   submitOperation(op: SignedUserOperation): Promise<void>;
   getOperationOutcome(op: SignedUserOperation): Promise<OperationOutcome>;
+  /**
+   * Takes a signed operation back from the built-in bundler if no bundle transaction has carried it (the kill
+   * switch), with the later operations of its wallet (see WithdrawResult). Atomic with the bundler loop; under the
+   * wallet's nonce lock. Idempotent: asked again, a withdrawn operation answers `withdrawn` (from the worker's
+   * memory; a restarted worker that does not hold it and whose chain has not used its nonce withdraws it anew).
+   * Errors: rpc_unavailable (the chain's nonce could not be read for an operation the worker does not hold).
+   */
+  withdrawOperation(op: SignedUserOperation): Promise<WithdrawResult>;
   /** Tells the worker which signed operations are still in flight (after a restart), so nonces are not reused. */
   restoreInFlight(ops: readonly SignedUserOperation[]): Promise<void>;
   /** Pushes outcomes as they happen so the controller need not poll. Returns an unsubscribe function. */

@@ -91,6 +91,8 @@ export interface BundlerStats {
   bundles: number;
   includedOps: number;
   droppedOps: number;
+  /** Operations withdrawn before any bundle transaction carried them (withdraw). */
+  withdrawnOps: number;
   /** Sum of the bundle transactions' gasUsed. */
   bundleGasUsed: bigint;
   /** Per bundle size (operations in the transaction): how many bundles, and their gasUsed summed. Bounded by maxOpsPerBundle. */
@@ -130,7 +132,7 @@ export class Bundler {
   readonly #outcomes: RecentOutcomes;
   readonly #executors: ExecutorPool;
   readonly #running = new Set<Promise<void>>();
-  readonly #stats: BundlerStats = { bundles: 0, includedOps: 0, droppedOps: 0, bundleGasUsed: 0n, bySize: {} };
+  readonly #stats: BundlerStats = { bundles: 0, includedOps: 0, droppedOps: 0, withdrawnOps: 0, bundleGasUsed: 0n, bySize: {} };
   #gasBudget: bigint = GAS.maxTransactionGas;
   #closed = false;
   #failureStreak = 0;
@@ -255,6 +257,47 @@ export class Bundler {
   resyncNonces(): void {
     this.#executors.resyncNonces();
     for (const st of this.#senders.values()) if (!st.busy) st.expected = undefined;
+  }
+
+  /**
+   * Withdraws the operation `hash` (sender, nonce) when no bundle transaction has carried it, with every later
+   * operation of its sender none has carried either (they could only wait behind its nonce); each is recorded as
+   * dropped with code `withdrawn` (pushed to listeners; a re-submission is then a no-op). Synchronous, so atomic
+   * with the loop: a bundle marks its entries `carried` in the same tick it hands its transaction to the node,
+   * after it checked none was withdrawn, so an operation is either withdrawn or sent, never both.
+   * - `withdrawn`: the entries withdrawn (their nonces are the caller's to give back), the one asked first;
+   * - `sent`: a bundle transaction carried it: it finishes as it is;
+   * - `settled`: not held, its final outcome known (a withdrawal asked again answers `withdrawn` from it);
+   * - `notHeld`: neither held nor settled here; `evenIfNotHeld` (the caller checked the chain has not used its
+   *   nonce) records it withdrawn and withdraws the sender's later operations all the same.
+   */
+  withdraw(
+    op: { hash: Hex; sender: Address; nonce: bigint },
+    opts: { evenIfNotHeld?: boolean } = {},
+  ): { state: 'withdrawn'; entries: Pick<PoolEntry, 'hash' | 'sender' | 'nonce'>[] } | { state: 'sent' } | { state: 'settled'; outcome: OperationOutcome } | { state: 'notHeld' } {
+    const held = this.#pool.get(op.hash);
+    if (held?.carried) return { state: 'sent' };
+    if (!held) {
+      const outcome = this.#outcomes.get(op.hash);
+      if (outcome) return { state: 'settled', outcome };
+      if (opts.evenIfNotHeld !== true) return { state: 'notHeld' };
+    }
+    const later = this.#pool.ofSender(op.sender).filter((e) => e.nonce > op.nonce && !e.carried);
+    const message = 'withdrawn from the bundler before any bundle transaction carried it';
+    const entries: Pick<PoolEntry, 'hash' | 'sender' | 'nonce'>[] = [];
+    for (const e of [...(held ? [held] : []), ...later]) {
+      this.#pool.remove(e.hash);
+      e.withdrawn = true;
+      entries.push(e);
+      this.#outcomes.record(e.hash, { state: 'dropped', code: 'withdrawn', message });
+    }
+    if (!held) {
+      entries.unshift({ hash: op.hash, sender: op.sender, nonce: op.nonce });
+      this.#outcomes.record(op.hash, { state: 'dropped', code: 'withdrawn', message });
+    }
+    this.#stats.withdrawnOps += entries.length;
+    this.#o.log.info({ sender: op.sender, nonces: entries.map((e) => e.nonce.toString()) }, 'operations withdrawn');
+    return { state: 'withdrawn', entries };
   }
 
   /** Remembers an outcome learned from the chain (getOperationOutcome of an operation it did not hold). */
@@ -559,6 +602,10 @@ export class Bundler {
       }
       if (sim.kind === 'rpc') return;
     }
+    // The point of no return, checked and marked in one tick (withdraw runs between ticks, never inside one): a
+    // bundle holding a withdrawn entry is not sent; its other entries go back to the pool and into the next one.
+    if (entries.some((e) => e.withdrawn)) return;
+    for (const e of entries) e.carried = true;
     const sent = await this.#executors.send(
       executor,
       { to: this.#o.entryPoint, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },

@@ -19,6 +19,13 @@ export interface PoolEntry {
   /** Failed bundle transactions this entry was part of (not simulation drops). */
   failedSends: number;
   submittedAt: number;
+  /**
+   * Set in the tick its bundle transaction is handed to the node: from then on the operation may be on chain, and
+   * it can no longer be withdrawn (it stays set if that transaction fails: it may still have reached a node).
+   */
+  carried?: true;
+  /** Withdrawn from the pool while a bundle being simulated held it: that bundle must not be sent with it. */
+  withdrawn?: true;
 }
 
 const senderKey = (a: Address) => a.toLowerCase();

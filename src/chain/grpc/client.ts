@@ -22,6 +22,7 @@ import type {
   ChainHead,
   ChainWorker,
   OperationOutcome,
+  WithdrawResult,
   PrepareOptions,
   ReadCall,
   ReadOptions,
@@ -67,6 +68,7 @@ import {
   decodeSignSendResult,
   encodePurposeKind,
   encodeSignSend,
+  decodeBytes32,
   decodeHex,
   decodeUint,
   decodeOptionalHash,
@@ -84,6 +86,7 @@ export type ChainWorkerMethod =
   | 'submitOperation'
   | 'getOperationOutcome'
   | 'restoreInFlight'
+  | 'withdrawOperation'
   | 'getHead'
   | 'read'
   | 'getTransactionReceipt'
@@ -120,6 +123,8 @@ export const DEFAULT_DEADLINES_MS: Readonly<Record<ChainWorkerMethod, number>> =
   // For an operation the bundler no longer holds, a bounded eth_getLogs scan (10 chunks by default).
   getOperationOutcome: 30_000,
   restoreInFlight: 30_000,
+  // Waits for the wallet's nonce lock; one nonce read for an operation the worker does not hold.
+  withdrawOperation: 30_000,
   // The gateway's /health probe gives up after 2 s anyway.
   getHead: 5_000,
   // Up to 256 eth_calls in a few JSON-RPC batches (one round trip each, sent together), plus the head.
@@ -174,6 +179,7 @@ const IDEMPOTENT: Readonly<Record<ChainWorkerMethod, boolean>> = {
   getOperationOutcome: true, // reads (it may cache what it found on chain: the same answer again)
   submitOperation: true, // idempotent by operation hash: the same signed operation again is a no-op, never re-signed
   restoreInFlight: true, // reserving the same nonces again changes nothing
+  withdrawOperation: true, // a withdrawn operation answers withdrawn again; a carried one sent
   // NEVER retried here. Each call that reaches the worker may allocate the wallet's next nonce and sign; after
   // a transport failure we cannot tell whether it did. The worker answers a repeated prepare of the same
   // request with the same operation, but only from memory: not after a restart of the worker (which is when
@@ -342,6 +348,13 @@ class GrpcChainWorker implements RemoteChainWorker {
     const req = { operation: encodeOperation(op) };
     const res = await this.#call<pb.GetOperationOutcomeResponse>('getOperationOutcome', (md, o, cb) => this.#client.getOperationOutcome(req, md, o, cb));
     return decodeOutcome(res.outcome);
+  }
+
+  async withdrawOperation(op: SignedUserOperation): Promise<WithdrawResult> {
+    const req = { operation: encodeOperation(op) };
+    const res = await this.#call<pb.WithdrawOperationResponse>('withdrawOperation', (md, o, cb) => this.#client.withdrawOperation(req, md, o, cb));
+    if (!res.withdrawn) return { state: 'sent' };
+    return { state: 'withdrawn', withdrawn: res.withdrawnHashes.map((h) => decodeBytes32(h, 'withdrawnHashes')) };
   }
 
   async restoreInFlight(ops: readonly SignedUserOperation[]): Promise<void> {

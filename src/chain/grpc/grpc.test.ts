@@ -215,6 +215,19 @@ describe('chain worker over gRPC (devnet)', () => {
     }
   });
 
+  it('withdraws a signed operation: withdrawn with the hashes taken, asked again the same; an included one answers sent', async () => {
+    const ref = { apiClient: 'acme', agentId: uniqueId('withdraw') };
+    const first = await remote.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'grpc-w0' });
+    await remote.submitOperation(first);
+    await expect.poll(async () => (await remote.getOperationOutcome(first)).state, { timeout: 10_000, interval: 20 }).toBe('included');
+    expect(await remote.withdrawOperation(first)).toEqual({ state: 'sent' });
+    const op = await remote.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'grpc-w1' });
+    expect(await remote.withdrawOperation(op)).toEqual({ state: 'withdrawn', withdrawn: [op.hash] });
+    expect(await remote.withdrawOperation(op)).toEqual({ state: 'withdrawn', withdrawn: [op.hash] });
+    expect(await remote.getOperationOutcome(op)).toMatchObject({ state: 'dropped', code: 'withdrawn' });
+    expect((await remote.prepareOperation(ref, [incrementCall(env.counter)], { requestId: 'grpc-w2' })).nonce).toBe(op.nonce);
+  });
+
   it('keeps the worker’s error codes: simulation_reverted with details, invalid_operation, not_restored, wrong chain', async () => {
     const ref = { apiClient: 'acme', agentId: uniqueId('err') };
     const refused = await remote.prepareOperation(ref, [failCall(env.counter)], { requestId: 'bad' }).catch((e: unknown) => e);

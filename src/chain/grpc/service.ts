@@ -122,6 +122,11 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
       outcome: encodeOutcome(await worker.getOperationOutcome(asOperation(req.operation))),
     })),
 
+    withdrawOperation: unary('WithdrawOperation', async (req) => {
+      const r = await worker.withdrawOperation(asOperation(req.operation));
+      return r.state === 'withdrawn' ? { withdrawn: true, withdrawnHashes: r.withdrawn } : { withdrawn: false, withdrawnHashes: [] };
+    }),
+
     restoreInFlight: unary('RestoreInFlight', async (req) => {
       await worker.restoreInFlight(req.operations.map(asOperation));
       return {};

@@ -6,7 +6,9 @@ import type { LockManager } from '../../locks/types.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
 import type { LogScanOptions } from '../bundler/outcomeLookup.ts';
 import { createChainClient, type ChainClient } from '../client.ts';
+import { readEntryPointNonce } from '../entryPointNonce.ts';
 import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
+import { isLockError } from '../../locks/types.ts';
 import { createFeeReader } from '../fees.ts';
 import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { NonceAllocator } from '../nonceAllocator.ts';
@@ -200,6 +202,42 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     async getOperationOutcome(op): Promise<OperationOutcome> {
       assertOpen();
       return outcomes.outcomeOf(op).catch(rethrowAsRpcUnavailable);
+    },
+
+    async withdrawOperation(op) {
+      assertOpen();
+      const sender = getAddress(op.sender);
+      const nonce = BigInt(op.nonce);
+      const hash = op.hash as Hex;
+      // Under the wallet's nonce lock: a prepare of the wallet sees the nonces either all reserved or all given back.
+      return locks
+        .withLock(`nonce:${config.name}:${sender.toLowerCase()}`, 30_000, async () => {
+          // Withdrawn before: the same answer. A restore since (the controller restarted before recording it) may have
+          // reserved its nonce again: given back again.
+          const known = bundler.outcomeOf(hash);
+          if (known?.state === 'dropped' && known.code === 'withdrawn') {
+            nonces.release(sender, nonce, hash);
+            return { state: 'withdrawn' as const, withdrawn: [hash] };
+          }
+          // Then the chain: an operation whose nonce it has used (ours, carried earlier or by a process before a
+          // restart, or another one) is not withdrawn; its outcome comes as usual. A bundle of ours that lands
+          // meanwhile carried its operations, which the synchronous withdrawal below then finds carried.
+          const chainNonce = await readEntryPointNonce(client, config.entryPoint, sender).catch(rethrowAsRpcUnavailable);
+          if (chainNonce > nonce) return { state: 'sent' as const };
+          // Held and not carried, signed here and never submitted, or not known to a restarted worker: withdrawn.
+          const answer = bundler.withdraw({ hash, sender, nonce }, { evenIfNotHeld: true });
+          if (answer.state === 'sent' || answer.state === 'notHeld') return { state: 'sent' as const };
+          if (answer.state === 'settled') return { state: 'sent' as const }; // included or dropped already: its outcome stands
+          for (const e of answer.entries) {
+            prepared.forget(e.hash);
+            nonces.release(e.sender, e.nonce, e.hash);
+          }
+          return { state: 'withdrawn' as const, withdrawn: answer.entries.map((e) => e.hash) };
+        })
+        .catch((e: unknown) => {
+          if (isLockError(e, 'Unavailable')) throw new ChainError('rpc_unavailable', `${config.name}: ${e.message}`, { cause: e });
+          throw e;
+        });
     },
 
     async restoreInFlight(ops) {

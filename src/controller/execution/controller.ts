@@ -13,6 +13,7 @@ import type { ResourceStore } from '../../store/types.ts';
 import { attachWatch, Controller, InformerCache, type CacheReader, type ControllerHooks, type Logger } from '../../runtime/index.ts';
 import { createInclusionAudit, hasRecordedInclusion, InclusionSuspects, type ScanReport } from './inclusionAudit.ts';
 import { apiClientWatch, AWAITING_PAYMENT_BY_KEY, awaitingPaymentByKey } from './keyChange.ts';
+import { SIGNED_BY_KEY, signedByKey } from './signedByKey.ts';
 import type { AdmissionStep } from './admission/types.ts';
 import { POLICIES_BY_CLIENT, policyIndexers } from './admission/policy.ts';
 import { SPEND_BY_CLIENT, SpendLedger, spendIndexers } from './admission/spendLedger.ts';
@@ -99,6 +100,8 @@ export function executionIndexers(): Record<string, (r: ExecutionRequest) => rea
     [INCLUSIONS_INDEX]: (r) => (hasRecordedInclusion(r) ? [r.spec.chain] : []),
     // Requests waiting for a payment, by key: a change of the key re-queues them (keyChange.ts).
     [AWAITING_PAYMENT_BY_KEY]: awaitingPaymentByKey,
+    // Signed requests not yet finished, by key: a kill switch turned on re-queues them (phases/withdraw.ts).
+    [SIGNED_BY_KEY]: signedByKey,
     // Requests holding a budget reservation, by key (admission/spendLedger.ts).
     ...spendIndexers(),
   };

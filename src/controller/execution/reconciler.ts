@@ -12,6 +12,7 @@ import { recheckInclusion } from './phases/recheckInclusion.ts';
 import { signPaid } from './phases/sign.ts';
 import { submit } from './phases/submit.ts';
 import { track } from './phases/track.ts';
+import { signedSuspension, withdrawSigned } from './phases/withdraw.ts';
 import { fail } from './status.ts';
 import { failByPolicy, suspensionOf } from './admission/policy.ts';
 
@@ -102,6 +103,9 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     if (suspended) return failByPolicy(r, req, suspended);
     const worker = deps.workers.get(req.spec.chain);
     if (!worker) return fail(r, req, { code: 'chain_unavailable', message: `no chain worker serves '${req.spec.chain}'` });
+    // The kill switch for a signed request not seen included: withdrawn from the bundler unless a bundle carried it.
+    const withdrawal = signedSuspension(r, req);
+    if (withdrawal) return withdrawSigned(r, req, worker, withdrawal).catch(retryWhenUnavailable);
 
     switch (phase) {
       case undefined:

@@ -63,6 +63,7 @@ export function withRestore(worker: ChainWorker, restore: () => Promise<void>): 
     authorizationState: (id) => worker.authorizationState(id),
     findAuthorizationUse: (id, lookbackBlocks) => worker.findAuthorizationUse(id, lookbackBlocks),
     getOperationOutcome: (op) => worker.getOperationOutcome(op),
+    withdrawOperation: (op) => worker.withdrawOperation(op),
     restoreInFlight: (ops) => worker.restoreInFlight(ops),
     onOutcome: (listener) => worker.onOutcome(listener),
     ...(worker.onReconnect && { onReconnect: (listener: () => void) => worker.onReconnect!(listener) }),

@@ -3,6 +3,7 @@ import type { ChainWorker, SimulationResult } from '../../../chain/types.ts';
 import { applicablePolicies, evaluatePolicies, policiesNeedOutflows, policyFailure, requestFacts, valueExecution, type PolicyDecision, type Valuation } from '../../../policy/index.ts';
 import { watchOf, type Watch } from '../../../runtime/index.ts';
 import { AWAITING_PAYMENT_BY_KEY } from '../keyChange.ts';
+import { SIGNED_BY_KEY } from '../signedByKey.ts';
 import type { Reconciling } from '../context.ts';
 import { fail } from '../status.ts';
 import type { AdmissionStep } from './types.ts';
@@ -108,16 +109,16 @@ export function suspensionOf(r: Reconciling, req: ExecutionRequest): Extract<Pol
 
 /**
  * The execution controller's watch of AgentPolicies: a kill switch turned on re-queues the key's requests waiting
- * for a payment now (they fail with `agent_suspended`), rather than when their quote's timer fires. Requests being
- * admitted or signed look at the cache on their own.
+ * for a payment now (they fail with `agent_suspended`), rather than when their quote's timer fires, and its signed
+ * requests not yet finished (their operations are withdrawn now, phases/withdraw.ts), rather than at their next
+ * poll. Requests being admitted or signed look at the cache on their own.
  */
 export const policyWatch: Watch = watchOf({
   kind: 'AgentPolicy',
   map(change, cache) {
     if (!change.obj.spec.suspended || (change.type === 'updated' && change.old.spec.suspended)) return [];
-    return cache
-      .informerFor('ExecutionRequest')
-      .byIndex(AWAITING_PAYMENT_BY_KEY, change.obj.spec.apiClient)
+    const requests = cache.informerFor('ExecutionRequest');
+    return [...requests.byIndex(AWAITING_PAYMENT_BY_KEY, change.obj.spec.apiClient), ...requests.byIndex(SIGNED_BY_KEY, change.obj.spec.apiClient)]
       .map((r) => ({ namespace: r.metadata.namespace ?? DEFAULT_NAMESPACE, name: r.metadata.name }));
   },
 });

@@ -38,6 +38,8 @@ export async function track(r: Reconciling, req: ExecutionRequest, worker: Chain
       );
     }
     case 'dropped':
+      // Withdrawn with an earlier operation of its wallet by the kill switch, which was lifted before this one looked.
+      if (outcome.code === 'withdrawn') return fail(r, req, { code: 'agent_suspended', message: `${outcome.message}, with an earlier operation of its wallet, by the kill switch; nothing was executed` });
       if (s0.txHash === undefined) return fail(r, req, { code: outcome.code, message: outcome.message });
       // Its inclusion is gone and can never come back: the status must not keep pointing at it.
       return fail(

@@ -344,6 +344,20 @@ export interface GetOperationOutcomeResponse {
   outcome?: OperationOutcome | undefined;
 }
 
+export interface WithdrawOperationRequest {
+  operation?: SignedUserOperation | undefined;
+}
+
+export interface WithdrawOperationResponse {
+  /**
+   * True: withdrawn, never sent. False: a bundle transaction carried it (or the chain used its nonce, or it was
+   * settled already): it finishes as it is, its outcome comes as usual.
+   */
+  withdrawn: boolean;
+  /** When withdrawn: the operations withdrawn (0x + 64 hex), the one asked first, then its wallet's later ones. */
+  withdrawnHashes: string[];
+}
+
 export interface RestoreInFlightRequest {
   operations: SignedUserOperation[];
 }
@@ -2731,6 +2745,109 @@ export const GetOperationOutcomeResponse: MessageFns<GetOperationOutcomeResponse
             }
 
             message.outcome = OperationOutcome.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWithdrawOperationRequest(): WithdrawOperationRequest {
+  return { operation: undefined };
+}
+
+export const WithdrawOperationRequest: MessageFns<WithdrawOperationRequest> = {
+  encode(message: WithdrawOperationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.operation !== undefined) {
+      SignedUserOperation.encode(message.operation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawOperationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawOperationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.operation = SignedUserOperation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWithdrawOperationResponse(): WithdrawOperationResponse {
+  return { withdrawn: false, withdrawnHashes: [] };
+}
+
+export const WithdrawOperationResponse: MessageFns<WithdrawOperationResponse> = {
+  encode(message: WithdrawOperationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.withdrawn !== false) {
+      writer.uint32(8).bool(message.withdrawn);
+    }
+    for (const v of message.withdrawnHashes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawOperationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawOperationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.withdrawn = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.withdrawnHashes.push(reader.string());
             continue;
           }
         }
@@ -5780,6 +5897,24 @@ export const ChainWorkerServiceService = {
     responseDeserialize: (value: Buffer): GetOperationOutcomeResponse => GetOperationOutcomeResponse.decode(value),
   },
   /**
+   * The kill switch: takes a signed operation back from the built-in bundler if no bundle transaction has carried
+   * it, with every later operation of its wallet that none has carried either (they could only wait behind its
+   * nonce); each is settled as dropped/withdrawn and its nonce is free again. Atomic with the bundler loop: an
+   * operation is withdrawn or sent, never both. Idempotent: asked again, a withdrawn operation answers withdrawn.
+   * Errors: UNAVAILABLE/rpc_unavailable (the chain's nonce could not be read for an operation the worker does not hold).
+   */
+  withdrawOperation: {
+    path: "/agentwallet.chainworker.v1.ChainWorkerService/WithdrawOperation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: WithdrawOperationRequest): Buffer =>
+      Buffer.from(WithdrawOperationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WithdrawOperationRequest => WithdrawOperationRequest.decode(value),
+    responseSerialize: (value: WithdrawOperationResponse): Buffer =>
+      Buffer.from(WithdrawOperationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WithdrawOperationResponse => WithdrawOperationResponse.decode(value),
+  },
+  /**
    * Tells a (re)started worker which signed operations are still in flight so it never reuses their nonces.
    * Idempotent: reserving the same operations twice changes nothing.
    */
@@ -6059,6 +6194,14 @@ export interface ChainWorkerServiceServer extends UntypedServiceImplementation {
    */
   getOperationOutcome: handleUnaryCall<GetOperationOutcomeRequest, GetOperationOutcomeResponse>;
   /**
+   * The kill switch: takes a signed operation back from the built-in bundler if no bundle transaction has carried
+   * it, with every later operation of its wallet that none has carried either (they could only wait behind its
+   * nonce); each is settled as dropped/withdrawn and its nonce is free again. Atomic with the bundler loop: an
+   * operation is withdrawn or sent, never both. Idempotent: asked again, a withdrawn operation answers withdrawn.
+   * Errors: UNAVAILABLE/rpc_unavailable (the chain's nonce could not be read for an operation the worker does not hold).
+   */
+  withdrawOperation: handleUnaryCall<WithdrawOperationRequest, WithdrawOperationResponse>;
+  /**
    * Tells a (re)started worker which signed operations are still in flight so it never reuses their nonces.
    * Idempotent: reserving the same operations twice changes nothing.
    */
@@ -6259,6 +6402,28 @@ export interface ChainWorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOperationOutcomeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The kill switch: takes a signed operation back from the built-in bundler if no bundle transaction has carried
+   * it, with every later operation of its wallet that none has carried either (they could only wait behind its
+   * nonce); each is settled as dropped/withdrawn and its nonce is free again. Atomic with the bundler loop: an
+   * operation is withdrawn or sent, never both. Idempotent: asked again, a withdrawn operation answers withdrawn.
+   * Errors: UNAVAILABLE/rpc_unavailable (the chain's nonce could not be read for an operation the worker does not hold).
+   */
+  withdrawOperation(
+    request: WithdrawOperationRequest,
+    callback: (error: ServiceError | null, response: WithdrawOperationResponse) => void,
+  ): ClientUnaryCall;
+  withdrawOperation(
+    request: WithdrawOperationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WithdrawOperationResponse) => void,
+  ): ClientUnaryCall;
+  withdrawOperation(
+    request: WithdrawOperationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WithdrawOperationResponse) => void,
   ): ClientUnaryCall;
   /**
    * Tells a (re)started worker which signed operations are still in flight so it never reuses their nonces.
