@@ -75,6 +75,8 @@ describe('what a request counts', () => {
     expect(spendOf(request('a', 'x', { phase: 'PaymentRequired', spend: s }))?.microUsd).toBe(9_000_000n);
     const signed = { userOperation: {} as never, spend: { ...s, outflowsMicroUsd: '2000000' } };
     expect(spendOf(request('a', 'x', { phase: 'Failed', ...signed }))?.microUsd).toBe(9_000_000n); // may yet be found included
+    // Withdrawn by the kill switch: the bundler confirmed it will never send it.
+    expect(spendOf(request('a', 'x', { phase: 'Failed', ...signed, failure: { code: 'agent_suspended', message: '' } }))).toBeUndefined();
     // 0.001 coin of gas at 3000 USD = 3 USD, plus 2 USD that left the wallet; a revert moved nothing but gas.
     expect(spendOf(request('a', 'x', { phase: 'Confirmed', actualGasCostWei: '1000000000000000', ...signed }))?.microUsd).toBe(5_000_000n);
     expect(spendOf(request('a', 'x', { phase: 'Reverted', actualGasCostWei: '1000000000000000', ...signed }))?.microUsd).toBe(3_000_000n);

@@ -60,15 +60,17 @@ export interface Spend {
 }
 
 /**
- * What `req` counts, from its status: nothing without a reservation, or once it failed unsigned (released: nothing
- * was sent); its actual cost once included (the gas the receipt says at the reservation's price, plus its outflows
+ * What `req` counts, from its status: nothing without a reservation, or once it failed unsigned or was withdrawn
+ * (released: nothing was sent); its actual cost once included (the gas the receipt says at the reservation's price, plus its outflows
  * unless it reverted, when nothing left the wallet); else the reservation, its most.
  */
 export function spendOf(req: ExecutionRequest): Spend | undefined {
   const s = req.status;
   const r = s?.spend;
   if (!r) return undefined;
-  if (s.phase === 'Failed' && s.userOperation === undefined) return undefined;
+  // Released: failed before it was signed, or signed and withdrawn from the bundler by the kill switch (it fails
+  // agent_suspended only once the bundler has confirmed it will never send it: phases/withdraw.ts).
+  if (s.phase === 'Failed' && (s.userOperation === undefined || s.failure?.code === 'agent_suspended')) return undefined;
   const base = { apiClient: req.spec.apiClient, agentId: req.spec.agentId, at: Date.parse(r.at) };
   if (s.actualGasCostWei !== undefined && (s.phase === 'Confirmed' || s.phase === 'Reverted')) {
     const gas = ceilDiv(BigInt(s.actualGasCostWei) * BigInt(r.nativeUsdMicro), WEI_PER_COIN);
