@@ -13,14 +13,23 @@ import type { ScenarioService } from '../service.ts';
 const chain = 'base';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read loosely in tests
 
-function setup(svc: ScenarioService, prefix: string) {
+/**
+ * A fresh agent under a policy of its own, the policy seen by the gateway, its wallet deployed by a first request
+ * (so the operations the scenario holds are plain ones), and the counter's value after it.
+ */
+async function armedAgent(svc: ScenarioService, prefix: string) {
   const tag = Date.now().toString(36);
   const agent = `${prefix}-${tag}`;
   const { counter } = svc.devnet.chain(chain).testContracts;
   const client = svc.devnet.publicClient(chain);
   const body = { agent_id: agent, chain, target_contract: counter, calldata: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }), value: '0' };
   const counterValue = () => client.readContract({ address: counter, abi: counterAbi, functionName: 'number' });
-  return { agent, client, body, counterValue };
+  const { api, clientId } = await svc.newKey('sponsored');
+  const policy = await agentPolicy(svc, clientId, agent);
+  await expect.poll(async () => (await api.post('/policy/evaluate', body)).body.decision, { timeout: 10_000, interval: 50 }).toBe('allow');
+  const warm = await api.post('/execute', body);
+  expect((await api.waitForTerminal(warm.body.request_id, 30_000)).status).toBe('confirmed');
+  return { agent, client, body, counterValue, api, policy, warmId: warm.body.request_id as string, before: await counterValue() };
 }
 
 async function agentPolicy(svc: ScenarioService, clientId: string, agent: string) {
@@ -47,15 +56,8 @@ const queuedTime = (r: ExecutionRequest) => r.status?.history?.find((h) => h.pha
 
 /** Operations held in the built-in bundler (automine paused) are withdrawn; the one carried finishes; the nonce is reused. */
 export async function killSwitchHeldScenario(svc: ScenarioService): Promise<void> {
-  const { agent, client, body, counterValue } = setup(svc, 'ks-held');
+  const { agent, client, body, counterValue, api, policy, before } = await armedAgent(svc, 'ks-held');
   const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never });
-  const { api, clientId } = await svc.newKey('sponsored');
-  const policy = await agentPolicy(svc, clientId, agent);
-  await expect.poll(async () => (await api.post('/policy/evaluate', body)).body.decision, { timeout: 10_000, interval: 50 }).toBe('allow');
-  // Its wallet deployed first, so the held operations are plain ones.
-  const warm = await api.post('/execute', body);
-  expect((await api.waitForTerminal(warm.body.request_id, 30_000)).status).toBe('confirmed');
-  const before = await counterValue();
 
   let carried: string;
   let held: string[];
@@ -110,13 +112,7 @@ export async function killSwitchHeldScenario(svc: ScenarioService): Promise<void
  * chain ran exactly the confirmed ones; nothing was signed after the controller's last decision for the switch.
  */
 export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30): Promise<void> {
-  const { agent, client, body, counterValue } = setup(svc, 'ks-load');
-  const { api, clientId } = await svc.newKey('sponsored');
-  const policy = await agentPolicy(svc, clientId, agent);
-  await expect.poll(async () => (await api.post('/policy/evaluate', body)).body.decision, { timeout: 10_000, interval: 50 }).toBe('allow');
-  const warm = await api.post('/execute', body);
-  expect((await api.waitForTerminal(warm.body.request_id, 30_000)).status).toBe('confirmed');
-  const before = await counterValue();
+  const { agent, client, body, counterValue, api, policy, warmId, before } = await armedAgent(svc, 'ks-load');
 
   // The chain mines on demand (automine off), so the test knows what each bundle carries: a first request's bundle
   // waits in the node's mempool while a stream of requests keeps coming; one block includes it and the bundler sends
@@ -177,7 +173,7 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
   console.info(`kill switch under load: ${answers.length - accepted.length} refused at the gateway, ${confirmed.length} confirmed, ${withdrawn} withdrawn after signing, ${suspended.length - withdrawn} failed unsigned`);
   const nonce = (r: ExecutionRequest) => BigInt(r.status!.userOperation!.nonce);
   const confirmedNonces = confirmed.map(nonce).sort((a, b) => (a < b ? -1 : 1));
-  const warmNonce = BigInt(byId(await requestsOf(svc, agent), warm.body.request_id).status!.userOperation!.nonce);
+  const warmNonce = BigInt(byId(await requestsOf(svc, agent), warmId).status!.userOperation!.nonce);
   // The confirmed ones hold the nonces right after the warm-up's, without a hole; every signed one that failed lies above them.
   expect(confirmedNonces).toEqual(confirmedNonces.map((_, i) => warmNonce + 1n + BigInt(i)));
   const top = warmNonce + BigInt(confirmed.length);
