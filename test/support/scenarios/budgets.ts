@@ -3,9 +3,10 @@
  * at least 9 are broadcast, every other one is refused 403 policy_denied naming the budget with nothing created
  * on chain, and the spend the policy records equals what the chain's receipts say the broadcast ones cost; a USD
  * budget smaller than one execution refuses it with the figures; token outflows count in a USD budget at their
- * price (USDC by the devnet's oracle), and an unpriced token's fails closed.
+ * price (USDC by the devnet's oracle), and an unpriced token's fails closed; an allowance at its amount, an
+ * unlimited one refused.
  */
-import { encodeFunctionData, erc20Abi, parseAbiItem, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
+import { encodeFunctionData, erc20Abi, maxUint256, parseAbiItem, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
 import { expect } from 'vitest';
 import { API_VERSION, type AgentPolicy, type AgentPolicySpec } from '../../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../../src/devnet/contracts.ts';
@@ -136,4 +137,14 @@ export async function budgetsScenario(svc: ScenarioService): Promise<void> {
   expect(unpriced.status, JSON.stringify(unpriced.body)).toBe(403);
   expect(unpriced.body).toMatchObject({ error: 'policy_denied', budget: 'daily' });
   expect(unpriced.body.message).toMatch(new RegExp(`cannot count this execution: token ${token('aUSD')} is not priced`, 'i'));
+  // An allowance counts at its amount: approve(other, 30 USDC) fits what is left (and holds 30 USD); approve(other,
+  // max) counts as more than any budget, refused.
+  const approve = (amount: bigint) => ({ ...transfer('USDC', 0n), calldata: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: ['0x000000000000000000000000000000000000dEaD', amount] }) });
+  const bounded = await spender.post('/execute', approve(30_000_000n));
+  expect(bounded.status, JSON.stringify(bounded.body)).toBe(200);
+  expect((await svc.store.get('ExecutionRequest', bounded.body.request_id)).status!.spend!.outflowsMicroUsd).toBe('30000000');
+  const unlimited = await spender.post('/execute', approve(maxUint256));
+  expect(unlimited.status, JSON.stringify(unlimited.body)).toBe(403);
+  expect(unlimited.body).toMatchObject({ error: 'policy_denied', budget: 'daily' });
+  expect(unlimited.body.message).toMatch(/cannot count this execution: it grants an allowance without bound/);
 }
