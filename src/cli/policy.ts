@@ -146,7 +146,7 @@ const describe = (p: PolicySummary) =>
 function listLine(p: PolicySummary): string {
   const window = p.valid_from || p.valid_until ? `  valid ${p.valid_from ?? '…'} to ${p.valid_until ?? '…'}` : '';
   const unreadable = p.unreadable !== undefined ? `  UNREADABLE, accepts nothing: ${p.unreadable}` : '';
-  return `${p.name}  ${p.api_client}  ${p.suspended ? 'SUSPENDED' : 'active   '}  ${String(p.rules).padStart(3)} rules  ${p.agents ? describeAgentScope(p.agents) : 'every agent of the key'}${window}${unreadable}`;
+  return `${p.name}  ${p.api_client}  ${p.suspended ? 'SUSPENDED' : 'active   '}  ${String(p.rules).padStart(3)} rule${p.rules === 1 ? ' ' : 's'}  ${p.agents ? describeAgentScope(p.agents) : 'every agent of the key'}${window}${unreadable}`;
 }
 
 /**

@@ -68,7 +68,7 @@ spec:
     await cli('policy', 'apply', '-f', json, '--data-dir', dir);
     expect(JSON.parse(await cli('policy', 'list', '--json', '--data-dir', dir)).map((p: { name: string }) => p.name)).toEqual(['bot-1-usdc', 'other-key']);
     const mine = await cli('policy', 'list', '--client', id, '--data-dir', dir);
-    expect(mine).toMatch(new RegExp(`^bot-1-usdc  ${id}  active +1 rules  agent id "bot-1"  valid … to 2031-01-01T00:00:00Z\\n$`));
+    expect(mine).toMatch(new RegExp(`^bot-1-usdc  ${id}  active +1 rule +agent id "bot-1"  valid … to 2031-01-01T00:00:00Z\\n$`));
 
     expect(await cli('policy', 'suspend', 'bot-1-usdc', '--data-dir', dir)).toMatch(/^suspended policy bot-1-usdc .*until `policy resume bot-1-usdc`/);
     expect(await cli('policy', 'list', '--client', id, '--data-dir', dir)).toContain('SUSPENDED');
