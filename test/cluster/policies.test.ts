@@ -1,8 +1,9 @@
 /**
- * AgentPolicies in the cluster layout, written as an operator does (`policy … --kube`): the gateway and the
- * controllers, under the chart's RBAC, read them and govern the key's next request; the kill switch stops it. The
- * whole scenario of test/support/scenarios/policies.ts through the API server. And a simulation's outflows (what
- * the outflow rules will judge), asked of a chain worker process over gRPC (src/chain/simulateOutflows.ts).
+ * AgentPolicies in the cluster layout, on one cluster start: written as an operator does (`policy … --kube`), the
+ * gateway and the controllers, under the chart's RBAC, read them and govern the key's next request; the scenarios
+ * of test/support/scenarios/ (policies, budgets, USD rules, the kill switch withdrawing signed operations) through
+ * the API server and the role processes; kubectl's Spend column and a policy written past the checks; and a
+ * simulation's outflows, asked of a chain worker process over gRPC (src/chain/simulateOutflows.ts).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { connectChainWorker, type RemoteChainWorker } from '../../src/chain/grpc
 import { counterAbi, testStablecoinAbi } from '../../src/devnet/contracts.ts';
 import { uniqueId } from '../support/chainUnderTest.ts';
 import { budgetsScenario } from '../support/scenarios/budgets.ts';
+import { killSwitchHeldScenario } from '../support/scenarios/killSwitch.ts';
+import { policyUsdScenario } from '../support/scenarios/policyUsd.ts';
 import { policiesScenario } from '../support/scenarios/policies.ts';
 import { startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { kubeBinDir } from '../support/kubeApiServer.ts';
@@ -162,3 +165,12 @@ describe('kubectl and AgentPolicies written past the CLI’s checks', () => {
     });
   });
 });
+
+// One cluster start for every policy scenario: each file of the cluster project starts its own (≈ 15 s).
+it('a USD rule through the API server and the role processes: 403 over the limit, executed under it, an unpriced token refused', { timeout: 180_000 }, () =>
+  policyUsdScenario(cluster));
+
+// The controller (its own process) asks the chain worker processes over gRPC to withdraw what their bundlers hold
+// (WithdrawOperation); the test under load runs embedded (test/e2e/killSwitch.test.ts).
+it('the kill switch withdraws signed operations waiting in a worker process’s bundler: agent_suspended, nothing on chain; resumed, the nonce is reused', { timeout: 180_000 }, () =>
+  killSwitchHeldScenario(cluster));
