@@ -231,9 +231,16 @@ describe('pool-a-v3 liquidity: Uniswap v3 on the devnet', () => {
 
   it('the price moved past the slippage between quote and add: refused with the position manager’s PriceSlippageCheck', async () => {
     const q = await quote('liquidity/add/quote', { ...addBody(), slippage_bps: 10 });
-    await outsideSwap('WETH', '100'); // the price falls ≈1 %: the range now takes more WETH and less USDC than quoted
     const body = { agent_id: agent, pool: 'USDC/WETH', fee: 3000, price_lower: '2500', price_upper: '3500', quote_token: 'USDC', amount0: q.amount0_desired.formatted, amount1: q.amount1_desired.formatted, amount0_min: q.amount0_min.raw, amount1_min: q.amount1_min.raw };
-    const refused = await c.refusal(client.protocols.simulate(SLUG, 'liquidity/add', body));
+    // Each 100 WETH sold lowers the price ≈1 % at the devnet's seed liquidity, and the range then takes more WETH and
+    // less USDC than quoted. The pool is shared with the docs' pages, which may have left its price or its liquidity
+    // elsewhere: sell until the quote no longer holds (a few times at most), then check the refusal itself.
+    let moved = await client.protocols.simulate(SLUG, 'liquidity/add', body);
+    for (let i = 0; i < 6 && moved.ok; i++) {
+      await outsideSwap('WETH', '100');
+      moved = await client.protocols.simulate(SLUG, 'liquidity/add', body);
+    }
+    const refused = await c.refusal(Promise.resolve(moved));
     expect(refused).toMatchObject({ status: 400, code: 'simulation_failed' });
     expect(refused.body.protocol_error).toMatchObject({ protocol: 'Uniswap v3', name: 'PriceSlippageCheck', code: 'Price slippage check' });
     const executed = await c.refusal(client.protocols.execute(SLUG, 'liquidity/add', body));
