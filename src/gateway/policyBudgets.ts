@@ -1,6 +1,6 @@
 import type { BudgetView } from '../api/http/index.ts';
 import type { AgentPolicy } from '../api/v1alpha1/index.ts';
-import { decimalToMicro, formatMicroUsd } from '../policy/budgets.ts';
+import { decimalToMicro, formatMicroUsd } from '../policy/usd.ts';
 
 /** The most rows a policy's status lists (spendStatus.ts): an agent absent from a full list may have spent. */
 const STATUS_ROWS = 50;

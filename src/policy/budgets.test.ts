@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { windowSeconds } from '../api/v1alpha1/index.ts';
 import { policy, request, spend, T0 } from './testing/budgets.ts';
 import { AgentPolicySpecSchema } from '../api/v1alpha1/agentPolicy.ts';
-import { budgetsFor, decimalToMicro, formatMicroUsd, inScope, overrun, spendOf, weiToMicroUsd } from './budgets.ts';
+import { budgetsFor, inScope, overrun, spendOf } from './budgets.ts';
+import { decimalToMicro, formatMicroUsd, weiToMicroUsd } from './usd.ts';
 
 describe('budget windows and amounts', () => {
   it('parses windows of s, m, h, d up to 31 days, and refuses the rest in the schema', () => {

@@ -1,8 +1,6 @@
 import { agentInScope, isTerminal, windowSeconds, type AgentPolicy, type AgentScope, type Budget, type ExecutionRequest } from '../api/v1alpha1/index.ts';
 import { applicablePolicies } from './applicable.ts';
-import { formatMicroUsd } from './valuation.ts';
-
-export { formatMicroUsd };
+import { decimalToMicro, formatMicroUsd, weiToMicroUsd } from './usd.ts';
 
 /**
  * Budgets (docs/policies.md "Budgets"): what the executions of a key or an agent admitted in a rolling window may
@@ -10,8 +8,6 @@ export { formatMicroUsd };
  * what one request counts, and whether one more fits.
  */
 
-const MICRO = 1_000_000n;
-const WEI_PER_COIN = 10n ** 18n;
 
 /** One budget as it applies to one request: its window and who shares it. */
 export interface BudgetScope {
@@ -73,7 +69,7 @@ export function spendOf(req: ExecutionRequest): Spend | undefined {
   if (s.phase === 'Failed' && (s.userOperation === undefined || s.failure?.code === 'agent_suspended')) return undefined;
   const base = { apiClient: req.spec.apiClient, agentId: req.spec.agentId, at: Date.parse(r.at) };
   if (s.actualGasCostWei !== undefined && (s.phase === 'Confirmed' || s.phase === 'Reverted')) {
-    const gas = ceilDiv(BigInt(s.actualGasCostWei) * BigInt(r.nativeUsdMicro), WEI_PER_COIN);
+    const gas = weiToMicroUsd(BigInt(s.actualGasCostWei), BigInt(r.nativeUsdMicro));
     return { ...base, microUsd: gas + (s.phase === 'Confirmed' ? BigInt(r.outflowsMicroUsd) : 0n) };
   }
   const held = s.userOperation === undefined ? heldUntil(req) : undefined;
@@ -136,13 +132,3 @@ export function overrun(scopes: readonly BudgetScope[], spentIn: (scope: BudgetS
 /** The longest window of `scopes`, in ms: a request counted in them is kept that long. */
 export const longestWindowMs = (scopes: readonly BudgetScope[]): number => Math.max(0, ...scopes.map((s) => s.windowMs));
 
-/** `12.5` → 12_500_000n (the schema allows at most 6 decimals). */
-export function decimalToMicro(usd: string): bigint {
-  const [whole, frac = ''] = usd.split('.');
-  return BigInt(whole!) * MICRO + BigInt(frac.padEnd(6, '0').slice(0, 6));
-}
-
-/** Wei at a price in micro-USD per coin, rounded up. */
-export const weiToMicroUsd = (wei: bigint, nativeUsdMicro: bigint): bigint => ceilDiv(wei * nativeUsdMicro, WEI_PER_COIN);
-
-const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;

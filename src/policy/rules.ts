@@ -4,6 +4,7 @@ import { err, ok, type Result } from '../lib/result.ts';
 import { approvalOf } from './approvals.ts';
 import type { PolicyFacts } from './facts.ts';
 import { meetsUintBounds, meetsValueCondition, numericBoundsValid } from './values.ts';
+import { decimalToMicro } from './usd.ts';
 import { formatMicroUsd, totalOf, type ExecutionValue } from './valuation.ts';
 
 /** A rule made ready to match: whether it holds for one call of a request. */
@@ -232,8 +233,4 @@ function fieldAt(input: Record<string, unknown>, path: string): unknown {
 }
 
 /** A USD amount of a rule (`100`, `0.5`) as micro-dollars, for comparing with a valuation; undefined stays so. */
-function micro(usd: string | undefined): string | undefined {
-  if (usd === undefined) return undefined;
-  const [whole, frac = ''] = usd.split('.');
-  return (BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'))).toString();
-}
+const micro = (usd: string | undefined): string | undefined => (usd === undefined ? undefined : decimalToMicro(usd).toString());

@@ -2,6 +2,7 @@ import type { Address } from 'viem';
 import type { Call } from '../api/v1alpha1/index.ts';
 import type { Outflow } from '../chain/types.ts';
 import { approvalOf } from './approvals.ts';
+export { formatMicroUsd } from './usd.ts';
 import { assetKey, microUsdOf, type Asset, type AssetPrice } from './prices/price.ts';
 import type { PriceSource } from './prices/source.ts';
 
@@ -127,9 +128,3 @@ export async function valueExecution(
   return valueOf({ outflows, unavailable }, calls, prices);
 }
 
-/** Micro-dollars as a decimal figure for messages: 150000000n → "150", 3100000n → "3.1". */
-export function formatMicroUsd(micro: bigint): string {
-  const whole = micro / 1_000_000n;
-  const frac = (micro % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : `${whole}`;
-}

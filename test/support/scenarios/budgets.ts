@@ -10,7 +10,7 @@ import { encodeFunctionData, erc20Abi, maxUint256, parseAbiItem, parseEventLogs,
 import { expect } from 'vitest';
 import { API_VERSION, type AgentPolicy, type AgentPolicySpec } from '../../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../../src/devnet/contracts.ts';
-import { formatMicroUsd, weiToMicroUsd } from '../../../src/policy/budgets.ts';
+import { formatMicroUsd, weiToMicroUsd } from '../../../src/policy/usd.ts';
 import { usdToMicro } from '../../../src/payments/pricing.ts';
 import { newPayer } from '../payer.ts';
 import type { ScenarioService } from '../service.ts';

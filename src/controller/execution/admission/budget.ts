@@ -1,5 +1,6 @@
 import type { Call, ExecutionRequest, SpendReservation } from '../../../api/v1alpha1/index.ts';
-import { budgetsFor, longestWindowMs, weiToMicroUsd, type BudgetRefusal, type BudgetScope } from '../../../policy/budgets.ts';
+import { budgetsFor, longestWindowMs, type BudgetRefusal, type BudgetScope } from '../../../policy/budgets.ts';
+import { weiToMicroUsd } from '../../../policy/usd.ts';
 import { totalOf, type Valuation } from '../../../policy/index.ts';
 import { usdToMicro } from '../../../payments/pricing.ts';
 import type { Reconciling } from '../context.ts';

@@ -1,5 +1,6 @@
 import { agentInScope, type AgentPolicy, type BudgetSpend } from '../../../api/v1alpha1/index.ts';
-import { budgetsFor, formatMicroUsd, type BudgetScope, type Spend } from '../../../policy/budgets.ts';
+import { budgetsFor, type BudgetScope, type Spend } from '../../../policy/budgets.ts';
+import { formatMicroUsd } from '../../../policy/usd.ts';
 import type { Logger } from '../../../runtime/index.ts';
 import { isStoreError, type ResourceStore } from '../../../store/types.ts';
 import { sumIn, type SpendLedger } from './spendLedger.ts';
