@@ -18,7 +18,7 @@ import { DUMMY_SIGNATURE } from '../src/chain/paymaster.ts';
 import { simulateCalls } from '../src/chain/simulate.ts';
 import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from '../src/chain/userOperation.ts';
 import { simpleAccountFactoryAbi } from '../src/chain/abi.ts';
-import type { ChainConfig } from '../src/config/chainConfig.ts';
+import { builtinBundlerOf, type ChainConfig } from '../src/config/chainConfig.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import { encodeFunctionData } from 'viem';
 
@@ -67,7 +67,7 @@ export async function measureChainCeiling(chains: readonly { config: ChainConfig
     prepared.flatMap((p) =>
       p.lanes.map(async (lane) => {
         for (const tx of lane.txs) {
-          const receipt = await sendAndWait(p.client, tx, p.config.bundler.syncSend);
+          const receipt = await sendAndWait(p.client, tx, builtinBundlerOf(p.config).syncSend);
           if (receipt.status !== 'success') throw new Error(`${p.config.name}: a ceiling bundle reverted (${receipt.transactionHash})`);
           bundles++;
           gas += receipt.gasUsed;
@@ -106,7 +106,7 @@ async function prepareChain(config: ChainConfig, counter: Address, opts: Ceiling
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
-    const r = await sendAndWait(client, tx, config.bundler.syncSend);
+    const r = await sendAndWait(client, tx, builtinBundlerOf(config).syncSend);
     if (r.status !== 'success') throw new Error(`${config.name}: deploying ceiling wallet ${i} failed`);
   }
 
@@ -145,7 +145,7 @@ async function prepareChain(config: ChainConfig, counter: Address, opts: Ceiling
 
   // Wallet i belongs to executor i mod E: each wallet's operations travel in one lane, in nonce order, so
   // no bundle can arrive before the one holding the wallet's previous nonce.
-  const perBundle = config.bundler.maxOpsPerBundle;
+  const perBundle = builtinBundlerOf(config).maxOpsPerBundle;
   const validUntil = Math.floor(Date.now() / 1000) + 3_600;
   const lanes: PreparedChain['lanes'] = [];
   let ops = 0;

@@ -52,6 +52,70 @@ export const PricesConfigSchema = z.object({
 });
 export type PricesConfig = z.infer<typeof PricesConfigSchema>;
 
+/** A sponsorship's validity window: an operation not included by then can never be, and fails. */
+const SponsorshipTtlSeconds = z.number().int().positive().default(600);
+
+/** The built-in bundler: this worker builds and sends handleOps itself, from the chain's executor accounts. */
+export const BuiltinBundlerConfigSchema = z.object({
+  kind: z.literal('builtin'),
+  maxOpsPerBundle: z.number().int().positive().default(32),
+  /** How long the bundler waits for more operations before sending a non-full bundle. */
+  maxWaitMs: z.number().int().min(0).default(2),
+  /**
+   * While a bundle is in flight, how long a non-full bundle may wait for it (after its oldest operation
+   * arrived) before it is sent anyway from another executor: fuller bundles at a bounded latency cost.
+   */
+  maxBusyWaitMs: z.number().int().min(0).default(100),
+  sponsorshipTtlSeconds: SponsorshipTtlSeconds,
+  /** eth_sendRawTransactionSync (anvil and some L2s) instead of send + receipt polling. */
+  syncSend: z.boolean().default(false),
+  receiptPollMs: z.number().int().positive().default(250),
+});
+
+/**
+ * An ERC-4337 bundler over JSON-RPC (eth_sendUserOperation, eth_estimateUserOperationGas,
+ * eth_getUserOperationReceipt, eth_getUserOperationByHash; pimlico_getUserOperationGasPrice where it answers).
+ */
+export const RpcBundlerConfigSchema = z.object({
+  kind: z.literal('rpc'),
+  /** The bundler's JSON-RPC URL; it may carry an API key (only its origin is ever logged). */
+  url: z.string().url(),
+  sponsorshipTtlSeconds: SponsorshipTtlSeconds,
+  /** How often the receipts of operations handed to the bundler are asked for. */
+  receiptPollMs: z.number().int().positive().default(250),
+  /**
+   * How long an operation may go without a receipt before the bundler is asked whether it still holds it
+   * (eth_getUserOperationByHash): one it no longer knows (a restart emptied its mempool) is sent again.
+   */
+  recheckAfterMs: z.number().int().positive().default(5_000),
+  /**
+   * Operations of one wallet handed to the bundler before the earlier ones are included. Most bundlers refuse a
+   * nonce above the chain's by default (Alto: `--mempool-max-queued-ops 0`), so 1 sends a wallet's operations one
+   * at a time; raise it to what the bundler accepts.
+   */
+  maxInFlightPerSender: z.number().int().min(1).max(64).default(1),
+});
+
+export const BundlerConfigSchema = z.preprocess(
+  // `bundler: {}` (or none) is the built-in bundler with its defaults, as before there was a choice.
+  (v) => (v === undefined ? { kind: 'builtin' } : typeof v === 'object' && v !== null && !('kind' in v) ? { kind: 'builtin', ...v } : v),
+  z.discriminatedUnion('kind', [BuiltinBundlerConfigSchema, RpcBundlerConfigSchema]),
+);
+export type BundlerConfig = z.infer<typeof BundlerConfigSchema>;
+export type BuiltinBundlerConfig = z.infer<typeof BuiltinBundlerConfigSchema>;
+export type RpcBundlerConfig = z.infer<typeof RpcBundlerConfigSchema>;
+
+/** The built-in bundler's settings of a chain that must use it (benchmarks and tests that tune it). */
+export function builtinBundlerOf(c: { name: string; bundler: BundlerConfig }): BuiltinBundlerConfig {
+  if (c.bundler.kind !== 'builtin') throw new Error(`${c.name} uses an RPC bundler, not the built-in one`);
+  return c.bundler;
+}
+
+/** `c` with its built-in bundler's settings changed (tests). */
+export function withBuiltinBundler<C extends { name: string; bundler: BundlerConfig }>(c: C, patch: Partial<Omit<BuiltinBundlerConfig, 'kind'>>): C {
+  return { ...c, bundler: { ...builtinBundlerOf(c), ...patch } };
+}
+
 /**
  * Everything a chain worker needs to serve one chain. Produced from the devnet manifest in the embedded
  * mode, or read from YAML (validated by this schema) in a cluster. Private keys here come from secrets.
@@ -65,8 +129,11 @@ export const ChainConfigSchema = z.object({
   paymaster: Address,
   /** Signs VerifyingPaymaster sponsorships; must be the paymaster's `verifyingSigner`. */
   paymasterSignerKey: PrivateKey,
-  /** Executor EOAs that send handleOps bundles; one bundle in flight per key. */
-  executorKeys: z.array(PrivateKey).min(1),
+  /**
+   * Executor EOAs that send handleOps bundles, one bundle in flight per key: the built-in bundler's accounts, so
+   * required (at least one) with `bundler.kind: builtin` and refused with `rpc`, whose bundler sends with its own.
+   */
+  executorKeys: z.array(PrivateKey).default([]),
   /**
    * The service's own sending accounts, apart from the bundle executors: the chain worker owns their nonces and
    * sends from them for named purposes only (chain/worker/accountSender.ts). Each needs native coin for gas.
@@ -112,30 +179,19 @@ export const ChainConfigSchema = z.object({
   nativeUsdPrice: z.number().positive().default(3000),
   /** The USD prices of the native coin and tokens the policies' outflow valuations read (src/policy/prices). */
   prices: PricesConfigSchema.default({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} }),
-  bundler: z
-    .object({
-      maxOpsPerBundle: z.number().int().positive().default(32),
-      /** How long the bundler waits for more operations before sending a non-full bundle. */
-      maxWaitMs: z.number().int().min(0).default(2),
-      /**
-       * While a bundle is in flight, how long a non-full bundle may wait for it (after its oldest operation
-       * arrived) before it is sent anyway from another executor: fuller bundles at a bounded latency cost.
-       */
-      maxBusyWaitMs: z.number().int().min(0).default(100),
-      /** A sponsorship's validity window: an operation not included by then can never be, and fails. */
-      sponsorshipTtlSeconds: z.number().int().positive().default(600),
-      /** eth_sendRawTransactionSync (anvil and some L2s) instead of send + receipt polling. */
-      syncSend: z.boolean().default(false),
-      receiptPollMs: z.number().int().positive().default(250),
-    })
-    .default({
-      maxOpsPerBundle: 32,
-      maxWaitMs: 2,
-      maxBusyWaitMs: 100,
-      sponsorshipTtlSeconds: 600,
-      syncSend: false,
-      receiptPollMs: 250,
-    }),
+  /**
+   * Who bundles the chain's operations: the built-in bundler (`builtin`, the default: it sends handleOps from
+   * `executorKeys`) or an ERC-4337 bundler over JSON-RPC (`rpc`: Alto, a hosted bundler), which sends with its own
+   * accounts. src/chain/bundler/README.md.
+   */
+  bundler: BundlerConfigSchema,
+}).superRefine((c, ctx) => {
+  if (c.bundler.kind === 'builtin' && c.executorKeys.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['executorKeys'], message: 'the built-in bundler needs at least one executor key' });
+  }
+  if (c.bundler.kind === 'rpc' && c.executorKeys.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['executorKeys'], message: 'an RPC bundler sends with its own accounts: executor keys belong to the built-in bundler only' });
+  }
 });
 export type ChainConfig = z.infer<typeof ChainConfigSchema>;
 

@@ -21,6 +21,7 @@ import { chainStateFiles, snapshotHeight } from './stateFile.ts';
 import { spawnDevnetChild } from './testing/devnetProcess.ts';
 import { devnetAnvilPids, isRunning } from './testing/processes.ts';
 import { referenceWalletAddresses } from './testing/walletAddresses.ts';
+import { builtinBundlerOf } from '../config/chainConfig.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -195,7 +196,7 @@ describe('startDevnet', () => {
       expect(config.executorKeys.map((k) => privateKeyToAccount(k).address)).toEqual(devnet.manifest.accounts.executors.map((a) => a.address));
       expect(privateKeyToAccount(config.paymasterSignerKey).address).toBe(devnet.manifest.accounts.paymasterSigner.address);
       expect(config.beneficiary).toBe(devnet.manifest.accounts.executors[0]!.address);
-      expect(config.bundler.syncSend).toBe(true);
+      expect(builtinBundlerOf(config).syncSend).toBe(true);
       const { client } = clientsFor(m);
       for (const key of config.executorKeys) {
         expect(await client.getBalance({ address: privateKeyToAccount(key).address })).toBeGreaterThan(10n ** 21n);

@@ -8,6 +8,7 @@ import { bundleObserver } from './bundler.ts';
 import { instrumentLockManager } from './locks.ts';
 import { createMetrics } from './registry.ts';
 import { parseExposition } from './testing/exposition.ts';
+import { withBuiltinBundler } from '../config/chainConfig.ts';
 
 /** The in-process chain worker with the bundle observer and instrumented locks, on the devnet. */
 describe('bundle metrics (devnet)', () => {
@@ -17,7 +18,7 @@ describe('bundle metrics (devnet)', () => {
 
   beforeAll(async () => {
     worker = await createChainWorker(
-      { ...env.config, bundler: { ...env.config.bundler, maxWaitMs: 20 } }, // let the burst share bundles
+      withBuiltinBundler(env.config, { maxWaitMs: 20 }), // let the burst share bundles
       { serviceSecret: freshSecret(), locks: instrumentLockManager(createMemoryLockManager(), metrics), bundleObserver: bundleObserver(metrics) },
     );
   });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeFunctionData, type Address, type Hex } from 'viem';
 import type { Call } from '../../src/api/v1alpha1/index.ts';
-import type { ChainConfig } from '../../src/config/chainConfig.ts';
+import { withBuiltinBundler, type BuiltinBundlerConfig, type ChainConfig } from '../../src/config/chainConfig.ts';
 import type { ChainName } from '../../src/config/chains.ts';
 import { counterAbi, gateAbi } from '../../src/devnet/contracts.ts';
 import { chainConfigsFromManifest, loadManifest, startDevnet } from '../../src/devnet/devnet.ts';
@@ -19,10 +19,10 @@ import type { ChainWorker, OperationOutcome } from '../../src/chain/types.ts';
 export { counterAbi, gateAbi };
 
 /** The devnet chain these tests use, its config, a funded account's wallet client and the test contracts. */
-export function chainUnderTest(name: ChainName = 'arbitrum', overrides: Partial<ChainConfig['bundler']> = {}) {
+export function chainUnderTest(name: ChainName = 'arbitrum', overrides: Partial<Omit<BuiltinBundlerConfig, 'kind'>> = {}) {
   const devnet = testDevnet();
   const base = devnet.chainConfigs().find((c) => c.name === name)!;
-  const config: ChainConfig = { ...base, bundler: { ...base.bundler, ...overrides } };
+  const config: ChainConfig = withBuiltinBundler(base, overrides);
   const chain = devnet.chain(name);
   return {
     config,

@@ -5,6 +5,7 @@ import { entryPoint07Abi } from '../abi.ts';
 import { assertIncluded, chainUnderTest, counterAbi, freshSecret, incrementCall, outcomeRecorder, setNumberCall, uniqueId, type Included } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
 import { deriveOwnerAccount } from '../ownerKey.ts';
+import { withBuiltinBundler } from '../../config/chainConfig.ts';
 
 describe('built-in bundler (devnet)', () => {
   const env = chainUnderTest();
@@ -131,7 +132,7 @@ describe('built-in bundler (devnet)', () => {
   });
 
   it('also works with send + receipt polling instead of eth_sendRawTransactionSync', async () => {
-    const polling = await createChainWorker({ ...env.config, bundler: { ...env.config.bundler, syncSend: false, receiptPollMs: 20 } }, { serviceSecret: freshSecret() });
+    const polling = await createChainWorker(withBuiltinBundler(env.config, { syncSend: false, receiptPollMs: 20 }), { serviceSecret: freshSecret() });
     try {
       const rec = outcomeRecorder(polling);
       const refs = [uniqueId('p1'), uniqueId('p2'), uniqueId('p3')].map((agentId) => ({ apiClient: 'acme', agentId }));

@@ -16,6 +16,7 @@ import { Mempool, type PoolEntry } from './mempool.ts';
 import { lookupOperationOnChain, type LogScanOptions } from './outcomeLookup.ts';
 import { RecentOutcomes, type OutcomeListener } from './outcomes.ts';
 import { outcomesFromLogs } from './receipt.ts';
+import type { OperationBundler } from './types.ts';
 
 export interface BundlerOptions {
   client: ChainClient;
@@ -125,7 +126,8 @@ const MAX_KNOWN_SENDERS = 10_000;
  * eth_call; an operation the EntryPoint refuses (FailedOp) is dropped and the rest retried. Nothing here can
  * execute an operation twice: the EntryPoint nonce refuses a second inclusion.
  */
-export class Bundler {
+export class Bundler implements OperationBundler {
+  readonly kind = 'builtin' as const;
   readonly #o: BundlerOptions & Required<Pick<BundlerOptions, 'receiptTimeoutMs' | 'maxFailedSends' | 'now'>>;
   readonly #pool = new Mempool();
   readonly #senders = new Map<string, SenderState>();

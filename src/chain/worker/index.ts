@@ -4,6 +4,10 @@ import type { ChainConfig } from '../../config/chainConfig.ts';
 import { createMemoryLockManager } from '../../locks/memory.ts';
 import type { LockManager } from '../../locks/types.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
+import { createBundlerClient } from '../bundler/rpc/client.ts';
+import { bundlerPreVerificationGas, withBundlerGasPrice } from '../bundler/rpc/gasAdvice.ts';
+import { RpcBundler } from '../bundler/rpc/rpcBundler.ts';
+import type { OperationBundler } from '../bundler/types.ts';
 import type { LogScanOptions } from '../bundler/outcomeLookup.ts';
 import { createChainClient, type ChainClient } from '../client.ts';
 import { readEntryPointNonce } from '../entryPointNonce.ts';
@@ -75,7 +79,10 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
   const locks = deps.locks ?? createMemoryLockManager();
   const client = createChainClient(config);
   const wallets = createWalletResolver(client, config, deps.serviceSecret);
-  const fees = createFeeReader(client, deps.feeMaxAgeMs ?? 1_000);
+  const bundlerConfig = config.bundler;
+  const outside = bundlerConfig.kind === 'rpc' ? createBundlerClient({ url: bundlerConfig.url, entryPoint: config.entryPoint }) : undefined;
+  const nodeFees = createFeeReader(client, deps.feeMaxAgeMs ?? 1_000);
+  const fees = outside ? withBundlerGasPrice(nodeFees, outside, deps.feeMaxAgeMs ?? 1_000) : nodeFees;
   const nonces = new NonceAllocator();
   const prepared = new PreparedOperations();
   const estimates = createOperationEstimates({ client, config, wallets, fees, reuseMs: deps.estimateReuseMs ?? 5_000 });
@@ -89,6 +96,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     estimates,
     prepared,
     paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
+    ...(outside && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside) }),
     log,
   });
   // A head read below the previous one: the chain rewound under us. The nonces our own bundles advanced are
@@ -125,27 +133,45 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     throw new ChainError('invalid_operation', `${config.name}: ${rpcOrigin(config.rpcUrl)} serves chain ${actualChainId}, configured ${config.chainId}`);
   }
 
-  const bundler = new Bundler({
-    client,
-    chain: config.name,
-    chainId: config.chainId,
-    entryPoint: config.entryPoint,
-    beneficiary: config.beneficiary,
-    executorKeys: config.executorKeys,
-    maxOpsPerBundle: config.bundler.maxOpsPerBundle,
-    maxWaitMs: config.bundler.maxWaitMs,
-    maxBusyWaitMs: config.bundler.maxBusyWaitMs,
-    syncSend: config.bundler.syncSend,
-    receiptPollMs: config.bundler.receiptPollMs,
-    locks,
-    log,
-    onDropped: (e) => nonces.release(e.sender, e.nonce, e.hash),
-    onIncluded: (e) => nonces.included(e.sender, e.nonce),
-    ...(deps.logScan && { logScan: deps.logScan }),
-    ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
-    ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
-    ...(deps.bundleObserver && { observer: deps.bundleObserver }),
-  });
+  const onDropped = (e: { sender: Address; nonce: bigint; hash: Hex }) => nonces.release(e.sender, e.nonce, e.hash);
+  const onIncluded = (e: { sender: Address; nonce: bigint }) => nonces.included(e.sender, e.nonce);
+  const bundler: OperationBundler & { readonly stats: Partial<BundlerStats> } =
+    bundlerConfig.kind === 'builtin'
+      ? new Bundler({
+          client,
+          chain: config.name,
+          chainId: config.chainId,
+          entryPoint: config.entryPoint,
+          beneficiary: config.beneficiary,
+          executorKeys: config.executorKeys,
+          maxOpsPerBundle: bundlerConfig.maxOpsPerBundle,
+          maxWaitMs: bundlerConfig.maxWaitMs,
+          maxBusyWaitMs: bundlerConfig.maxBusyWaitMs,
+          syncSend: bundlerConfig.syncSend,
+          receiptPollMs: bundlerConfig.receiptPollMs,
+          locks,
+          log,
+          onDropped,
+          onIncluded,
+          ...(deps.logScan && { logScan: deps.logScan }),
+          ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
+          ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
+          ...(deps.bundleObserver && { observer: deps.bundleObserver }),
+        })
+      : new RpcBundler({
+          bundler: outside!,
+          client,
+          chain: config.name,
+          entryPoint: config.entryPoint,
+          receiptPollMs: bundlerConfig.receiptPollMs,
+          recheckAfterMs: bundlerConfig.recheckAfterMs,
+          maxInFlightPerSender: bundlerConfig.maxInFlightPerSender,
+          log,
+          onDropped,
+          onIncluded,
+          ...(deps.logScan && { logScan: deps.logScan }),
+          ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
+        });
   const outcomes = createOperationOutcomes({
     client,
     bundler,
@@ -332,7 +358,8 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     },
 
     bundlerStats() {
-      return bundler.stats;
+      // An outside bundler's bundles are its own: only the operations' counts are ours.
+      return { bundles: 0, bundleGasUsed: 0n, bySize: {}, ...bundler.stats } as BundlerStats;
     },
 
     async close() {

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { Bundler } from '../bundler/bundler.ts';
+import type { OperationBundler } from '../bundler/types.ts';
 import { lookupOperationOnChain, type LogScanOptions } from '../bundler/outcomeLookup.ts';
 import type { ChainClient } from '../client.ts';
 import type { OperationOutcome } from '../types.ts';
@@ -17,7 +17,7 @@ const REWIND_EVIDENCE_MS = 10_000;
 
 export interface OperationOutcomesDeps {
   client: ChainClient;
-  bundler: Bundler;
+  bundler: OperationBundler;
   reads: ChainReads;
   entryPoint: Address;
   /** The chain's confirmation depth: an inclusion is final at this many confirmations. */

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type LocalAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../config/chainConfig.ts';
 import { isLockError, type LockManager } from '../../locks/types.ts';
@@ -11,10 +11,14 @@ import type { FeeSnapshot } from '../fees.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { NonceAllocator } from '../nonceAllocator.ts';
 import type { PrepareOptions, WalletRef } from '../types.ts';
-import { buildSignedOperation } from '../userOperation.ts';
+import { buildSignedOperation, fromSignedUserOperation, type UserOperation07 } from '../userOperation.ts';
+import type { OperationGasLimits } from '../gas.ts';
 import type { WalletResolver } from '../wallet.ts';
 import type { OperationEstimates } from './estimates.ts';
 import { PreparedOperations } from './preparedCache.ts';
+
+/** Signs the drafts an outside bundler prices: a key no wallet has, so a draft fails validation wherever it is sent. */
+const DRAFT_SIGNER = privateKeyToAccount(generatePrivateKey());
 
 /** Renewed while held (see LockManager); bounds how long a crashed worker blocks a wallet's next nonce. */
 const NONCE_LOCK_TTL_MS = 10_000;
@@ -29,6 +33,11 @@ export interface OperationPreparerDeps {
   estimates: OperationEstimates;
   prepared: PreparedOperations;
   paymasterSigner: PrivateKeyAccount;
+  /**
+   * An outside bundler's preVerificationGas for an operation like this one (rpc/gasAdvice.ts): it prices its own
+   * calldata and overhead, and refuses an operation that pays less. Absent with the built-in bundler.
+   */
+  bundlerPreVerificationGas?: (draft: UserOperation07) => Promise<bigint>;
   log: Logger;
 }
 
@@ -81,19 +90,32 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
           // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
           const deploying = nonce === 0n && !(await wallets.resolve(ref)).deployed;
           const gas = estimates.gasLimits({ wallet, sim, deploying, nonce, maxFeePerGas: feeSnapshot.maxFeePerGas });
-          const op = await buildSignedOperation({
-            chainId: config.chainId,
-            entryPoint: config.entryPoint,
-            sender: wallet.address,
-            nonce,
-            ...(deploying && { deployment: { factory: config.simpleAccountFactory, owner: wallet.owner.address, salt: wallet.salt } }),
-            callData: sim.callData,
-            gas,
-            maxFeePerGas: feeSnapshot.maxFeePerGas,
-            maxPriorityFeePerGas: feeSnapshot.maxPriorityFeePerGas,
-            sponsorship: { paymaster: config.paymaster, signer: deps.paymasterSigner, window: { validUntil, validAfter: 0 } },
-            owner: wallet.owner,
-          });
+          const sign = (g: OperationGasLimits, n: bigint, deploy: boolean, owner: LocalAccount = wallet.owner) =>
+            buildSignedOperation({
+              chainId: config.chainId,
+              entryPoint: config.entryPoint,
+              sender: wallet.address,
+              nonce: n,
+              ...(deploy && { deployment: { factory: config.simpleAccountFactory, owner: wallet.owner.address, salt: wallet.salt } }),
+              callData: sim.callData,
+              gas: g,
+              maxFeePerGas: feeSnapshot.maxFeePerGas,
+              maxPriorityFeePerGas: feeSnapshot.maxPriorityFeePerGas,
+              sponsorship: { paymaster: config.paymaster, signer: deps.paymasterSigner, window: { validUntil, validAfter: 0 } },
+              owner,
+            });
+          let op = await sign(gas, nonce, deploying);
+          if (deps.bundlerPreVerificationGas) {
+            // The bundler prices a draft: the operation at the chain's nonce (it estimates only what could run now),
+            // the factory in it while the wallet has no code, so never priced below the real one, and the owner's
+            // signature by a throwaway key. The draft can never run (AA24), and the real operation is not shown to
+            // anyone before it is durable.
+            const draft = await sign(gas, chainNonce, chainNonce === 0n && !(await wallets.resolve(ref)).deployed, DRAFT_SIGNER);
+            const required = await deps.bundlerPreVerificationGas(fromSignedUserOperation(draft));
+            // 2 %: the real nonce and signature may cost a few calldata bytes more, and an L2's L1 fee moves.
+            const pvg = required + required / 50n;
+            if (pvg > gas.preVerificationGas) op = await sign({ ...gas, preVerificationGas: pvg }, nonce, deploying);
+          }
           nonces.reserve(wallet.address, nonce, op.hash as Hex, validUntil);
           prepared.remember(preparedKey, op, validUntil);
           log.debug({ requestId: opts.requestId, sender: wallet.address, nonce: nonce.toString(), hash: op.hash }, 'operation signed');

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster/config.ts';
+import { builtinBundlerOf } from '../../../src/config/chainConfig.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
@@ -125,7 +126,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         ['USDC', '0x4444444444444444444444444444444444444444', true],
         ['USDT', '0x5555555555555555555555555555555555555555', false],
       ]);
-      expect(eth.bundler.maxOpsPerBundle).toBe(16);
+      expect(builtinBundlerOf(eth).maxOpsPerBundle).toBe(16);
       expect(eth.nativeUsdPrice).toBe(3125.5);
       expect(eth.prices).toEqual({
         maxAgeSeconds: 600,

@@ -1,0 +1,55 @@
+import { ChainError } from '../../errors.ts';
+import type { FeeSnapshot } from '../../fees.ts';
+import type { UserOperation07 } from '../../userOperation.ts';
+import { BundlerRpcError, type BundlerClient } from './client.ts';
+
+/**
+ * The preVerificationGas an outside bundler requires of an operation (eth_estimateUserOperationGas of a draft):
+ * each bundler prices its own calldata, fixed overhead and, on an L2, the L1 data fee, and refuses less.
+ * A bundler that will not price it (its simulation refused the draft) fails the operation; one that does not
+ * answer is the chain unavailable (the caller retries).
+ */
+export function bundlerPreVerificationGas(bundler: BundlerClient): (draft: UserOperation07) => Promise<bigint> {
+  return async (draft) => {
+    try {
+      return (await bundler.estimateUserOperationGas(draft)).preVerificationGas;
+    } catch (e) {
+      if (e instanceof BundlerRpcError && e.kind === 'rejected') {
+        throw new ChainError('simulation_reverted', `the bundler at ${bundler.origin} refused to price the operation: ${e.message}`, { cause: e });
+      }
+      throw new ChainError('rpc_unavailable', `the bundler at ${bundler.origin} did not answer: ${(e as Error).message}`, { cause: e });
+    }
+  };
+}
+
+/**
+ * The node's fees, raised to the bundler's own price where it has a method for it (Pimlico's
+ * pimlico_getUserOperationGasPrice, standard tier): a bundler refuses an operation that pays less than it asks.
+ * Its answer is reused for `maxAgeMs`; a bundler that does not answer leaves the node's fees.
+ */
+export function withBundlerGasPrice(nodeFees: () => Promise<FeeSnapshot>, bundler: BundlerClient, maxAgeMs: number): () => Promise<FeeSnapshot> {
+  let cached: { at: number; value: Awaited<ReturnType<BundlerClient['gasPrice']>> } | undefined;
+  let inflight: Promise<Awaited<ReturnType<BundlerClient['gasPrice']>>> | undefined;
+  const price = async () => {
+    if (cached && Date.now() - cached.at <= maxAgeMs) return cached.value;
+    inflight ??= bundler
+      .gasPrice()
+      .catch(() => undefined)
+      .then((value) => {
+        cached = { at: Date.now(), value };
+        return value;
+      })
+      .finally(() => {
+        inflight = undefined;
+      });
+    return inflight;
+  };
+  return async () => {
+    const [fees, asked] = await Promise.all([nodeFees(), price()]);
+    if (!asked) return fees;
+    const maxPriorityFeePerGas = asked.maxPriorityFeePerGas > fees.maxPriorityFeePerGas ? asked.maxPriorityFeePerGas : fees.maxPriorityFeePerGas;
+    let maxFeePerGas = asked.maxFeePerGas > fees.maxFeePerGas ? asked.maxFeePerGas : fees.maxFeePerGas;
+    if (maxFeePerGas < maxPriorityFeePerGas) maxFeePerGas = maxPriorityFeePerGas;
+    return { ...fees, maxFeePerGas, maxPriorityFeePerGas };
+  };
+}
