@@ -96,11 +96,11 @@ export const RpcBundlerConfigSchema = z.object({
   maxInFlightPerSender: z.number().int().min(1).max(64).default(1),
 });
 
-export const BundlerConfigSchema = z.preprocess(
-  // `bundler: {}` (or none) is the built-in bundler with its defaults, as before there was a choice.
-  (v) => (v === undefined ? { kind: 'builtin' } : typeof v === 'object' && v !== null && !('kind' in v) ? { kind: 'builtin', ...v } : v),
-  z.discriminatedUnion('kind', [BuiltinBundlerConfigSchema, RpcBundlerConfigSchema]),
-);
+/** `bundler: {}` (or none) is the built-in bundler with its defaults, as before there was a choice. */
+export const builtinByDefault = (v: unknown): unknown =>
+  v === undefined ? { kind: 'builtin' } : typeof v === 'object' && v !== null && !('kind' in v) ? { kind: 'builtin', ...v } : v;
+
+export const BundlerConfigSchema = z.preprocess(builtinByDefault, z.discriminatedUnion('kind', [BuiltinBundlerConfigSchema, RpcBundlerConfigSchema]));
 export type BundlerConfig = z.infer<typeof BundlerConfigSchema>;
 export type BuiltinBundlerConfig = z.infer<typeof BuiltinBundlerConfigSchema>;
 export type RpcBundlerConfig = z.infer<typeof RpcBundlerConfigSchema>;
@@ -120,7 +120,7 @@ export function withBuiltinBundler<C extends { name: string; bundler: BundlerCon
  * Everything a chain worker needs to serve one chain. Produced from the devnet manifest in the embedded
  * mode, or read from YAML (validated by this schema) in a cluster. Private keys here come from secrets.
  */
-export const ChainConfigSchema = z.object({
+export const ChainConfigObjectSchema = z.object({
   name: ChainNameSchema,
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
@@ -185,7 +185,13 @@ export const ChainConfigSchema = z.object({
    * accounts. src/chain/bundler/README.md.
    */
   bundler: BundlerConfigSchema,
-}).superRefine((c, ctx) => {
+});
+
+/**
+ * A chain's configuration, its executor keys checked against its bundler: the built-in one sends from them, an
+ * outside one from its own accounts. (ChainConfigObjectSchema is the same without the check, for `.omit`.)
+ */
+export const ChainConfigSchema = ChainConfigObjectSchema.superRefine((c, ctx) => {
   if (c.bundler.kind === 'builtin' && c.executorKeys.length === 0) {
     ctx.addIssue({ code: 'custom', path: ['executorKeys'], message: 'the built-in bundler needs at least one executor key' });
   }

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainName } from '../../src/config/chains.ts';
-import type { RpcBundlerConfig } from '../../src/config/chainConfig.ts';
+import type { ChainConfig, RpcBundlerConfig } from '../../src/config/chainConfig.ts';
 import { freePort } from './net.ts';
 import { testDevnet } from './env.ts';
 
@@ -27,6 +27,10 @@ export interface AltoProcess {
   kill(): Promise<void>;
   /** Starts it again on the same port and keys (after kill), in `bundleMode` (default: as before). */
   restart(bundleMode?: 'auto' | 'manual'): Promise<void>;
+  /** The senders of the operations in its mempool (debug_bundler_dumpMempool; manual mode enables debug methods). */
+  mempoolSenders(): Promise<string[]>;
+  /** Switches a manual-mode Alto to bundling by itself (debug_bundler_setBundlingMode). */
+  setAutoBundling(): Promise<void>;
   /** Whether it holds (or has included) the operation: pimlico_getUserOperationStatus. */
   knows(hash: string): Promise<boolean>;
   stop(): Promise<void>;
@@ -100,6 +104,13 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
     await gone;
   }
 
+  async function rpc(method: string, params: unknown[]): Promise<unknown> {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const answer = (await r.json()) as { result?: unknown; error?: { message: string } };
+    if (answer.error) throw new Error(`alto ${method}: ${answer.error.message}`);
+    return answer.result;
+  }
+
   await start();
   return {
     url,
@@ -111,6 +122,13 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
     restart: (mode) => {
       if (mode) bundleMode = mode;
       return start();
+    },
+    async mempoolSenders() {
+      const ops = (await rpc('debug_bundler_dumpMempool', [devnet.chain(chain).entryPoint])) as { sender?: string }[] | null;
+      return (ops ?? []).map((o) => (o.sender ?? '').toLowerCase());
+    },
+    async setAutoBundling() {
+      await rpc('debug_bundler_setBundlingMode', ['auto']);
     },
     async knows(hash) {
       const r = await fetch(url, {
@@ -131,4 +149,13 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
       clearTimeout(t);
     },
   };
+}
+
+/** The chains with the outside bundlers given by name (a JSON string, as a child process gets it, or an object). */
+export function withBundlers(chains: ChainConfig[], bundlers: string | Partial<Record<ChainName, RpcBundlerConfig>> | undefined): ChainConfig[] {
+  const byChain = typeof bundlers === 'string' ? (JSON.parse(bundlers) as Partial<Record<ChainName, RpcBundlerConfig>>) : (bundlers ?? {});
+  return chains.map((c) => {
+    const bundler = byChain[c.name];
+    return bundler ? { ...c, executorKeys: [], bundler } : c;
+  });
 }

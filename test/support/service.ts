@@ -5,6 +5,9 @@ import { startEmbeddedService, type EmbeddedService, type EmbeddedServiceOptions
 import { clusterTarget, startTestCluster } from './cluster.ts';
 import { newServiceSecret, tempDir, testDevnet } from './env.ts';
 import { apiClient } from './http.ts';
+import { withBundlers } from './alto.ts';
+import type { ChainName } from '../../src/config/chains.ts';
+import type { RpcBundlerConfig } from '../../src/config/chainConfig.ts';
 
 /** The whole service in this process against the shared devnet, in a fresh data dir with a fresh secret. */
 export async function startTestService(
@@ -22,6 +25,8 @@ export async function startTestService(
     /** The protocol families served, and the chains' configuration of them (a test family's own). */
     families?: EmbeddedServiceOptions['families'];
     protocols?: Partial<Record<string, Record<string, unknown>>>;
+    /** Chains bundled by an outside ERC-4337 bundler (test/support/alto.ts) instead of the built-in one. */
+    bundlers?: Partial<Record<ChainName, RpcBundlerConfig>>;
   } = {},
 ) {
   const devnet = testDevnet();
@@ -29,7 +34,7 @@ export async function startTestService(
   const serviceSecret = opts.serviceSecret ?? newServiceSecret();
   const service: EmbeddedService = await startEmbeddedService({
     dataDir,
-    chains: devnet.chainConfigs().map((c) => ({
+    chains: withBundlers(devnet.chainConfigs(), opts.bundlers).map((c) => ({
       ...c,
       paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations,
       protocols: { ...c.protocols, ...(opts.protocols?.[c.name] as object) },

@@ -2,7 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_NAMESPACE } from '../../api/v1alpha1/names.ts';
-import { ChainConfigSchema, type ChainConfig } from '../../config/chainConfig.ts';
+import {
+  BuiltinBundlerConfigSchema,
+  builtinByDefault,
+  ChainConfigObjectSchema,
+  ChainConfigSchema,
+  RpcBundlerConfigSchema,
+  type ChainConfig,
+} from '../../config/chainConfig.ts';
 import { protocolsConfigSchema } from '../../protocols/config.ts';
 import { FAMILIES } from '../../protocols/index.ts';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettingsSchema } from '../../webhooks/settings.ts';
@@ -16,7 +23,8 @@ import type { ChainName } from '../../config/chains.ts';
  *
  *   AGENT_WALLET_SERVICE_SECRET        chain worker: derives wallet owner keys (>= 32 chars)
  *   AGENT_WALLET_PAYMASTER_SIGNER_KEY  chain worker: 0x… private key, the paymaster's verifyingSigner
- *   AGENT_WALLET_EXECUTOR_KEYS         chain worker: comma-separated 0x… private keys that send bundles
+ *   AGENT_WALLET_EXECUTOR_KEYS         chain worker, built-in bundler only: comma-separated 0x… private keys that send bundles
+ *   AGENT_WALLET_BUNDLER_URL           chain worker, rpc bundler: its URL, when it is kept in a Secret (an API key in it)
  *   AGENT_WALLET_RPC_URL               chain worker, optional: its chain's RPC URL when it holds a provider
  *                                      API key and must not sit in the file (then the file may omit rpcUrl)
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
@@ -31,8 +39,13 @@ import type { ChainName } from '../../config/chains.ts';
 export const FAUCET_KEY_ENV = 'AGENT_WALLET_FAUCET_KEY';
 
 /** A chain as the cluster sees it: the public part of ChainConfig (keys come from secrets) + its worker. */
-export const ClusterChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true }).extend({
-  rpcUrl: ChainConfigSchema.shape.rpcUrl.optional(),
+export const ClusterChainSchema = ChainConfigObjectSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true }).extend({
+  rpcUrl: ChainConfigObjectSchema.shape.rpcUrl.optional(),
+  // An outside bundler's URL may come from the worker's Secret instead (AGENT_WALLET_BUNDLER_URL): a hosted one carries its API key.
+  bundler: z.preprocess(
+    builtinByDefault,
+    z.discriminatedUnion('kind', [BuiltinBundlerConfigSchema, RpcBundlerConfigSchema.extend({ url: RpcBundlerConfigSchema.shape.url.optional() })]),
+  ),
   // Checked when the file is read, each family's section by its own schema: a typo fails the start, not a request.
   protocols: protocolsConfigSchema(FAMILIES).default({}),
   worker: z.object({
@@ -149,8 +162,10 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
   // each its own Secret, its own nonces.
   const x402SettlerKey = env[X402_SETTLER_KEY_ENV]?.trim() || undefined;
   const faucetKey = env[FAUCET_KEY_ENV]?.trim() || undefined;
+  const bundlerUrl = env.AGENT_WALLET_BUNDLER_URL?.trim() || undefined;
   const parsed = ChainConfigSchema.safeParse({
     ...pub,
+    ...(pub.bundler.kind === 'rpc' && { bundler: { ...pub.bundler, url: bundlerUrl ?? pub.bundler.url } }),
     rpcUrl,
     paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,
     executorKeys,
@@ -158,7 +173,7 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
   });
   if (!parsed.success) {
     throw new ConfigError(
-      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS, ${X402_SETTLER_KEY_ENV} and ${FAUCET_KEY_ENV} must hold 0x-prefixed 32-byte keys: ${z.prettifyError(parsed.error)}`,
+      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (the built-in bundler's only), ${X402_SETTLER_KEY_ENV} and ${FAUCET_KEY_ENV} must hold 0x-prefixed 32-byte keys, and an rpc bundler needs its url (or AGENT_WALLET_BUNDLER_URL): ${z.prettifyError(parsed.error)}`,
     );
   }
   return parsed.data;

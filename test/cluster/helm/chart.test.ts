@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster/config.ts';
-import { builtinBundlerOf } from '../../../src/config/chainConfig.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
@@ -76,6 +75,30 @@ it('passes check.sh: helm lint, the default values refused, kubeconform -strict 
   for (const s of summaries) expect(s).toMatch(/Invalid: 0, Errors: 0/);
 }, 10 * 60_000);
 
+it('a chain bundled by an outside bundler: its worker gets the bundler URL from the Secret and no executor keys', async () => {
+  const manifests = parseManifests(
+    await renderChart({
+      namespace: 'agents',
+      values: [valuesFile('minimal')],
+      set: { 'chains.ethereum.bundler.kind': 'rpc', 'chains.ethereum.keys.bundlerUrl': 'bundler-url' },
+    }),
+  );
+  const worker = named(manifests, 'Deployment', componentName('aw', 'worker-ethereum')) as Tree;
+  const env = worker.spec.template.spec.containers[0].env as { name: string; valueFrom?: Tree }[];
+  expect(env.map((e) => e.name)).not.toContain('AGENT_WALLET_EXECUTOR_KEYS');
+  expect(env.find((e) => e.name === 'AGENT_WALLET_BUNDLER_URL')?.valueFrom.secretKeyRef.key).toBe('bundler-url');
+  const dir = mkdtempSync(join(tmpdir(), 'aw-chart-rpc-'));
+  writeFileSync(join(dir, 'config.yaml'), (named(manifests, 'ConfigMap', componentName('aw', 'config')) as Tree).data['config.yaml']);
+  const chain = (await loadClusterConfig(join(dir, 'config.yaml'))).chains.find((c) => c.name === 'ethereum')!;
+  const secretEnv = { AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`, AGENT_WALLET_BUNDLER_URL: 'https://bundler.example.com/v2/secret-key' };
+  const full = workerChainConfig(chain, secretEnv);
+  expect(full.bundler).toMatchObject({ kind: 'rpc', url: 'https://bundler.example.com/v2/secret-key' });
+  expect(full.executorKeys).toEqual([]);
+  // Executor keys given to a worker whose chain an outside bundler bundles are refused, not silently unused.
+  expect(() => workerChainConfig(chain, { ...secretEnv, AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)}` })).toThrow(/executor keys belong to the built-in bundler/);
+  expect(() => workerChainConfig(chain, { AGENT_WALLET_PAYMASTER_SIGNER_KEY: secretEnv.AGENT_WALLET_PAYMASTER_SIGNER_KEY })).toThrow(/url/);
+});
+
 describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.yaml', (values) => {
   const namespace = 'agents';
   let manifests: Manifest[] = [];
@@ -126,7 +149,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         ['USDC', '0x4444444444444444444444444444444444444444', true],
         ['USDT', '0x5555555555555555555555555555555555555555', false],
       ]);
-      expect(builtinBundlerOf(eth).maxOpsPerBundle).toBe(16);
+      expect(eth.bundler).toMatchObject({ kind: 'builtin', maxOpsPerBundle: 16 });
       expect(eth.nativeUsdPrice).toBe(3125.5);
       expect(eth.prices).toEqual({
         maxAgeSeconds: 600,
