@@ -24,6 +24,8 @@ import { PaymentSettingsSchema, X402_SETTLER_KEY_ENV } from '../../src/payments/
 import { kubeBinDir } from './kubeApiServer.ts';
 import { apiClient } from './http.ts';
 import { freePort } from './net.ts';
+import { withBundlers } from './alto.ts';
+import type { RpcBundlerConfig } from '../../src/config/chainConfig.ts';
 
 export const KUBECONFIG_ENV = 'AGENT_WALLET_TEST_KUBECONFIG';
 /** The run's API server audit log (deploy/kind/audit-policy.yaml's rules), set by globalSetup. */
@@ -67,6 +69,8 @@ export interface StartClusterOptions {
    * test (test/support/oldBuild.ts; `restartAll` then moves them to another tree).
    */
   root?: string;
+  /** Chains bundled by an outside ERC-4337 bundler (test/support/alto.ts): their workers get no executor keys. */
+  bundlers?: Partial<Record<ChainName, RpcBundlerConfig>>;
 }
 
 export async function startTestCluster(opts: StartClusterOptions = {}) {
@@ -89,7 +93,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
   });
 
   const serviceSecret = newServiceSecret();
-  const chains = devnet.chainConfigs();
+  const chains = withBundlers(devnet.chainConfigs(), opts.bundlers);
   const workerPorts = new Map<ChainName, number>();
   for (const c of chains) workerPorts.set(c.name, await freePort());
   const lease = opts.lease ?? { durationSeconds: 4, renewDeadlineSeconds: 3, retryPeriodSeconds: 1 };
@@ -156,7 +160,7 @@ export async function startTestCluster(opts: StartClusterOptions = {}) {
     spawnRole(`chain-worker-${c.name}`, ['chain-worker', '--chain', c.name], {
       AGENT_WALLET_SERVICE_SECRET: serviceSecret,
       AGENT_WALLET_PAYMASTER_SIGNER_KEY: c.paymasterSignerKey,
-      AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(','),
+      ...(c.executorKeys.length > 0 && { AGENT_WALLET_EXECUTOR_KEYS: c.executorKeys.join(',') }),
       // The devnet's settler sends x402 settlements, as the chart's Secret gives it to the chain workers.
       ...(settler && { [X402_SETTLER_KEY_ENV]: settler, AGENT_WALLET_RPC_URL: c.rpcUrl }),
     });
