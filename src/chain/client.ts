@@ -17,11 +17,12 @@ export function createChainClient(config: ChainConfig, opts: CreateChainClientOp
     id: config.chainId,
     name: config.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [config.rpcUrl] } },
+    rpcUrls: { default: { http: [config.rpcUrl, ...(config.fallbackRpcUrls ?? [])] } },
   });
   return createPublicClient({
     chain,
-    transport: batchingHttp(config.rpcUrl, { timeoutMs: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
+    // The primary first, then the fallbacks: the transport fails over and backs off on 429 (rpcTransport.ts).
+    transport: batchingHttp([config.rpcUrl, ...(config.fallbackRpcUrls ?? [])], { timeoutMs: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
     pollingInterval: opts.pollingIntervalMs ?? 50,
     cacheTime: 0,
   });

@@ -59,7 +59,13 @@ export type PricesConfig = z.infer<typeof PricesConfigSchema>;
 export const ChainConfigSchema = z.object({
   name: ChainNameSchema,
   chainId: z.number().int().positive(),
+  /** The primary RPC endpoint: every call goes here while it answers. */
   rpcUrl: z.string().url(),
+  /**
+   * Further endpoints of the same chain, tried in order when the primary fails or rate-limits (src/chain/rpcTransport.ts;
+   * docs/operations.md, "RPC endpoints"). Each must serve `chainId`: a hosted provider's URL may carry its API key.
+   */
+  fallbackRpcUrls: z.array(z.string().url()).max(8).default([]),
   entryPoint: Address,
   simpleAccountFactory: Address,
   paymaster: Address,
