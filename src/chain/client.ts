@@ -1,6 +1,6 @@
 import { createPublicClient, defineChain, type Chain, type PublicClient, type Transport } from 'viem';
 import type { ChainConfig } from '../config/chainConfig.ts';
-import { batchingHttp } from './rpcTransport.ts';
+import { batchingHttp, type FailoverOptions } from './rpcTransport.ts';
 
 export type ChainClient = PublicClient<Transport, Chain>;
 
@@ -9,6 +9,8 @@ export interface CreateChainClientOptions {
   timeoutMs?: number;
   /** viem's default is 4 s, far too slow for a devnet that mines on every transaction. */
   pollingIntervalMs?: number;
+  /** How the transport moves between `rpcUrl` and `fallbackRpcUrls` (defaults in rpcTransport.ts). */
+  failover?: FailoverOptions;
 }
 
 /** The read client of one chain (viem public client over batched, keep-alive JSON-RPC). */
@@ -22,7 +24,12 @@ export function createChainClient(config: ChainConfig, opts: CreateChainClientOp
   return createPublicClient({
     chain,
     // The primary first, then the fallbacks: the transport fails over and backs off on 429 (rpcTransport.ts).
-    transport: batchingHttp([config.rpcUrl, ...(config.fallbackRpcUrls ?? [])], { timeoutMs: opts.timeoutMs ?? 15_000, retryCount: 2, retryDelay: 50 }),
+    transport: batchingHttp([config.rpcUrl, ...(config.fallbackRpcUrls ?? [])], {
+      timeoutMs: opts.timeoutMs ?? 15_000,
+      retryCount: 2,
+      retryDelay: 50,
+      ...(opts.failover && { failover: opts.failover }),
+    }),
     pollingInterval: opts.pollingIntervalMs ?? 50,
     cacheTime: 0,
   });
