@@ -21,7 +21,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.t
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
-import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
+import { bundleObserver, createMetrics, instrumentLockManager, watchBalances, type Metrics } from '../metrics/index.ts';
 import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../lib/egress/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
@@ -127,6 +127,13 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       });
       workers.set(config.name, worker);
       stops.push(() => worker.close());
+      const balances = watchBalances(metrics, worker, {
+        chain: config.name,
+        entryPoint: config.entryPoint,
+        paymaster: config.paymaster,
+        onError: (err) => log.warn({ chain: config.name, err }, 'could not read the account balances and paymaster deposit'),
+      });
+      stops.push(async () => balances.stop());
     }
     const payments = setUpPayments({
       store,
