@@ -99,11 +99,12 @@ describe('failover between endpoints', () => {
     expect(a.seen).toHaveLength(1);
   });
 
-  it('goes to the fallback on a 5xx, a 401/403, or an answer that is not JSON', async () => {
+  it('goes to the fallback on a 5xx, a 4xx that blames the endpoint (401, 403, 404), or an answer that is not JSON', async () => {
     for (const fail of [
       (res: ServerResponse) => answer(res, { error: 'bad gateway' }, 502),
       (res: ServerResponse) => answer(res, { error: 'invalid API key' }, 401),
       (res: ServerResponse) => answer(res, { error: 'quota' }, 403),
+      (res: ServerResponse) => answer(res, { error: 'no such path' }, 404),
       (res: ServerResponse) => (res.writeHead(200, { 'content-type': 'text/html' }), res.end('<html>maintenance</html>')),
     ]) {
       const a = await fakeNode((_c, res) => fail(res));
@@ -133,12 +134,14 @@ describe('failover between endpoints', () => {
     expect(b.seen).toHaveLength(0);
   });
 
-  it('takes a 400 as the request’s fault: no failover', async () => {
-    const a = await fakeNode((_c, res) => answer(res, { error: 'bad request' }, 400));
-    const b = await fakeNode(echo('b'));
-    const e = await transport([a.url, b.url])({ method: 'eth_call' }).catch((x: unknown) => x);
-    expect((e as HttpRequestError).status).toBe(400);
-    expect(b.seen).toHaveLength(0);
+  it('takes a 400 or 413 as the request’s fault: no failover', async () => {
+    for (const status of [400, 413]) {
+      const a = await fakeNode((_c, res) => answer(res, { error: 'bad request' }, status));
+      const b = await fakeNode(echo('b'));
+      const e = await transport([a.url, b.url])({ method: 'eth_call' }).catch((x: unknown) => x);
+      expect((e as HttpRequestError).status).toBe(status);
+      expect(b.seen).toHaveLength(0);
+    }
   });
 
   it('fails with the last endpoint’s error when every endpoint fails, each tried once', async () => {
@@ -179,11 +182,15 @@ describe('429: backoff, not a failed request', () => {
     expect(a.seen).toHaveLength(2);
   });
 
-  it('fails with the 429 once the bounded wait is spent', async () => {
-    const a = await fakeNode((_c, res) => answer(res, {}, 429, { 'retry-after': '1' }));
-    const e = await transport([a.url], { maxRateLimitWaitMs: 500 })({ method: 'eth_blockNumber' }).catch((x: unknown) => x);
+  it('fails with the 429 once the bounded wait is spent, and heeds Retry-After for the next batch too', async () => {
+    const a = await fakeNode((_c, res) => answer(res, {}, 429, { 'retry-after': '2' }));
+    const request = transport([a.url], { maxRateLimitWaitMs: 500 });
+    const e = await request({ method: 'eth_blockNumber' }).catch((x: unknown) => x);
     expect((e as HttpRequestError).status).toBe(429);
-    // Retry-After 1 s is past the 500 ms budget: asked once, not waited for.
+    // Retry-After 2 s is past the 500 ms budget: asked once, not waited for.
+    expect(a.seen).toHaveLength(1);
+    // Within those 2 s the endpoint is not asked again: the next batch fails at once with the same 429.
+    expect(((await request({ method: 'eth_chainId' }).catch((x: unknown) => x)) as HttpRequestError).status).toBe(429);
     expect(a.seen).toHaveLength(1);
   });
 

@@ -16,7 +16,7 @@ export interface BatchingTransportOptions {
 /** How the transport moves between its endpoints (docs/operations.md, "RPC endpoints"). */
 export interface FailoverOptions {
   /**
-   * How long an endpoint that failed (no connection, a timeout, a 5xx, 401/403, an answer that is not JSON) is
+   * How long an endpoint that failed (no connection, a timeout, a 5xx, a 4xx that blames it, an answer that is not JSON) is
    * passed over while another is usable; then it is tried again, the primary first. Default 30 s.
    */
   cooldownMs?: number;
@@ -43,7 +43,7 @@ type Attempt =
   | { kind: 'rateLimited'; retryAfterMs: number | undefined; error: Error }
   /** The endpoint is at fault: try another. */
   | { kind: 'unreachable'; error: Error }
-  /** A 4xx other than 401/403/429: the request is at fault, and another endpoint would refuse it too. */
+  /** The request is at fault (REQUEST_FAULTS), and another endpoint would refuse it too. */
   | { kind: 'refused'; error: Error };
 
 interface Endpoint {
@@ -57,7 +57,18 @@ interface Endpoint {
   limitedUntil: number;
   /** 429s in a row, for the exponential backoff. */
   limitStreak: number;
+  /** The last 429's error: what a batch that cannot wait that long fails with, though it asked nothing. */
+  limitError?: Error;
 }
+
+/**
+ * HTTP statuses that blame the request (malformed, too large), not the endpoint. Every other 4xx (401, 403, 404,
+ * 405, 408, …) and 5xx says this endpoint cannot serve us now: a revoked key, a wrong path, an outage.
+ */
+const REQUEST_FAULTS = new Set([400, 413, 414, 422]);
+
+/** The longest Retry-After honoured: a larger one sets the endpoint aside for this long. */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /** JSON-RPC error codes providers use for "too many requests" in a 200 answer (Alchemy: 429, QuickNode: -32007). */
 const RATE_LIMIT_CODES = new Set([429, -32007]);
@@ -70,10 +81,11 @@ const RATE_LIMIT_CODES = new Set([429, -32007]);
  * HttpRequestError, TimeoutError), so revert data and error codes reach the callers exactly as with `http`.
  *
  * Several URLs: the first is the primary, the others fallbacks in order. A batch goes to the first endpoint not
- * passed over; an endpoint that fails (connection, timeout, 5xx, 401/403, not JSON) is passed over for
- * `cooldownMs` and the batch goes to the next at once. A JSON-RPC error is an answer (a revert, "nonce too low"),
- * never a reason to fail over. A 429 sets that endpoint aside for its Retry-After, or a capped exponential
- * backoff, and the batch goes to another endpoint, or waits for the earliest one, within `maxRateLimitWaitMs`.
+ * passed over; an endpoint that fails (connection, timeout, 5xx, a 4xx but the request's own faults, not JSON) is
+ * passed over for `cooldownMs` and the batch goes to the next at once. A JSON-RPC error is an answer (a revert,
+ * "nonce too low"), never a reason to fail over. A 429 sets that endpoint aside for its Retry-After (up to 60 s),
+ * or a capped exponential backoff, and the batch goes to another endpoint, or waits for the earliest one free,
+ * within `maxRateLimitWaitMs`; past that it fails with the 429.
  * Sending a signed transaction again elsewhere is safe (the same hash); what a second node answers is in
  * docs/operations.md, "RPC endpoints".
  */
@@ -139,7 +151,8 @@ export function batchingHttp(urls: string | readonly string[], opts: BatchingTra
         now,
       );
       if (next === undefined || ('waitUntil' in next && next.waitUntil > deadline)) {
-        return batch.forEach((p) => p.reject(lastError));
+        const error = lastError ?? endpoints.find((e) => e.limitError !== undefined)?.limitError;
+        return batch.forEach((p) => p.reject(error));
       }
       if ('waitUntil' in next) {
         await new Promise((r) => setTimeout(r, next.waitUntil - now));
@@ -160,8 +173,10 @@ export function batchingHttp(urls: string | readonly string[], opts: BatchingTra
           break;
         case 'rateLimited': {
           next.limitStreak += 1;
+          next.limitError = attempt.error;
           const backoff = Math.min(backoffBaseMs * 2 ** (next.limitStreak - 1), backoffMaxMs);
-          next.limitedUntil = Date.now() + Math.min(attempt.retryAfterMs ?? backoff, maxRateLimitWaitMs);
+          // The endpoint's own word on when to come back is kept even past this batch's budget: other batches heed it.
+          next.limitedUntil = Date.now() + Math.min(attempt.retryAfterMs ?? backoff, MAX_RETRY_AFTER_MS);
           lastError = attempt.error;
           break;
         }
@@ -206,8 +221,8 @@ export function batchingHttp(urls: string | readonly string[], opts: BatchingTra
             if (status >= 400) {
               const error = new HttpRequestError({ body: payload as never, details: raw.slice(0, 500), status, url });
               if (status === 429) return settle({ kind: 'rateLimited', retryAfterMs: retryAfterMs(res.headers['retry-after']), error });
-              if (status >= 500 || status === 401 || status === 403) return settle({ kind: 'unreachable', error });
-              return settle({ kind: 'refused', error });
+              if (REQUEST_FAULTS.has(status)) return settle({ kind: 'refused', error });
+              return settle({ kind: 'unreachable', error });
             }
             let parsed: unknown;
             try {
