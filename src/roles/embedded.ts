@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
+import { describeError } from '../chain/revert.ts';
 import { nativeUsdPriceOf, type ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
@@ -131,7 +132,8 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         chain: config.name,
         entryPoint: config.entryPoint,
         paymaster: config.paymaster,
-        onError: (err) => log.warn({ chain: config.name, err }, 'could not read the account balances and paymaster deposit'),
+        // Viem's short message: its full one names the RPC URL, which may carry a provider key.
+        onError: (e) => log.warn({ chain: config.name, error: describeError(e) }, 'could not read the account balances and paymaster deposit'),
       });
       stops.push(async () => balances.stop());
     }

@@ -1,5 +1,6 @@
 import { createChainWorker } from '../../chain/index.ts';
 import { serveChainWorker } from '../../chain/grpc/server.ts';
+import { describeError } from '../../chain/revert.ts';
 import { CliError } from '../../lib/args.ts';
 import { clusterChain, ConfigError, workerChainConfig } from './config.ts';
 import { canonicalChain } from '../../config/chains.ts';
@@ -48,7 +49,8 @@ export async function runChainWorker(argv: string[]): Promise<number> {
     chain: chainName,
     entryPoint: config.entryPoint,
     paymaster: config.paymaster,
-    onError: (err) => log.warn({ chain: chainName, err }, 'could not read the account balances and paymaster deposit'),
+    // Viem's short message: its full one names the RPC URL, which may carry a provider key.
+    onError: (e) => log.warn({ chain: chainName, error: describeError(e) }, 'could not read the account balances and paymaster deposit'),
   });
   const server = await serveChainWorker(worker, {
     host: '0.0.0.0',
