@@ -5,7 +5,10 @@ import { batchingHttp, type FailoverOptions } from './rpcTransport.ts';
 export type ChainClient = PublicClient<Transport, Chain>;
 
 export interface CreateChainClientOptions {
-  /** Per-request timeout; a chain that does not answer in time is `rpc_unavailable`. */
+  /**
+   * Timeout of one attempt on one endpoint; past it the next endpoint is tried, and a chain none of whose endpoints
+   * answers in time is `rpc_unavailable`.
+   */
   timeoutMs?: number;
   /** viem's default is 4 s, far too slow for a devnet that mines on every transaction. */
   pollingIntervalMs?: number;
