@@ -123,7 +123,13 @@ export function withBuiltinBundler<C extends { name: string; bundler: BundlerCon
 export const ChainConfigObjectSchema = z.object({
   name: ChainNameSchema,
   chainId: z.number().int().positive(),
+  /** The primary RPC endpoint: every call goes here while it answers. */
   rpcUrl: z.string().url(),
+  /**
+   * Further endpoints of the same chain, tried in order when the primary fails or rate-limits (src/chain/rpcTransport.ts;
+   * docs/operations.md, "RPC endpoints"). Each must serve `chainId`: a hosted provider's URL may carry its API key.
+   */
+  fallbackRpcUrls: z.array(z.string().url()).max(8).default([]),
   entryPoint: Address,
   simpleAccountFactory: Address,
   paymaster: Address,

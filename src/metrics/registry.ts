@@ -209,6 +209,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // ── the service's accounts on chain (balances.ts: read on a timer by each chain worker) ─────────────────────
+  readonly accountBalance = new Gauge({
+    name: 'agentwallet_account_balance_wei',
+    help: 'Native balance of a service account (executor-N, x402-settler, faucet) in wei (a float: exact to 2^53 wei)',
+    labelNames: ['chain', 'account', 'address'] as const,
+    registers: [this.registry],
+  });
+  readonly paymasterDeposit = new Gauge({
+    name: 'agentwallet_paymaster_deposit_wei',
+    help: 'The paymaster’s deposit at the EntryPoint (EntryPoint.balanceOf(paymaster)) in wei',
+    labelNames: ['chain', 'paymaster'] as const,
+    registers: [this.registry],
+  });
+  readonly balancesUpdated = new Gauge({
+    name: 'agentwallet_balances_updated_timestamp_seconds',
+    help: 'When the chain’s account balances and paymaster deposit were last read (unix seconds): stale figures show here',
+    labelNames: ['chain'] as const,
+    registers: [this.registry],
+  });
+
   // ── webhooks (the webhook controller, on the leader) ───────────────────────────────────────────────────
   #webhookBacklog: WebhookBacklogCounter | undefined;
 

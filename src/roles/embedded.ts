@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Level } from 'pino';
 import { createChainWorker, type LocalChainWorker } from '../chain/index.ts';
+import { describeError } from '../chain/revert.ts';
 import { nativeUsdPriceOf, type ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { DEFAULT_NAMESPACE } from '../api/v1alpha1/index.ts';
@@ -21,7 +22,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.t
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
-import { bundleObserver, createMetrics, instrumentLockManager, type Metrics } from '../metrics/index.ts';
+import { bundleObserver, createMetrics, instrumentLockManager, watchBalances, type Metrics } from '../metrics/index.ts';
 import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../lib/egress/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
@@ -127,6 +128,14 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
       });
       workers.set(config.name, worker);
       stops.push(() => worker.close());
+      const balances = watchBalances(metrics, worker, {
+        chain: config.name,
+        entryPoint: config.entryPoint,
+        paymaster: config.paymaster,
+        // Viem's short message: its full one names the RPC URL, which may carry a provider key.
+        onError: (e) => log.warn({ chain: config.name, error: describeError(e) }, 'could not read the account balances and paymaster deposit'),
+      });
+      stops.push(async () => balances.stop());
     }
     const payments = setUpPayments({
       store,

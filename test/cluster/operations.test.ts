@@ -107,6 +107,9 @@ describe('metrics', () => {
     const worker = await scrape(cluster.workers.get('base')!.opsPort);
     expect(worker).toContain('agentwallet_bundle_operations');
     expect(worker).toContain('agentwallet_lock_wait_seconds');
+    // The worker's accounts and its paymaster's deposit, read at its start (src/metrics/balances.ts).
+    expect(worker).toMatch(/^agentwallet_account_balance_wei\{chain="base",account="executor-0",address="0x[0-9a-fA-F]{40}"\} [1-9]/m);
+    expect(worker).toMatch(/^agentwallet_paymaster_deposit_wei\{chain="base",paymaster="0x[0-9a-fA-F]{40}"\} [1-9]/m);
   });
 });
 

@@ -165,3 +165,15 @@ checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha
       protocol: TCP
 {{- end }}
 {{- end }}
+
+{{/* A Prometheus duration ("10m", "1h30m") in seconds, for expressions that compare with time(). */}}
+{{- define "agent-wallet.durationSeconds" -}}
+{{- $unit := dict "ms" 0.001 "s" 1 "m" 60 "h" 3600 "d" 86400 "w" 604800 "y" 31536000 }}
+{{- $total := 0.0 }}
+{{- range regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" . -1 }}
+{{- $n := regexFind "^[0-9]+" . | float64 }}
+{{- $u := trimPrefix (regexFind "^[0-9]+" .) . }}
+{{- $total = addf $total (mulf $n (get $unit $u)) }}
+{{- end }}
+{{- $total }}
+{{- end }}

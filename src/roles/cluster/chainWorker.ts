@@ -1,10 +1,11 @@
 import { createChainWorker } from '../../chain/index.ts';
 import { serveChainWorker } from '../../chain/grpc/server.ts';
+import { describeError } from '../../chain/revert.ts';
 import { CliError } from '../../lib/args.ts';
 import { clusterChain, ConfigError, workerChainConfig } from './config.ts';
 import { canonicalChain } from '../../config/chains.ts';
 import { createRedisLockManager } from '../../locks/redis.ts';
-import { Metrics, bundleObserver, grpcServerInterceptor, instrumentLockManager } from '../../metrics/index.ts';
+import { Metrics, bundleObserver, grpcServerInterceptor, instrumentLockManager, watchBalances } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
@@ -43,6 +44,14 @@ export async function runChainWorker(argv: string[]): Promise<number> {
     // Its own process: after a restart it must hear the in-flight operations before it signs again.
     requireRestore: true,
   });
+  // The accounts' balances and the paymaster's deposit as gauges, for the chart's PrometheusRule.
+  const balances = watchBalances(metrics, worker, {
+    chain: chainName,
+    entryPoint: config.entryPoint,
+    paymaster: config.paymaster,
+    // Viem's short message: its full one names the RPC URL, which may carry a provider key.
+    onError: (e) => log.warn({ chain: chainName, error: describeError(e) }, 'could not read the account balances and paymaster deposit'),
+  });
   const server = await serveChainWorker(worker, {
     host: '0.0.0.0',
     port: chain.worker.port,
@@ -55,6 +64,7 @@ export async function runChainWorker(argv: string[]): Promise<number> {
 
   return runUntilSignal(log, async () => {
     serving = false;
+    balances.stop();
     await server.close(10_000); // NOT_SERVING first, then calls in progress finish
     await worker.close(); // the bundler finishes the bundles it sent
     await redisLocks.close();

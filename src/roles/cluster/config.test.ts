@@ -83,6 +83,16 @@ describe('workerChainConfig', () => {
     expect(() => workerChainConfig({ ...withoutUrl, worker: { ...chain.worker, port: 50051 } } as never, keys)).toThrow(/no RPC URL/);
   });
 
+  it('takes the fallback RPC URLs from AGENT_WALLET_FALLBACK_RPC_URLS over the file, none by default', () => {
+    const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
+    expect(workerChainConfig(c, keys).fallbackRpcUrls).toEqual([]);
+    const inFile = { ...chain, fallbackRpcUrls: ['https://b.example.com'], worker: { ...chain.worker, port: 50051 } } as never;
+    expect(workerChainConfig(inFile, keys).fallbackRpcUrls).toEqual(['https://b.example.com']);
+    const fromEnv = { ...keys, AGENT_WALLET_FALLBACK_RPC_URLS: ' https://c.example.com/v2/key , https://d.example.com/k ' };
+    expect(workerChainConfig(inFile, fromEnv).fallbackRpcUrls).toEqual(['https://c.example.com/v2/key', 'https://d.example.com/k']);
+    expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_FALLBACK_RPC_URLS: 'not a url' })).toThrow(ConfigError);
+  });
+
   it('refuses missing or malformed keys without echoing them', () => {
     const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
     expect(() => workerChainConfig(c, { AGENT_WALLET_EXECUTOR_KEYS: keys.AGENT_WALLET_EXECUTOR_KEYS })).toThrow(ConfigError);

@@ -27,6 +27,8 @@ import type { ChainName } from '../../config/chains.ts';
  *   AGENT_WALLET_BUNDLER_URL           chain worker, rpc bundler: its URL, when it is kept in a Secret (an API key in it)
  *   AGENT_WALLET_RPC_URL               chain worker, optional: its chain's RPC URL when it holds a provider
  *                                      API key and must not sit in the file (then the file may omit rpcUrl)
+ *   AGENT_WALLET_FALLBACK_RPC_URLS     chain worker, optional: comma-separated fallback RPC URLs, for the same reason;
+ *                                      when set, they replace the file's fallbackRpcUrls
  *   AGENT_WALLET_REDIS_PASSWORD        every role that uses Redis, when Redis has a password
  *   AGENT_WALLET_X402_SETTLER_KEY      chain worker, optional: the EOA that sends x402 settlements on its chain (the
  *                                      worker owns its nonces); set it with `x402.enabled: true` in the file
@@ -158,6 +160,11 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
     .filter((k) => k !== '');
   const rpcUrl = env.AGENT_WALLET_RPC_URL || pub.rpcUrl;
   if (!rpcUrl) throw new ConfigError(`chain worker ${chain.name}: no RPC URL: set rpcUrl in the config or AGENT_WALLET_RPC_URL`);
+  const fallbackFromEnv = (env.AGENT_WALLET_FALLBACK_RPC_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  const fallbackRpcUrls = fallbackFromEnv.length > 0 ? fallbackFromEnv : pub.fallbackRpcUrls;
   // The settler sends for x402 only, the faucet account drips only, apart from the executors that send bundles:
   // each its own Secret, its own nonces.
   const x402SettlerKey = env[X402_SETTLER_KEY_ENV]?.trim() || undefined;
@@ -167,6 +174,7 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
     ...pub,
     ...(pub.bundler.kind === 'rpc' && { bundler: { ...pub.bundler, url: bundlerUrl ?? pub.bundler.url } }),
     rpcUrl,
+    fallbackRpcUrls,
     paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,
     executorKeys,
     sendingAccounts: { x402SettlerKey, faucetKey },

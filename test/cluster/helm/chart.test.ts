@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster/config.ts';
 import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
+import { createMetrics } from '../../../src/metrics/index.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
 import { KUBECONFIG_ENV } from '../../support/cluster.ts';
 import {
@@ -128,9 +129,11 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`,
         AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)},0x${'33'.repeat(32)}`,
         ...(env.includes('AGENT_WALLET_RPC_URL') && { AGENT_WALLET_RPC_URL: 'https://rpc.example.com/v2/secret-key' }),
+        ...(env.includes('AGENT_WALLET_FALLBACK_RPC_URLS') && { AGENT_WALLET_FALLBACK_RPC_URLS: 'https://b.example.com/k1,https://c.example.com/k2' }),
       };
       const full = workerChainConfig(chain, secretEnv);
       expect(full.executorKeys).toHaveLength(2);
+      if (env.includes('AGENT_WALLET_FALLBACK_RPC_URLS')) expect(full.fallbackRpcUrls).toEqual(['https://b.example.com/k1', 'https://c.example.com/k2']);
       // The URL is in exactly one place: the file, or the Secret (keys.rpcUrl).
       expect(chain.rpcUrl === undefined).toBe(env.includes('AGENT_WALLET_RPC_URL'));
       if (chain.rpcUrl === undefined) {
@@ -143,6 +146,17 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
     for (const chain of config.chains) expect(chain.protocols, chain.name).toEqual(shipped.chains[chain.name]!.protocols);
     if (values === 'full') {
       expect(config.chains.find((c) => c.name === 'arbitrum')!.rpcUrl).toBeUndefined(); // from the Secret
+      // Fallback URLs in the file, or from the Secret (keys.fallbackRpcUrls), never both.
+      expect(config.chains.find((c) => c.name === 'base')!.fallbackRpcUrls).toEqual([
+        'https://base-sepolia-2.example.internal',
+        'https://base-sepolia-3.example.internal',
+      ]);
+      const arbitrum = config.chains.find((c) => c.name === 'arbitrum')!;
+      expect(arbitrum.fallbackRpcUrls).toEqual([]);
+      const arbitrumEnv = (named(manifests, 'Deployment', componentName('aw', 'worker-arbitrum')) as Tree).spec.template.spec.containers[0].env;
+      expect(arbitrumEnv.find((e: { name: string }) => e.name === 'AGENT_WALLET_FALLBACK_RPC_URLS').valueFrom).toEqual({
+        secretKeyRef: { name: 'agent-wallet-arbitrum-keys', key: 'fallback-rpc-urls' },
+      });
       const eth = config.chains.find((c) => c.name === 'ethereum')!;
       expect(eth.faucetCap).toEqual({ native: '0.05', tokens: { USDC: '100' } });
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
@@ -229,8 +243,8 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
   it('is accepted by the API server with strict field validation (server-side dry run)', async () => {
     const ns = await newNamespace();
     const text = await renderChart({ namespace: ns, values: [valuesFile(values)] });
-    // ServiceMonitor's CRD (Prometheus Operator) is not on the test server; check.sh says why it is skipped.
-    const objects = parseManifests(text).filter((m) => m.kind !== 'ServiceMonitor');
+    // The Prometheus Operator's CRDs are not on the test server; check.sh says why they are skipped.
+    const objects = parseManifests(text).filter((m) => m.kind !== 'ServiceMonitor' && m.kind !== 'PrometheusRule');
     const r = await kubectl(['create', '--dry-run=server', '--validate=strict', '-n', ns, '-o', 'name', '-f', '-'], objects.map((o) => JSON.stringify(o)).join('\n'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(objects.length);
@@ -469,5 +483,73 @@ describe('the chart’s values schema', () => {
       expect(inChart, chain).toEqual(protocols);
       expect(schema.properties.chains.properties[chain].properties.tokens.items.properties.symbol.enum).toEqual(['USDC', 'USDT', 'aUSD', 'WETH']);
     }
+  });
+});
+
+describe('the PrometheusRule', () => {
+  type Rule = { alert: string; expr: string; for?: string; labels: Record<string, string>; annotations: Record<string, string> };
+  const rulesOf = async (values: 'minimal' | 'full', set: Record<string, string> = {}): Promise<Rule[] | undefined> => {
+    const ms = parseManifests(await renderChart({ namespace: 'agents', values: [valuesFile(values)], set }));
+    const rule = ms.find((m) => m.kind === 'PrometheusRule') as Tree;
+    if (!rule) return undefined;
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.spec.groups).toHaveLength(1);
+    return rule.spec.groups[0].rules as Rule[];
+  };
+  const find = (rules: Rule[], alert: string, chain: string) => rules.find((r) => r.alert === alert && r.expr.includes(`chain="${chain}"`));
+
+  it('is off by default', async () => {
+    expect(await rulesOf('minimal')).toBeUndefined();
+  });
+
+  it('alerts per enabled chain on the executors, the settler, the faucet and the paymaster deposit, at the values’ thresholds in ether', async () => {
+    const rules = (await rulesOf('full'))!;
+    for (const chain of ['ethereum', 'base', 'arbitrum']) {
+      for (const alert of ['AgentWalletExecutorBalanceLow', 'AgentWalletSettlerBalanceLow', 'AgentWalletFaucetBalanceLow', 'AgentWalletPaymasterDepositLow']) {
+        const r = find(rules, alert, chain);
+        expect(r, `${alert} ${chain}`).toBeDefined();
+        expect(r!.for).toBe('15m');
+        expect(r!.labels).toEqual({ severity: 'page' });
+        expect(r!.expr).toContain('namespace="agents"');
+      }
+    }
+    // base's thresholds from values-full.yaml; ethereum's the chart's defaults (values.yaml).
+    expect(find(rules, 'AgentWalletExecutorBalanceLow', 'base')!.expr).toBe(
+      'agentwallet_account_balance_wei{namespace="agents", chain="base", account=~"executor-[0-9]+"} / 1e18 < 0.02',
+    );
+    expect(find(rules, 'AgentWalletPaymasterDepositLow', 'base')!.expr).toBe('agentwallet_paymaster_deposit_wei{namespace="agents", chain="base"} / 1e18 < 0.25');
+    expect(find(rules, 'AgentWalletSettlerBalanceLow', 'ethereum')!.expr).toBe(
+      'agentwallet_account_balance_wei{namespace="agents", chain="ethereum", account="x402-settler"} / 1e18 < 0.05',
+    );
+    expect(find(rules, 'AgentWalletExecutorBalanceLow', 'ethereum')!.expr).toMatch(/ < 0\.1$/);
+    // Prometheus's own templates reach it untouched by Helm's.
+    expect(find(rules, 'AgentWalletExecutorBalanceLow', 'base')!.annotations.description).toMatch(/^\{\{ \$labels\.account \}\} \(\{\{ \$labels\.address \}\}\) holds \{\{ \$value \}\} ETH/);
+    const stale = rules.filter((r) => r.alert === 'AgentWalletBalancesStale');
+    expect(stale.map((r) => r.expr)).toEqual(['time() - agentwallet_balances_updated_timestamp_seconds{namespace="agents"} > 5400']);
+  });
+
+  it('names only metrics and labels the service exports', async () => {
+    const rules = (await rulesOf('full'))!;
+    const { registry } = createMetrics({ defaultMetrics: false });
+    const types = new Map((await registry.getMetricsAsJSON()).map((m) => [m.name, String(m.type)]));
+    const labelNames = (name: string) => (registry.getSingleMetric(name) as unknown as { labelNames: string[] }).labelNames;
+    for (const r of rules) {
+      const m = /(agentwallet_[a-z_]+)\{([^}]*)\}/.exec(r.expr);
+      expect(m, r.expr).not.toBeNull();
+      expect(types.get(m![1]!), m![1]).toBe('gauge');
+      // Every selector label but the one Prometheus adds to every target (namespace) is one of the gauge's.
+      const used = [...m![2]!.matchAll(/([a-z_]+)=~?"/g)].map((x) => x[1]!).filter((l) => l !== 'namespace');
+      for (const l of used) expect(labelNames(m![1]!), `${r.alert}: ${l}`).toContain(l);
+    }
+  });
+
+  it('leaves out the settler and faucet alerts when the release holds no such keys, and requires a chain’s thresholds', async () => {
+    const rules = (await rulesOf('minimal', { 'prometheusRule.enabled': 'true' }))!;
+    expect(rules.map((r) => r.alert)).toEqual(['AgentWalletExecutorBalanceLow', 'AgentWalletPaymasterDepositLow', 'AgentWalletBalancesStale']);
+    expect(rules[0]!.expr).toMatch(/chain="base".* < 0\.01$/);
+    expect(rules[2]!.expr).toMatch(/ > 600$/);
+    await expect(rulesOf('minimal', { 'prometheusRule.enabled': 'true', 'prometheusRule.thresholds.base.executorBalanceEth': 'lots' })).rejects.toThrow(
+      /executorBalanceEth/,
+    );
   });
 });
