@@ -172,7 +172,7 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
   const bundlerUrl = env.AGENT_WALLET_BUNDLER_URL?.trim() || undefined;
   const parsed = ChainConfigSchema.safeParse({
     ...pub,
-    ...(pub.bundler.kind === 'rpc' && { bundler: { ...pub.bundler, url: bundlerUrl ?? pub.bundler.url } }),
+    ...(pub.bundler?.kind === 'rpc' && { bundler: { ...pub.bundler, url: bundlerUrl ?? pub.bundler.url } }),
     rpcUrl,
     fallbackRpcUrls,
     paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,

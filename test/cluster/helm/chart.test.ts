@@ -81,16 +81,16 @@ it('a chain bundled by an outside bundler: its worker gets the bundler URL from 
     await renderChart({
       namespace: 'agents',
       values: [valuesFile('minimal')],
-      set: { 'chains.ethereum.bundler.kind': 'rpc', 'chains.ethereum.keys.bundlerUrl': 'bundler-url' },
+      set: { 'chains.base.bundler.kind': 'rpc', 'chains.base.keys.bundlerUrl': 'bundler-url' },
     }),
   );
-  const worker = named(manifests, 'Deployment', componentName('aw', 'worker-ethereum')) as Tree;
+  const worker = named(manifests, 'Deployment', componentName('aw', 'worker-base')) as Tree;
   const env = worker.spec.template.spec.containers[0].env as { name: string; valueFrom?: Tree }[];
   expect(env.map((e) => e.name)).not.toContain('AGENT_WALLET_EXECUTOR_KEYS');
   expect(env.find((e) => e.name === 'AGENT_WALLET_BUNDLER_URL')?.valueFrom.secretKeyRef.key).toBe('bundler-url');
   const dir = mkdtempSync(join(tmpdir(), 'aw-chart-rpc-'));
   writeFileSync(join(dir, 'config.yaml'), (named(manifests, 'ConfigMap', componentName('aw', 'config')) as Tree).data['config.yaml']);
-  const chain = (await loadClusterConfig(join(dir, 'config.yaml'))).chains.find((c) => c.name === 'ethereum')!;
+  const chain = (await loadClusterConfig(join(dir, 'config.yaml'))).chains.find((c) => c.name === 'base')!;
   const secretEnv = { AGENT_WALLET_PAYMASTER_SIGNER_KEY: `0x${'11'.repeat(32)}`, AGENT_WALLET_BUNDLER_URL: 'https://bundler.example.com/v2/secret-key' };
   const full = workerChainConfig(chain, secretEnv);
   expect(full.bundler).toMatchObject({ kind: 'rpc', url: 'https://bundler.example.com/v2/secret-key' });
@@ -157,7 +157,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       expect(arbitrumEnv.find((e: { name: string }) => e.name === 'AGENT_WALLET_FALLBACK_RPC_URLS').valueFrom).toEqual({
         secretKeyRef: { name: 'agent-wallet-arbitrum-keys', key: 'fallback-rpc-urls' },
       });
-      const eth = config.chains.find((c) => c.name === 'ethereum')!;
+      const eth = config.chains.find((c) => c.name === 'base')!;
       expect(eth.faucetCap).toEqual({ native: '0.05', tokens: { USDC: '100' } });
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
         ['USDC', '0x4444444444444444444444444444444444444444', true],
