@@ -1,4 +1,5 @@
 import { concat, type Address } from 'viem';
+import type { PackedUserOperation } from 'viem/account-abstraction';
 import type { Call } from '../../api/v1alpha1/index.ts';
 import { l1DataFeeOf, type ChainConfig } from '../../config/chainConfig.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
@@ -80,27 +81,7 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
   }
 
   async function gasLimits(p: GasLimitsParams): Promise<OperationGasLimitsWithL1> {
-    const gas: OperationGasLimits = {
-      callGasLimit: p.sim.callGasLimit,
-      verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
-      preVerificationGas: 0n,
-      paymasterVerificationGasLimit: GAS.paymasterVerification,
-      paymasterPostOpGasLimit: GAS.paymasterPostOp,
-    };
-    const packed = packUserOperation({
-      sender: p.wallet.address,
-      nonce: p.nonce,
-      ...(p.deploying && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(p.wallet.owner.address, p.wallet.salt) }),
-      callData: p.sim.callData,
-      ...gas,
-      preVerificationGas: 1_000_000n,
-      maxFeePerGas: p.fees.maxFeePerGas,
-      maxPriorityFeePerGas: p.fees.maxFeePerGas,
-      paymaster: config.paymaster,
-      paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
-      signature: DUMMY_SIGNATURE,
-    });
-    gas.preVerificationGas = preVerificationGasFor(packed);
+    const { gas, packed } = l2GasLimits(config, p);
     const l1 = await l1DataGas({ packed, fees: p.fees }).catch(rethrowAsRpcUnavailable);
     if (!l1) return gas;
     return { ...gas, preVerificationGas: gas.preVerificationGas + l1.gas, l1DataGas: l1.gas };
@@ -177,6 +158,38 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
 
     gasLimits,
   };
+}
+
+/**
+ * The operation's limits without an L1 data fee, and the packed operation they are sized on (with placeholder
+ * signatures and paymaster data of their final size): fixed validation limits, PVG from its packed size.
+ */
+export function l2GasLimits(
+  config: Pick<ChainConfig, 'simpleAccountFactory' | 'paymaster'>,
+  p: Omit<GasLimitsParams, 'fees'> & { fees: Pick<OperationFees, 'maxFeePerGas'> },
+): { gas: OperationGasLimits; packed: PackedUserOperation } {
+  const gas: OperationGasLimits = {
+    callGasLimit: p.sim.callGasLimit,
+    verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
+    preVerificationGas: 0n,
+    paymasterVerificationGasLimit: GAS.paymasterVerification,
+    paymasterPostOpGasLimit: GAS.paymasterPostOp,
+  };
+  const packed = packUserOperation({
+    sender: p.wallet.address,
+    nonce: p.nonce,
+    ...(p.deploying && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(p.wallet.owner.address, p.wallet.salt) }),
+    callData: p.sim.callData,
+    ...gas,
+    preVerificationGas: 1_000_000n,
+    maxFeePerGas: p.fees.maxFeePerGas,
+    maxPriorityFeePerGas: p.fees.maxFeePerGas,
+    paymaster: config.paymaster,
+    paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
+    signature: DUMMY_SIGNATURE,
+  });
+  gas.preVerificationGas = preVerificationGasFor(packed);
+  return { gas, packed };
 }
 
 /** Wei → USD at a configured price, rounded to micro-dollars. */
