@@ -222,6 +222,7 @@ export const PaymentRequiredSchema = z.object({
   chain: ChainOut,
   request_id: z.string(),
   smart_wallet_address: z.string(),
+  l1_data_gas: z.int().optional().meta({ description: "On an L2, the gas of the quoted operation that pays the chain's L1 data fee (in amount_usd); absent on an L1" }),
 });
 export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;
 
