@@ -96,13 +96,13 @@ describe('l1DataFee configuration', () => {
 
   it('defaults by the network the chain name stands for', () => {
     expect(l1DataFeeOf(minimal('ethereum'))).toEqual({ kind: 'none' });
-    expect(l1DataFeeOf(minimal('base'))).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F' });
+    expect(l1DataFeeOf(minimal('base'))).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F', method: 'getL1Fee' });
     expect(l1DataFeeOf(minimal('arbitrum'))).toEqual({ kind: 'arbitrum', nodeInterface: '0x00000000000000000000000000000000000000C8' });
   });
 
   it('takes an explicit setting, the predeploy addresses as defaults, and refuses an unknown kind', () => {
     expect(l1DataFeeOf(minimal('base', { l1DataFee: { kind: 'none' } }))).toEqual({ kind: 'none' });
-    expect(minimal('ethereum', { l1DataFee: { kind: 'opStack' } }).l1DataFee).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F' });
+    expect(minimal('ethereum', { l1DataFee: { kind: 'opStack' } }).l1DataFee).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F', method: 'getL1Fee' });
     expect(() => minimal('base', { l1DataFee: { kind: 'scroll' } })).toThrow();
     expect(() => minimal('base', { l1DataFee: { kind: 'opStack', nodeInterface: '0x00000000000000000000000000000000000000C8' } })).toThrow();
   });

@@ -1,4 +1,4 @@
-import { encodeFunctionData, parseAbi, serializeTransaction, type Address, type Hex } from 'viem';
+import { encodeFunctionData, parseAbi, serializeTransaction, size, type Address, type Hex } from 'viem';
 import { entryPoint07Abi, type PackedUserOperation } from 'viem/account-abstraction';
 import type { L1DataFeeConfig } from '../config/chainConfig.ts';
 import type { ChainClient } from './client.ts';
@@ -54,23 +54,27 @@ const PLACEHOLDER = {
   s: `0x${'7f'.repeat(32)}` as Hex,
 };
 
-/** The signed EIP-1559 handleOps transaction an L2 would post to L1 for this operation alone. */
-export function handleOpsTransactionFor(p: { chainId: number; entryPoint: Address; beneficiary: Address; packed: PackedUserOperation }): Hex {
-  const data = encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [[p.packed], p.beneficiary] });
-  return serializeTransaction(
-    {
-      type: 'eip1559',
-      chainId: p.chainId,
-      to: p.entryPoint,
-      data,
-      nonce: PLACEHOLDER.nonce,
-      gas: PLACEHOLDER.gas,
-      maxFeePerGas: PLACEHOLDER.fee,
-      maxPriorityFeePerGas: PLACEHOLDER.fee,
-    },
-    { r: PLACEHOLDER.r, s: PLACEHOLDER.s, yParity: 1 },
-  );
+type HandleOpsTransactionParams = { chainId: number; entryPoint: Address; beneficiary: Address; packed: PackedUserOperation };
+
+function handleOpsTransaction(p: HandleOpsTransactionParams) {
+  return {
+    type: 'eip1559' as const,
+    chainId: p.chainId,
+    to: p.entryPoint,
+    data: encodeFunctionData({ abi: entryPoint07Abi, functionName: 'handleOps', args: [[p.packed], p.beneficiary] }),
+    nonce: PLACEHOLDER.nonce,
+    gas: PLACEHOLDER.gas,
+    maxFeePerGas: PLACEHOLDER.fee,
+    maxPriorityFeePerGas: PLACEHOLDER.fee,
+  };
 }
+
+/** The signed EIP-1559 handleOps transaction an L2 would post to L1 for this operation alone. */
+export const handleOpsTransactionFor = (p: HandleOpsTransactionParams): Hex =>
+  serializeTransaction(handleOpsTransaction(p), { r: PLACEHOLDER.r, s: PLACEHOLDER.s, yParity: 1 });
+
+/** The same transaction unsigned, as Fjord's `getL1FeeUpperBound` takes its size. */
+export const unsignedHandleOpsTransactionFor = (p: HandleOpsTransactionParams): Hex => serializeTransaction(handleOpsTransaction(p));
 
 /** The gas price an operation pays: its max fee, or less when the base fee plus its tip is less. */
 export const operationGasPrice = (f: OperationFees): bigint => {
@@ -95,11 +99,16 @@ export function createL1DataGasReader(
   const fee = config.l1DataFee;
   return async ({ packed, fees }) => {
     if (fee.kind === 'none') return undefined;
-    const tx = handleOpsTransactionFor({ chainId: config.chainId, entryPoint: config.entryPoint, beneficiary: config.beneficiary, packed });
+    const txParams = { chainId: config.chainId, entryPoint: config.entryPoint, beneficiary: config.beneficiary, packed };
     if (fee.kind === 'opStack') {
-      const wei = await client.readContract({ address: fee.gasPriceOracle, abi: gasPriceOracleAbi, functionName: 'getL1Fee', args: [tx] });
+      const oracle = { address: fee.gasPriceOracle, abi: gasPriceOracleAbi } as const;
+      const wei =
+        fee.method === 'getL1FeeUpperBound'
+          ? await client.readContract({ ...oracle, functionName: 'getL1FeeUpperBound', args: [BigInt(size(unsignedHandleOpsTransactionFor(txParams)))] })
+          : await client.readContract({ ...oracle, functionName: 'getL1Fee', args: [handleOpsTransactionFor(txParams)] });
       return { gas: opStackL1Gas(wei, fees), chargedAsGas: false };
     }
+    const tx = handleOpsTransactionFor(txParams);
     const [gas] = await client.readContract({
       address: fee.nodeInterface,
       abi: nodeInterfaceAbi,

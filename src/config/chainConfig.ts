@@ -63,7 +63,17 @@ export const ARBITRUM_NODE_INTERFACE = '0x00000000000000000000000000000000000000
  */
 export const L1DataFeeConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('none') }).strict(),
-  z.object({ kind: z.literal('opStack'), gasPriceOracle: Address.default(OP_STACK_GAS_PRICE_ORACLE) }).strict(),
+  z
+    .object({
+      kind: z.literal('opStack'),
+      gasPriceOracle: Address.default(OP_STACK_GAS_PRICE_ORACLE),
+      /**
+       * `getL1Fee` of the signed transaction (what Alto asks; since Fjord the oracle compresses it with FastLZ), or
+       * Fjord's `getL1FeeUpperBound` of its unsigned size: never below the fee charged, on any content.
+       */
+      method: z.enum(['getL1Fee', 'getL1FeeUpperBound']).default('getL1Fee'),
+    })
+    .strict(),
   z.object({ kind: z.literal('arbitrum'), nodeInterface: Address.default(ARBITRUM_NODE_INTERFACE) }).strict(),
 ]);
 export type L1DataFeeConfig = z.infer<typeof L1DataFeeConfigSchema>;
@@ -71,7 +81,7 @@ export type L1DataFeeConfig = z.infer<typeof L1DataFeeConfigSchema>;
 /** What each chain name stands for (Base Sepolia is OP-stack, Arbitrum Sepolia is Nitro): the default when unset. */
 const DEFAULT_L1_DATA_FEE: Readonly<Record<ChainName, L1DataFeeConfig>> = {
   ethereum: { kind: 'none' },
-  base: { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE },
+  base: { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE, method: 'getL1Fee' },
   arbitrum: { kind: 'arbitrum', nodeInterface: ARBITRUM_NODE_INTERFACE },
 };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hexToBytes, size, type Abi, type Address, type Hex } from 'viem';
 import type { ChainName } from '../config/chains.ts';
-import { ARBITRUM_NODE_INTERFACE, OP_STACK_GAS_PRICE_ORACLE } from '../config/chainConfig.ts';
-import { handleOpsTransactionFor } from '../chain/l1DataFee.ts';
+import { ARBITRUM_NODE_INTERFACE, OP_STACK_GAS_PRICE_ORACLE, type ChainConfig } from '../config/chainConfig.ts';
+import { handleOpsTransactionFor, unsignedHandleOpsTransactionFor } from '../chain/l1DataFee.ts';
 import { createOperationEstimates, l2GasLimits } from '../chain/worker/estimates.ts';
 import { toWalletCalls } from '../chain/calls.ts';
 import { createWalletResolver } from '../chain/wallet.ts';
@@ -109,8 +109,9 @@ describe("an operation's preVerificationGas on the devnet", () => {
   // Fees an operation is signed with: price = min(3 gwei, 1 gwei base + 1 gwei tip) = 2 gwei.
   const fees: FeeSnapshot = { maxFeePerGas: 3n * gwei, maxPriorityFeePerGas: gwei, baseFeePerGas: gwei, blockNumber: 0n, blockTimestamp: 0n, blockGasLimit: 30_000_000n };
 
-  async function limitsOn(name: ChainName) {
-    const env = chainUnderTest(name);
+  async function limitsOn(name: ChainName, l1DataFee?: ChainConfig['l1DataFee']) {
+    const under = chainUnderTest(name);
+    const env = { ...under, config: { ...under.config, ...(l1DataFee && { l1DataFee }) } };
     const wallets = createWalletResolver(env.client, env.config, freshSecret());
     const estimates = createOperationEstimates({ client: env.client, config: env.config, wallets, fees: async () => fees, reuseMs: 5_000 });
     const wallet = await wallets.resolve({ apiClient: 'l1fee', agentId: 'agent' });
@@ -122,7 +123,8 @@ describe("an operation's preVerificationGas on the devnet", () => {
     const tx = handleOpsTransactionFor({ chainId: env.config.chainId, entryPoint: env.config.entryPoint, beneficiary: env.config.beneficiary, packed: l2.packed });
     const simulated = await estimates.simulate({ apiClient: 'l1fee', agentId: 'agent' }, [incrementCall(env.counter)]);
     if (!simulated.ok) throw new Error(simulated.error.message);
-    return { env, gas, l2: l2.gas, tx, simulated: simulated.value };
+    const unsigned = unsignedHandleOpsTransactionFor({ chainId: env.config.chainId, entryPoint: env.config.entryPoint, beneficiary: env.config.beneficiary, packed: l2.packed });
+    return { env, gas, l2: l2.gas, tx, unsigned, simulated: simulated.value };
   }
 
   it('base: the L2 part plus the GasPriceOracle fee of its handleOps transaction at the operation price, and simulate shows it', async () => {
@@ -140,6 +142,19 @@ describe("an operation's preVerificationGas on the devnet", () => {
     expect(simulated.l1Data).toEqual({ gas: l1Gas, costWei: l1Gas * fees.maxFeePerGas });
     expect(simulated.estimatedCostWei).toBe(simulated.estimatedGas * fees.maxFeePerGas);
     expect(simulated.estimatedGas).toBeGreaterThan(l1Gas + l2.preVerificationGas);
+  });
+
+  it("base with Fjord's getL1FeeUpperBound: the bound of the unsigned transaction's size, as gas at the operation price", async () => {
+    const { gas, l2, unsigned } = await limitsOn('base', { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE, method: 'getL1FeeUpperBound' });
+    // size + 68 (signature); FastLZ bound = n + n/255 + 16; estimated = -42,585,600 + 836,500 × bound; fee = estimated × scaled / 1e12
+    const n = BigInt(size(unsigned)) + 68n;
+    const bound = n + n / 255n + 16n;
+    const estimated = -42_585_600n + 836_500n * bound;
+    const fee = (estimated * opScaledFee) / 10n ** 12n;
+    const l1Gas = (fee + 2n * gwei - 1n) / (2n * gwei);
+    expect(gas.l1DataGas).toBe(l1Gas);
+    expect(gas.preVerificationGas).toBe(l2.preVerificationGas + l1Gas);
+    console.log(`base (upper bound): unsigned tx ${size(unsigned)} bytes, L1 fee ${fee} wei = ${l1Gas} gas at 2 gwei`);
   });
 
   it('arbitrum: the L2 part plus the NodeInterface gas of its handleOps transaction', async () => {

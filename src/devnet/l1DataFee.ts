@@ -9,7 +9,7 @@ import nodeInterfaceArtifact from './artifacts/DevnetNodeInterface.json' with { 
 /** What each devnet chain stands for: base an OP-stack L2, arbitrum a Nitro one, ethereum an L1. */
 export const DEVNET_L1_DATA_FEE: Readonly<Record<ChainName, L1DataFeeConfig>> = {
   ethereum: { kind: 'none' },
-  base: { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE },
+  base: { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE, method: 'getL1Fee' },
   arbitrum: { kind: 'arbitrum', nodeInterface: ARBITRUM_NODE_INTERFACE },
 };
 
