@@ -93,8 +93,9 @@ const packedUserOperationType = {
 } as const;
 
 /**
- * preVerificationGas: the calldata cost of the operation inside handleOps plus a fixed per-operation share
- * of the bundle's unmetered overhead. `packed` must carry signatures of their final size (dummies are fine).
+ * preVerificationGas on L1: the calldata cost of the operation inside handleOps plus a fixed per-operation share
+ * of the bundle's unmetered overhead. `packed` must carry signatures of their final size (dummies are fine). On an
+ * L2 the operation's PVG adds its L1 data fee as gas (l1DataFee.ts).
  */
 export function preVerificationGasFor(packed: PackedUserOperation): bigint {
   const encoded = encodeAbiParameters([packedUserOperationType], [packed]);
@@ -104,6 +105,19 @@ export function preVerificationGasFor(packed: PackedUserOperation): bigint {
 /** The most gas one operation may consume on chain (PVG is a payment, not consumed gas, but counts here too). */
 export const totalOperationGas = (g: OperationGasLimits): bigint =>
   g.callGasLimit + g.verificationGasLimit + g.preVerificationGas + g.paymasterVerificationGasLimit + g.paymasterPostOpGasLimit;
+
+/**
+ * An operation's limits as a bundle transaction must hold them. Where the L1 data fee is paid apart from gas
+ * (OP-stack), the L1 part of preVerificationGas is no gas the transaction uses: only the L2 part counts (its
+ * calldata and overhead, recomputed from the packed operation, never above the operation's own PVG), so an L1
+ * fee neither pushes a bundle past EIP-7825's cap nor makes bundles smaller. Where it is charged as gas
+ * (Arbitrum), the whole PVG stays.
+ */
+export function bundledGasLimits(gas: OperationGasLimits, packed: PackedUserOperation, l1FeeApartFromGas: boolean): OperationGasLimits {
+  if (!l1FeeApartFromGas) return gas;
+  const l2 = preVerificationGasFor(packed);
+  return l2 < gas.preVerificationGas ? { ...gas, preVerificationGas: l2 } : gas;
+}
 
 /**
  * Gas for handleOps: above the sum of the operations' limits, or the EntryPoint aborts with AA95 (it checks

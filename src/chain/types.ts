@@ -46,6 +46,11 @@ export interface SimulationResult {
   maxFeePerGas: bigint;
   estimatedCostWei: bigint;
   estimatedCostUsd: number;
+  /**
+   * On an L2: the part of estimatedGas (in preVerificationGas) that pays the L1 data fee, and its cost at
+   * maxFeePerGas, part of estimatedCostWei (src/chain/l1DataFee.ts). Absent on a chain without one.
+   */
+  l1Data?: { gas: bigint; costWei: bigint };
   /** The reads asked for with `observe`, before and after the calls (absent when none were asked for). */
   observed?: Observed;
   /**

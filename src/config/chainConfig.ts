@@ -115,6 +115,41 @@ export function builtinBundlerOf(c: { name: string; bundler: BundlerConfig }): B
 export function withBuiltinBundler<C extends { name: string; bundler: BundlerConfig }>(c: C, patch: Partial<Omit<BuiltinBundlerConfig, 'kind'>>): C {
   return { ...c, bundler: { ...builtinBundlerOf(c), ...patch } };
 }
+/** OP-stack's GasPriceOracle predeploy and Arbitrum's NodeInterface: the same address on every such chain. */
+export const OP_STACK_GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
+export const ARBITRUM_NODE_INTERFACE = '0x00000000000000000000000000000000000000C8';
+
+/**
+ * How an L2 charges for the data its transactions post to L1, which preVerificationGas must cover
+ * (src/chain/l1DataFee.ts, docs/architecture.md "L2 data fees"): `none` (an L1), `opStack` (the GasPriceOracle's
+ * fee in wei, deducted apart from gas) or `arbitrum` (the NodeInterface's estimate in gas, charged as gas).
+ */
+export const L1DataFeeConfigSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }).strict(),
+  z
+    .object({
+      kind: z.literal('opStack'),
+      gasPriceOracle: Address.default(OP_STACK_GAS_PRICE_ORACLE),
+      /**
+       * `getL1Fee` of the signed transaction (what Alto asks; since Fjord the oracle compresses it with FastLZ), or
+       * Fjord's `getL1FeeUpperBound` of its unsigned size: never below the fee charged, on any content.
+       */
+      method: z.enum(['getL1Fee', 'getL1FeeUpperBound']).default('getL1Fee'),
+    })
+    .strict(),
+  z.object({ kind: z.literal('arbitrum'), nodeInterface: Address.default(ARBITRUM_NODE_INTERFACE) }).strict(),
+]);
+export type L1DataFeeConfig = z.infer<typeof L1DataFeeConfigSchema>;
+
+/** What each chain name stands for (Base Sepolia is OP-stack, Arbitrum Sepolia is Nitro): the default when unset. */
+const DEFAULT_L1_DATA_FEE: Readonly<Record<ChainName, L1DataFeeConfig>> = {
+  ethereum: { kind: 'none' },
+  base: { kind: 'opStack', gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE, method: 'getL1Fee' },
+  arbitrum: { kind: 'arbitrum', nodeInterface: ARBITRUM_NODE_INTERFACE },
+};
+
+/** A chain's L1 data fee setting: its own, else the default of the network its name stands for. */
+export const l1DataFeeOf = (c: Pick<ChainConfig, 'name' | 'l1DataFee'>): L1DataFeeConfig => c.l1DataFee ?? DEFAULT_L1_DATA_FEE[c.name];
 
 /**
  * Everything a chain worker needs to serve one chain. Produced from the devnet manifest in the embedded
@@ -185,6 +220,8 @@ export const ChainConfigObjectSchema = z.object({
   nativeUsdPrice: z.number().positive().default(3000),
   /** The USD prices of the native coin and tokens the policies' outflow valuations read (src/policy/prices). */
   prices: PricesConfigSchema.default({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} }),
+  /** The L1 data fee preVerificationGas covers; absent: by the chain's name (l1DataFeeOf). */
+  l1DataFee: L1DataFeeConfigSchema.optional(),
   /**
    * Who bundles the chain's operations: the built-in bundler (`builtin`, the default: it sends handleOps from
    * `executorKeys`) or an ERC-4337 bundler over JSON-RPC (`rpc`: Alto, a hosted bundler), which sends with its own

@@ -1,6 +1,8 @@
 import { concat, encodeFunctionData, parseEther, parseUnits, type Address, type Chain, type Hex } from 'viem';
 import { entryPoint07Abi } from 'viem/account-abstraction';
+import type { L1DataFeeConfig } from '../config/chainConfig.ts';
 import type { DevnetAccounts } from './accounts.ts';
+import { installL1FeeStandIn } from './l1DataFee.ts';
 import { devnetPublicClient, devnetWalletClient } from './clients.ts';
 import {
   CANONICAL,
@@ -28,6 +30,8 @@ export interface DeployChainParameters {
   chain: Chain;
   accounts: DevnetAccounts;
   log: (line: string) => void;
+  /** The L1 data fee this chain stands for: its oracle's stand-in is installed (l1DataFee.ts). */
+  l1DataFee?: L1DataFeeConfig;
 }
 
 export interface DeployChainResult {
@@ -41,7 +45,7 @@ export interface DeployChainResult {
  * the funded accounts, Counter and Gate. Every address is fixed in advance (see contracts.ts), so a chain
  * whose state was lost gets the same addresses back.
  */
-export async function deployChain({ chain, accounts, log }: DeployChainParameters): Promise<DeployChainResult> {
+export async function deployChain({ chain, accounts, log, l1DataFee }: DeployChainParameters): Promise<DeployChainResult> {
   const client = devnetPublicClient(chain);
   const installer = devnetWalletClient(chain, accounts.installer.privateKey);
   const deployer = devnetWalletClient(chain, accounts.deployer.privateKey);
@@ -104,6 +108,9 @@ export async function deployChain({ chain, accounts, log }: DeployChainParameter
   }
   await viaCreate2(counterDeployment);
   await viaCreate2(gateDeployment);
+  // Not counted in `deployed`: a chain state from before the stand-ins gains them without being "fresh".
+  const standIn = l1DataFee && (await installL1FeeStandIn(chain, accounts, l1DataFee));
+  if (standIn) log(`${chain.name}: installed the ${standIn}`);
 
   await verifyChain({ chain, accounts });
   if (deployed.length > 0) log(`${chain.name}: deployed ${deployed.join(', ')}`);

@@ -13,6 +13,9 @@ import { CHAIN_IDS, CHAIN_NAMES } from '../config/chains.ts';
 import { devnetChain, devnetPublicClient, devnetWalletClient } from './clients.ts';
 import { CANONICAL, counterAbi, gateAbi, TEST_TOKENS, testStablecoinAbi, verifyingPaymasterAbi } from './contracts.ts';
 import { PAYMASTER_DEPOSIT } from './deploy.ts';
+import { devnetAccounts } from './accounts.ts';
+import { DEVNET_L1_FEE_PARAMETERS, devnetGasPriceOracleAbi, devnetNodeInterfaceAbi } from './l1DataFee.ts';
+import { ARBITRUM_NODE_INTERFACE, OP_STACK_GAS_PRICE_ORACLE } from '../config/chainConfig.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DevnetError, loadManifest, startDevnet, type Devnet } from './devnet.ts';
 import type { DevnetChain, DevnetManifest } from './manifest.ts';
@@ -250,6 +253,10 @@ describe('startDevnet', () => {
     const c = before.chains[0]!;
     const wallet = devnetWalletClient(clientsFor(c).chain, before.accounts.funded[4]!.privateKey);
     await wallet.writeContractSync({ address: c.testContracts.counter, abi: counterAbi, functionName: 'setNumber', args: [4242n] });
+    // The L1 fee stand-in's owner changes its parameters through the journaled RPC: the restart keeps them.
+    const baseChain = before.chains.find((x) => x.name === 'base')!;
+    const installer = devnetWalletClient(clientsFor(baseChain).chain, devnetAccounts().installer.privateKey);
+    await installer.writeContractSync({ address: OP_STACK_GAS_PRICE_ORACLE, abi: devnetGasPriceOracleAbi, functionName: 'setParameters', args: [7n, 8n, 9, 10] });
 
     const pids = anvilPids(dataDir);
     expect(pids).toHaveLength(3);
@@ -266,6 +273,9 @@ describe('startDevnet', () => {
     expect(devnet.manifest.chains.map((x) => x.rpcUrl)).toEqual(before.chains.map((x) => x.rpcUrl));
     const { client } = clientsFor(devnet.manifest.chains[0]!);
     expect(await client.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' })).toBe(4242n);
+    const base = clientsFor(devnet.manifest.chains.find((x) => x.name === 'base')!).client;
+    expect(await base.readContract({ address: OP_STACK_GAS_PRICE_ORACLE, abi: devnetGasPriceOracleAbi, functionName: 'l1BaseFee' })).toBe(7n);
+    expect(await base.readContract({ address: OP_STACK_GAS_PRICE_ORACLE, abi: devnetGasPriceOracleAbi, functionName: 'blobBaseFeeScalar' })).toBe(10);
   });
 
   test('a restart after the chain state was lost redeploys at the same addresses and says so', async () => {
@@ -294,6 +304,14 @@ describe('startDevnet', () => {
     for (const name of ['ethereum', 'arbitrum']) expect(rpcUrl(devnet.manifest, name)).toBe(rpcUrl(before, name));
     const c = devnet.manifest.chains[0]!;
     expect(await clientsFor(c).client.readContract({ address: c.testContracts.counter, abi: counterAbi, functionName: 'number' })).toBe(0n);
+    // The L1 fee stand-ins are back too, with the devnet's parameters.
+    const chainClient = (name: string) => clientsFor(devnet.manifest.chains.find((x) => x.name === name)!).client;
+    expect(await chainClient('base').readContract({ address: OP_STACK_GAS_PRICE_ORACLE, abi: devnetGasPriceOracleAbi, functionName: 'l1BaseFee' })).toBe(
+      DEVNET_L1_FEE_PARAMETERS.opStack.l1BaseFee,
+    );
+    expect(await chainClient('arbitrum').readContract({ address: ARBITRUM_NODE_INTERFACE, abi: devnetNodeInterfaceAbi, functionName: 'pricePerUnit' })).toBe(
+      DEVNET_L1_FEE_PARAMETERS.arbitrum.pricePerUnit,
+    );
   });
 });
 

@@ -8,6 +8,7 @@ import { startChainNode, type ChainNode } from './chainNode.ts';
 import { devnetChain } from './clients.ts';
 import { CANONICAL, isPaymentToken, TEST_STABLECOIN_EIP712_VERSION, counterDeployment, entryPointDeployment, factoryDeployment, gateDeployment, paymasterAddress, tokenDeployments } from './contracts.ts';
 import { deployChain } from './deploy.ts';
+import { DEVNET_L1_DATA_FEE } from './l1DataFee.ts';
 import { DEVNET_PROTOCOLS, type DevnetProtocolOptions, type ProtocolRun } from './protocols/index.ts';
 import { DevnetManifestSchema, type DevnetChain, type DevnetManifest } from './manifest.ts';
 import type { ProtocolsConfig } from '../protocols/config.ts';
@@ -113,7 +114,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
         // end of this start holds the deployment (below), and a crash before that deploys again, as a lost state
         // does. So the deployment (and a reload's check of it) does not pay the proxy's hop and fsyncs.
         const chain = devnetChain({ chainId: node.chainId, name, rpcUrl: node.rpcUrl });
-        const { deployed } = await deployChain({ chain, accounts, log });
+        const { deployed } = await deployChain({ chain, accounts, log, l1DataFee: DEVNET_L1_DATA_FEE[name] });
         const syncSend = await supportsSyncSend(node.rpcUrl);
         const entry = manifestChain(name, node.chainId, rpcUrl, accounts, syncSend);
         const protocols: ProtocolsConfig = {};
@@ -257,6 +258,7 @@ export function chainConfigsFromManifest(manifest: DevnetManifest): ChainConfig[
       // anvil mines each transaction at once: polling for receipts every 250 ms would only add latency.
       bundler: { syncSend: c.syncSend ?? false, receiptPollMs: 20 },
       prices: devnetPrices(c, manifest.accounts.protocolDeployer?.address),
+      l1DataFee: c.l1DataFee,
     }),
   );
 }
@@ -309,6 +311,7 @@ function manifestChain(name: ChainName, chainId: number, rpcUrl: string, account
     })),
     testContracts: { counter: counterDeployment.address, gate: gateDeployment.address },
     syncSend,
+    l1DataFee: DEVNET_L1_DATA_FEE[name],
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChainNameSchema } from '../config/chains.ts';
-import { TokenConfigSchema } from '../config/chainConfig.ts';
+import { L1DataFeeConfigSchema, TokenConfigSchema } from '../config/chainConfig.ts';
 import { protocolsConfigSchema } from '../protocols/config.ts';
 import { FAMILIES } from '../protocols/index.ts';
 
@@ -31,6 +31,8 @@ export const DevnetChainSchema = z.object({
   protocols: protocolsConfigSchema(FAMILIES).optional(),
   /** The node answers `eth_sendRawTransactionSync` (probed at start). Optional: manifests before it lack it. */
   syncSend: z.boolean().optional(),
+  /** The L1 data fee the chain stands for, its oracle's stand-in installed (l1DataFee.ts). Optional, as above. */
+  l1DataFee: L1DataFeeConfigSchema.optional(),
 });
 export type DevnetChain = z.infer<typeof DevnetChainSchema>;
 

@@ -112,11 +112,14 @@ describe('gateway with the devnet, a real chain worker and the execution control
       status: 'pending',
       smart_wallet_address: (await get('/wallet?agent_id=bot-1&chain=base')).json().smart_wallet_address,
       estimated_gas: expect.any(Number),
+      // base is an L2: the part of the gas paying its L1 data fee (optional field, absent on ethereum)
+      l1_data_gas: expect.any(Number),
       estimated_cost_usd: 0,
       tx_hash: null,
       message: expect.any(String),
     });
     expect(Number.isInteger(body.estimated_gas) && body.estimated_gas > 21_000).toBe(true);
+    expect(body.l1_data_gas > 0 && body.l1_data_gas < body.estimated_gas).toBe(true);
     expect((await get(`/status/${body.request_id}`)).statusCode).toBe(404);
     expect((await gw.store.list('ExecutionRequest')).items).toHaveLength(0);
   });
@@ -234,7 +237,8 @@ describe('gateway with the devnet, a real chain worker and the execution control
     expect(res.statusCode).toBe(402);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['accepted_tokens', 'amount_usd', 'chain', 'error', 'payment_address', 'request_id', 'required_amount_raw', 'smart_wallet_address'].sort(),
+      // l1_data_gas: optional, on an L2 (base) only
+      ['accepted_tokens', 'amount_usd', 'chain', 'error', 'l1_data_gas', 'payment_address', 'request_id', 'required_amount_raw', 'smart_wallet_address'].sort(),
     );
     expect(body).toMatchObject({ error: 'payment_required', chain: 'base', accepted_tokens: ['USDC', 'aUSD'] });
     expect(body.amount_usd).toBeGreaterThan(0);

@@ -28,6 +28,7 @@ export function presentAccepted(request: ExecutionRequest, walletAddress: string
     status: 'queued',
     smart_wallet_address: walletAddress,
     estimated_gas: s?.estimatedGas ?? 0,
+    ...(s?.l1DataGas !== undefined && { l1_data_gas: s.l1DataGas }),
     // The controller writes the payable amount (it already reflects the payment mode).
     estimated_cost_usd: request.spec.paymentMode === 'sponsored' ? 0 : (s?.costUsd ?? s?.estimatedCostUsd ?? 0),
     tx_hash: s?.txHash ?? null,

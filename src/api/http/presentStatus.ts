@@ -92,6 +92,7 @@ export function presentStatus(request: ExecutionRequest): StatusRecord {
     smart_wallet_address: s?.smartWalletAddress ?? null,
     calls: request.spec.calls.length,
     estimated_gas: s?.estimatedGas ?? null,
+    ...(s?.l1DataGas !== undefined && { l1_data_gas: s.l1DataGas }),
     block_number: s?.blockNumber ?? null,
     gas_used: s?.gasUsed ?? null,
     failure: s?.failure

@@ -393,6 +393,8 @@ export const ExecutionRequestStatusSchema = z.object({
   conditions: z.array(ConditionSchema).optional(),
   smartWalletAddress: Address.optional(),
   estimatedGas: z.number().int().optional(),
+  /** On an L2: the part of estimatedGas that pays the chain's L1 data fee (src/chain/l1DataFee.ts). */
+  l1DataGas: z.number().int().optional(),
   estimatedCostUsd: z.number().optional(),
   /** The quote the request is held to, and how it was paid (manual and auto modes; see src/payments). */
   payment: PaymentStatusSchema.optional(),

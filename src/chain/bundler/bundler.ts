@@ -4,7 +4,7 @@ import type { LockManager } from '../../locks/types.ts';
 import { readEntryPointNonce } from '../entryPointNonce.ts';
 import type { ChainClient } from '../client.ts';
 import { readFees, type FeeSnapshot } from '../fees.ts';
-import { GAS, handleOpsGasLimit, type OperationGasLimits } from '../gas.ts';
+import { bundledGasLimits, GAS, handleOpsGasLimit, type OperationGasLimits } from '../gas.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
@@ -51,6 +51,8 @@ export interface BundlerOptions {
   now?: () => number;
   /** Told of every bundle transaction sent, for metrics (src/metrics implements it); optional. */
   observer?: BundleObserver;
+  /** The chain's L1 data fee is paid apart from gas (OP-stack): PVG's L1 part stays out of the bundle's gas limit. */
+  l1DataFeeApartFromGas?: boolean;
 }
 
 /**
@@ -208,20 +210,22 @@ export class Bundler implements OperationBundler {
     if (this.#closed) throw new Error('bundler is closed');
     const hash = signed.hash as Hex;
     if (this.#pool.get(hash) || this.#outcomes.get(hash)) return 'duplicate';
-    const gas: OperationGasLimits = {
+    const packed = packUserOperation(op);
+    const limits: OperationGasLimits = {
       callGasLimit: op.callGasLimit,
       verificationGasLimit: op.verificationGasLimit,
       preVerificationGas: op.preVerificationGas,
       paymasterVerificationGasLimit: op.paymasterVerificationGasLimit ?? 0n,
       paymasterPostOpGasLimit: op.paymasterPostOpGasLimit ?? 0n,
     };
+    const gas = bundledGasLimits(limits, packed, this.#o.l1DataFeeApartFromGas ?? false);
     const window = op.paymaster ? parseSponsorshipWindow(op.paymasterData) : undefined;
     this.#pool.add({
       hash,
       sender: op.sender,
       nonce: op.nonce,
       signed,
-      packed: packUserOperation(op),
+      packed,
       gas,
       validUntil: window && window.validUntil !== 0 ? window.validUntil : Number.POSITIVE_INFINITY,
       inFlight: false,

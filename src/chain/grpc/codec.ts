@@ -122,6 +122,7 @@ const SimulationResultSchema = z.object({
   observed: z.lazy(() => z.object({ before: z.array(ReadCallResultSchema), after: z.array(ReadCallResultSchema) })).optional(),
   outflows: z.object({ items: z.array(z.lazy(() => OutflowSchema)) }).optional(),
   outflowsUnavailable: z.object({ code: z.literal('rpc_unsupported'), message: z.string() }).optional(),
+  l1Data: z.object({ gas: UintSchema, costWei: UintSchema }).optional(),
 });
 
 /** Every OutflowKind has its enum value: the Record makes a new kind a compile error here. */
@@ -199,6 +200,7 @@ export function encodeSimulation(r: Result<SimulationResult, SimulationFailure>)
           observed: s.observed && { before: s.observed.before.map(encodeReadCallResult), after: s.observed.after.map(encodeReadCallResult) },
           outflows: s.outflows && { items: s.outflows.map(encodeOutflow) },
           outflowsUnavailable: s.outflowsUnavailable,
+          l1Data: s.l1Data && { gas: s.l1Data.gas.toString(), costWei: s.l1Data.costWei.toString() },
         },
       },
     };
@@ -226,6 +228,7 @@ export function decodeSimulation(m: pb.SimulateResponse): Result<SimulationResul
         ...(s.observed && { observed: { before: s.observed.before.map(decodeReadCallResult), after: s.observed.after.map(decodeReadCallResult) } }),
         ...(s.outflows && { outflows: s.outflows.items.map(decodeOutflow) }),
         ...(s.outflowsUnavailable && { outflowsUnavailable: s.outflowsUnavailable }),
+        ...(s.l1Data && { l1Data: { gas: BigInt(s.l1Data.gas), costWei: BigInt(s.l1Data.costWei) } }),
       });
     }
     case 'failure': {

@@ -1,14 +1,16 @@
 import { concat, type Address } from 'viem';
+import type { PackedUserOperation } from 'viem/account-abstraction';
 import type { Call } from '../../api/v1alpha1/index.ts';
-import type { ChainConfig } from '../../config/chainConfig.ts';
+import { l1DataFeeOf, type ChainConfig } from '../../config/chainConfig.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { encodeWalletCallData, toWalletCalls, type WalletCall } from '../calls.ts';
 import type { ChainClient } from '../client.ts';
 import type { FeeSnapshot } from '../fees.ts';
 import { GAS, preVerificationGasFor, totalOperationGas, type OperationGasLimits } from '../gas.ts';
+import { createL1DataGasReader, type OperationFees } from '../l1DataFee.ts';
 import { DUMMY_SIGNATURE, encodeSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
-import { ChainError } from '../errors.ts';
+import { ChainError, rethrowAsRpcUnavailable } from '../errors.ts';
 import { MAX_READ_CALLS } from './reads.ts';
 import { simulateCalls, type CallsSimulation } from '../simulate.ts';
 import { observeCalls } from '../observe.ts';
@@ -37,13 +39,29 @@ export interface OperationEstimates {
    * execute simulates, then prepares: one estimate instead of two), else a fresh one.
    */
   forSigning(wallet: ResolvedWallet, calls: readonly WalletCall[]): Promise<Result<CallsSimulation, SimulationFailure>>;
-  /** Gas limits of the operation that would carry `sim`: fixed validation limits, PVG from its packed size. */
-  gasLimits(p: { wallet: ResolvedWallet; sim: CallsSimulation; deploying: boolean; nonce: bigint; maxFeePerGas: bigint }): OperationGasLimits;
+  /**
+   * Gas limits of the operation that would carry `sim`: fixed validation limits, PVG from its packed size plus, on
+   * an L2, its L1 data fee as gas at `fees` (`l1DataGas`, l1DataFee.ts). Throws `rpc_unavailable` when the L2's
+   * fee oracle does not answer.
+   */
+  gasLimits(p: GasLimitsParams): Promise<OperationGasLimitsWithL1>;
 }
+
+export interface GasLimitsParams {
+  wallet: ResolvedWallet;
+  sim: CallsSimulation;
+  deploying: boolean;
+  nonce: bigint;
+  fees: OperationFees;
+}
+
+/** The part of preVerificationGas that pays the L2's L1 data fee; absent on a chain without one. */
+export type OperationGasLimitsWithL1 = OperationGasLimits & { l1DataGas?: bigint };
 
 /** Call-gas estimates (eth_call + eth_estimateGas from the EntryPoint, see simulate.ts) and the gas limits built on them. */
 export function createOperationEstimates(deps: OperationEstimatesDeps): OperationEstimates {
   const { client, config, wallets } = deps;
+  const l1DataGas = createL1DataGasReader(client, { ...config, l1DataFee: l1DataFeeOf(config) });
   const recent = new Map<string, { at: number; sim: CallsSimulation }>();
   const keyOf = (sender: Address, calls: readonly WalletCall[]) => `${sender}|${calls.map((c) => `${c.target}:${c.value}:${c.data}`).join('|')}`;
 
@@ -62,29 +80,11 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
     return r;
   }
 
-  function gasLimits(p: { wallet: ResolvedWallet; sim: CallsSimulation; deploying: boolean; nonce: bigint; maxFeePerGas: bigint }): OperationGasLimits {
-    const gas: OperationGasLimits = {
-      callGasLimit: p.sim.callGasLimit,
-      verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
-      preVerificationGas: 0n,
-      paymasterVerificationGasLimit: GAS.paymasterVerification,
-      paymasterPostOpGasLimit: GAS.paymasterPostOp,
-    };
-    const packed = packUserOperation({
-      sender: p.wallet.address,
-      nonce: p.nonce,
-      ...(p.deploying && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(p.wallet.owner.address, p.wallet.salt) }),
-      callData: p.sim.callData,
-      ...gas,
-      preVerificationGas: 1_000_000n,
-      maxFeePerGas: p.maxFeePerGas,
-      maxPriorityFeePerGas: p.maxFeePerGas,
-      paymaster: config.paymaster,
-      paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
-      signature: DUMMY_SIGNATURE,
-    });
-    gas.preVerificationGas = preVerificationGasFor(packed);
-    return gas;
+  async function gasLimits(p: GasLimitsParams): Promise<OperationGasLimitsWithL1> {
+    const { gas, packed } = l2GasLimits(config, p);
+    const l1 = await l1DataGas({ packed, fees: p.fees }).catch(rethrowAsRpcUnavailable);
+    if (!l1) return gas;
+    return { ...gas, preVerificationGas: gas.preVerificationGas + l1.gas, l1DataGas: l1.gas };
   }
 
   return {
@@ -128,7 +128,12 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
       if (!r.ok) return r;
       if (observed && !observed.ok) return observed;
       if (outflows && !outflows.ok) return outflows;
-      const gas = gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, maxFeePerGas: feeSnapshot.maxFeePerGas });
+      let gas: OperationGasLimitsWithL1;
+      try {
+        gas = await gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, fees: feeSnapshot });
+      } catch (e) {
+        return err({ code: 'rpc_unavailable', message: describeError(e) });
+      }
       const estimatedGas = totalOperationGas(gas);
       const estimatedCostWei = estimatedGas * feeSnapshot.maxFeePerGas;
       return ok({
@@ -138,6 +143,8 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
         maxFeePerGas: feeSnapshot.maxFeePerGas,
         estimatedCostWei,
         estimatedCostUsd: weiToUsd(estimatedCostWei, config.nativeUsdPrice),
+        // The L1 data fee's share of the figures above (both already include it).
+        ...(gas.l1DataGas !== undefined && { l1Data: { gas: gas.l1DataGas, costWei: gas.l1DataGas * feeSnapshot.maxFeePerGas } }),
         ...(observed && { observed: observed.value }),
         ...(outflows && ('outflows' in outflows.value ? { outflows: outflows.value.outflows } : { outflowsUnavailable: outflows.value.unavailable })),
       });
@@ -151,6 +158,38 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
 
     gasLimits,
   };
+}
+
+/**
+ * The operation's limits without an L1 data fee, and the packed operation they are sized on (with placeholder
+ * signatures and paymaster data of their final size): fixed validation limits, PVG from its packed size.
+ */
+export function l2GasLimits(
+  config: Pick<ChainConfig, 'simpleAccountFactory' | 'paymaster'>,
+  p: Omit<GasLimitsParams, 'fees'> & { fees: Pick<OperationFees, 'maxFeePerGas'> },
+): { gas: OperationGasLimits; packed: PackedUserOperation } {
+  const gas: OperationGasLimits = {
+    callGasLimit: p.sim.callGasLimit,
+    verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
+    preVerificationGas: 0n,
+    paymasterVerificationGasLimit: GAS.paymasterVerification,
+    paymasterPostOpGasLimit: GAS.paymasterPostOp,
+  };
+  const packed = packUserOperation({
+    sender: p.wallet.address,
+    nonce: p.nonce,
+    ...(p.deploying && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(p.wallet.owner.address, p.wallet.salt) }),
+    callData: p.sim.callData,
+    ...gas,
+    preVerificationGas: 1_000_000n,
+    maxFeePerGas: p.fees.maxFeePerGas,
+    maxPriorityFeePerGas: p.fees.maxFeePerGas,
+    paymaster: config.paymaster,
+    paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
+    signature: DUMMY_SIGNATURE,
+  });
+  gas.preVerificationGas = preVerificationGasFor(packed);
+  return { gas, packed };
 }
 
 /** Wei → USD at a configured price, rounded to micro-dollars. */

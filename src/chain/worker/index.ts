@@ -1,6 +1,6 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainConfig } from '../../config/chainConfig.ts';
+import { l1DataFeeOf, type ChainConfig } from '../../config/chainConfig.ts';
 import { createMemoryLockManager } from '../../locks/memory.ts';
 import type { LockManager } from '../../locks/types.ts';
 import { Bundler, type BundleObserver, type BundlerStats } from '../bundler/bundler.ts';
@@ -157,6 +157,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
           ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
           ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
           ...(deps.bundleObserver && { observer: deps.bundleObserver }),
+          l1DataFeeApartFromGas: l1DataFeeOf(config).kind === 'opStack',
         })
       : new RpcBundler({
           bundler: outside!,

@@ -89,7 +89,7 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
         try {
           // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
           const deploying = nonce === 0n && !(await wallets.resolve(ref)).deployed;
-          const gas = estimates.gasLimits({ wallet, sim, deploying, nonce, maxFeePerGas: feeSnapshot.maxFeePerGas });
+          const gas = await estimates.gasLimits({ wallet, sim, deploying, nonce, fees: feeSnapshot });
           const sign = (g: OperationGasLimits, n: bigint, deploy: boolean, owner: LocalAccount = wallet.owner) =>
             buildSignedOperation({
               chainId: config.chainId,

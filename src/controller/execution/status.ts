@@ -34,16 +34,17 @@ export function conditions(s: ExecutionRequestStatus, t: Date, changes: Partial<
  * The figures a simulation gives the status record. `estimatedGas` is the gas the request is priced on under its
  * mode (pricedGas: the auto mode's includes its fee transfer's), so the cost shown reads off the gas shown.
  */
-export function simulationStatus(
-  sim: SimulationResult,
-  mode: PaymentMode,
-): Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'> {
+export function simulationStatus(sim: SimulationResult, mode: PaymentMode): SimulationEstimates {
   return {
     smartWalletAddress: sim.wallet.address,
     estimatedGas: Number(pricedGas(mode, sim.estimatedGas)),
+    ...(sim.l1Data && { l1DataGas: Number(sim.l1Data.gas) }),
     estimatedCostUsd: sim.estimatedCostUsd,
   };
 }
+
+/** The status figures a simulation gives (simulationStatus). */
+export type SimulationEstimates = Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'l1DataGas' | 'estimatedCostUsd'>;
 
 export const paidMessage = (p: PaymentRecord): string =>
   `${p.method}: ${p.amountRaw} raw ${p.token} from ${p.payer}${p.txHash ? ` in ${p.txHash}` : ''}`;

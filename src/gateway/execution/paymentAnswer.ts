@@ -59,5 +59,6 @@ function quoteBody(request: ExecutionRequest, quote: PaymentQuote, walletAddress
     chain: request.spec.chain,
     request_id: request.metadata.name,
     smart_wallet_address: walletAddress,
+    ...(request.status?.l1DataGas !== undefined && { l1_data_gas: request.status.l1DataGas }),
   };
 }

@@ -41,6 +41,7 @@ export async function simulateExecution(
       smart_wallet_address: sim.wallet.address,
       // The gas the key's price is made from (the auto mode's fee transfer included): docs/payments.md.
       estimated_gas: Number(pricedGas(client.spec.paymentMode, sim.estimatedGas)),
+      ...(sim.l1Data && { l1_data_gas: Number(sim.l1Data.gas) }),
       estimated_cost_usd: estimatedCostUsd(ctx, client, input.chain, sim),
       tx_hash: null,
       message: 'simulation succeeded; nothing was broadcast',

@@ -4,7 +4,7 @@ import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 import { simulateOrFail } from '../simulation.ts';
 import { needsOutflows } from './policy.ts';
-import { conditions, fail, paidMessage, simulationStatus, write } from '../status.ts';
+import { conditions, fail, paidMessage, simulationStatus, write, type SimulationEstimates } from '../status.ts';
 import type { AdmissionInput, AdmissionStep, Admitted } from './types.ts';
 
 /** The calls must succeed from the request's wallet now; a revert fails the request with its (decoded) reason. */
@@ -66,7 +66,7 @@ function recordAdmission(
   r: Reconciling,
   req: ExecutionRequest,
   admission: Exclude<Admission, { kind: 'satisfied' }>,
-  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd' | 'spend'>,
+  estimates: SimulationEstimates & Pick<ExecutionRequestStatus, 'spend'>,
   t: Date,
   earlierQuotes: PaymentQuote[],
 ): Promise<ReconcileResult> {

@@ -11,7 +11,7 @@ import { failByPolicy, refusalAtSigning, valuationAtSigning } from '../admission
 import { failByBudget, holdBudget } from '../admission/budget.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
-import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write } from '../status.ts';
+import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write, type SimulationEstimates } from '../status.ts';
 
 /** What admission let through, to sign: the calls it added (the auto transfer), what the caller pays, and why. */
 export interface SigningPlan {
@@ -19,7 +19,7 @@ export interface SigningPlan {
   added: Call[];
   costUsd: number;
   reason: string;
-  estimates: Pick<ExecutionRequestStatus, 'smartWalletAddress' | 'estimatedGas' | 'estimatedCostUsd'>;
+  estimates: SimulationEstimates;
   payment?: ExecutionRequestStatus['payment'];
   /** Admission's valuation of the request's calls in this reconcile (admission/policy.ts), for the last judgement. */
   value?: Valuation | undefined;

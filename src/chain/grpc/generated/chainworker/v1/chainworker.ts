@@ -141,7 +141,19 @@ export interface SimulationResult {
    * cannot say (then `outflows_unavailable`).
    */
   outflows?: Outflows | undefined;
-  outflowsUnavailable?: OutflowsUnavailable | undefined;
+  outflowsUnavailable?:
+    | OutflowsUnavailable
+    | undefined;
+  /** On an L2: the L1 data fee's share of estimated_gas and estimated_cost_wei; absent on a chain without one. */
+  l1Data?: L1Data | undefined;
+}
+
+/** The part of an operation's preVerificationGas that pays an L2's L1 data fee. */
+export interface L1Data {
+  /** Gas, decimal. */
+  gas: string;
+  /** gas × max_fee_per_gas, wei, decimal. */
+  costWei: string;
 }
 
 /** A wrapper, so that "asked, nothing leaves" (empty) differs from "not asked" (absent). */
@@ -1051,6 +1063,7 @@ function createBaseSimulationResult(): SimulationResult {
     observed: undefined,
     outflows: undefined,
     outflowsUnavailable: undefined,
+    l1Data: undefined,
   };
 }
 
@@ -1082,6 +1095,9 @@ export const SimulationResult: MessageFns<SimulationResult> = {
     }
     if (message.outflowsUnavailable !== undefined) {
       OutflowsUnavailable.encode(message.outflowsUnavailable, writer.uint32(74).fork()).join();
+    }
+    if (message.l1Data !== undefined) {
+      L1Data.encode(message.l1Data, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -1169,6 +1185,71 @@ export const SimulationResult: MessageFns<SimulationResult> = {
             }
 
             message.outflowsUnavailable = OutflowsUnavailable.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.l1Data = L1Data.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseL1Data(): L1Data {
+  return { gas: "", costWei: "" };
+}
+
+export const L1Data: MessageFns<L1Data> = {
+  encode(message: L1Data, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gas !== "") {
+      writer.uint32(10).string(message.gas);
+    }
+    if (message.costWei !== "") {
+      writer.uint32(18).string(message.costWei);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): L1Data {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseL1Data();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gas = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.costWei = reader.string();
             continue;
           }
         }
