@@ -65,6 +65,8 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
     '--min-bundle-interval', '20',
     '--block-time', '250',
     '--utility-wallet-monitor', 'false',
+    // Alto prices the L1 data fee itself on an L2 (the devnet's stand-ins at the real addresses answer it).
+    '--chain-type', chain === 'base' ? 'op-stack' : chain === 'arbitrum' ? 'arbitrum' : 'default',
     ...(opts.extraArgs ?? []),
   ];
   let bundleMode = opts.bundleMode ?? 'auto';

@@ -100,3 +100,25 @@ describe('RPC bundler: the chain worker through Alto (devnet)', () => {
     expect(await worker.withdrawOperation(op)).toEqual({ state: 'sent' });
   });
 });
+
+describe.each(['base', 'arbitrum'] as const)('RPC bundler on %s: Alto prices the L1 data fee too', (chain) => {
+  it('the operation carries at least the preVerificationGas Alto asks, L1 part included, and is confirmed', async () => {
+    const env = chainUnderTest(chain);
+    const alto = await startAlto(chain);
+    const worker = await createChainWorker({ ...env.config, executorKeys: [], bundler: alto.bundlerConfig() }, { serviceSecret: freshSecret() });
+    try {
+      const outcomes = outcomeRecorder(worker);
+      const op = await worker.prepareOperation({ apiClient: 'acme', agentId: uniqueId(`alto-l2-${chain}`) }, [incrementCall(env.counter)], { requestId: 'l2' });
+      const { fromSignedUserOperation } = await import('../../userOperation.ts');
+      const asked = await createBundlerClient({ url: alto.url, entryPoint: env.config.entryPoint }).estimateUserOperationGas(fromSignedUserOperation(op));
+      expect(BigInt(op.preVerificationGas)).toBeGreaterThanOrEqual(asked.preVerificationGas);
+      await worker.submitOperation(op);
+      const outcome = await outcomes.wait(op.hash);
+      assertIncluded(outcome);
+      expect(outcome.success).toBe(true);
+    } finally {
+      await worker.close();
+      await alto.stop();
+    }
+  }, 90_000);
+});
