@@ -2,16 +2,15 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHAIN_IDS } from '../config/chains.ts';
 import { ClusterChainSchema } from './cluster/config.ts';
-import { NETWORKS, NETWORKS_DIR, networkChainConfig, readNetworkFile, type NetworkName } from './networks.ts';
+import { NETWORKS, NETWORKS_DIR, networkChainConfig, networkInputs, readNetworkFile, type NetworkName } from './networks.ts';
 
 const operator = {
   rpcUrl: 'https://rpc.example.org/v1/KEY',
   paymaster: '0x00000000000000000000000000000000000000a1',
   beneficiary: '0x00000000000000000000000000000000000000b2',
   treasury: '0x00000000000000000000000000000000000000c3',
-  paymasterSignerKey: `0x${'11'.repeat(32)}`,
-  executorKeys: [`0x${'22'.repeat(32)}`],
 };
+const keys = { paymasterSignerKey: `0x${'11'.repeat(32)}`, executorKeys: [`0x${'22'.repeat(32)}`] };
 
 describe('shipped network configurations', () => {
   it('ships exactly the three testnets', () => {
@@ -20,7 +19,7 @@ describe('shipped network configurations', () => {
 
   for (const [name, chain] of Object.entries(NETWORKS) as [NetworkName, (typeof NETWORKS)[NetworkName]][]) {
     it(`${name} parses with the service's ChainConfigSchema and the cluster's chain schema`, () => {
-      const config = networkChainConfig(name, operator);
+      const config = networkChainConfig(name, operator, keys);
       expect(config.name).toBe(chain);
       expect(config.chainId).toBe(CHAIN_IDS[chain]);
       expect(config.entryPoint).toBe('0x0000000071727De22E5E9d8BAf0edAc6f37da032');
@@ -34,7 +33,21 @@ describe('shipped network configurations', () => {
   }
 
   it('names what the operator left out', () => {
-    expect(() => networkChainConfig('sepolia', { ...operator, paymaster: '' })).toThrow(/paymaster/);
-    expect(() => networkChainConfig('sepolia', { ...operator, paymasterSignerKey: undefined })).toThrow(/paymasterSignerKey/);
+    expect(() => networkChainConfig('sepolia', { ...operator, paymaster: undefined }, keys)).toThrow(/paymaster/);
+    expect(() => networkChainConfig('sepolia', operator, { ...keys, paymasterSignerKey: undefined })).toThrow(/AGENT_WALLET_PAYMASTER_SIGNER_KEY/);
+  });
+
+  it('reads per-network flags: `name=value` for one, a bare value for every network', () => {
+    const got = networkInputs({
+      network: ['sepolia', 'base-sepolia'],
+      'rpc-url': ['sepolia=https://eth.example/?key=a=b', 'base=https://base.example'],
+      paymaster: [operator.paymaster],
+      treasury: ['base-sepolia=0x00000000000000000000000000000000000000d4', operator.treasury],
+    }, '0x00000000000000000000000000000000000000e5');
+    expect(got).toEqual([
+      { name: 'sepolia', inputs: { rpcUrl: 'https://eth.example/?key=a=b', paymaster: operator.paymaster, beneficiary: '0x00000000000000000000000000000000000000e5', treasury: operator.treasury } },
+      { name: 'base-sepolia', inputs: { rpcUrl: 'https://base.example', paymaster: operator.paymaster, beneficiary: '0x00000000000000000000000000000000000000e5', treasury: '0x00000000000000000000000000000000000000d4' } },
+    ]);
+    expect(() => networkInputs({ network: ['goerli'] })).toThrow(/unknown --network goerli/);
   });
 });

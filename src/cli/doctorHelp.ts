@@ -1,0 +1,25 @@
+/**
+ * The help of `doctor` and of the network options `serve` shares, as plain text: printing it must not load the
+ * checks or the network files (main.ts imports the commands on demand). What it names is
+ * checked by doctor.test.ts, which runs the commands with every option named here.
+ */
+export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (networks/): sepolia, base-sepolia, arbitrum-sepolia; repeat for several
+--rpc-url [N=]URL     its RPC endpoint (N: the network or its chain name; a bare value: every network given)
+--paymaster [N=]A     your VerifyingPaymaster (deployed, with a deposit; its verifyingSigner the signer key's address)
+--beneficiary [N=]A   receives the bundles' gas refunds (default: the first executor)
+--treasury [N=]A      receives payments
+keys from the environment, as a cluster's chain worker takes them: AGENT_WALLET_PAYMASTER_SIGNER_KEY,
+AGENT_WALLET_EXECUTOR_KEYS (comma-separated), AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY (optional)`;
+
+const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');
+
+export const DOCTOR_HELP = `  doctor [--json] [--chain C]… [--timeout-ms N]
+                          checks a configuration against its chains before it serves: chain id, RPC methods,
+                          EntryPoint, factory, paymaster (signer, deposit, stake), account balances, an outside
+                          bundler, tokens, protocol addresses (docs/operations.md, "Pre-flight: agent-wallet
+                          doctor"). Prints each check with what to do; exit 1 when one fails. The configuration:
+                          --config F    a cluster's config file; keys, when set, from the chain worker's variables
+                                        below, and AGENT_WALLET_RPC_URL for a chain without rpcUrl
+${indent(NETWORK_OPTIONS_HELP, '                          ')}
+                          --data-dir D  the devnet of a \`dev\` run; with none of these, the running \`dev\` service's
+`;
