@@ -3,13 +3,16 @@
  * checks or the network files (main.ts imports the commands on demand). What it names is
  * checked by doctor.test.ts, which runs the commands with every option named here.
  */
-export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (networks/): sepolia, base-sepolia, arbitrum-sepolia; repeat for several
---rpc-url [N=]URL     its RPC endpoint (N: the network or its chain name; a bare value: every network given)
---paymaster [N=]A     your VerifyingPaymaster (deployed, with a deposit; its verifyingSigner the signer key's address)
+export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (networks/): sepolia, base-sepolia or
+                      arbitrum-sepolia; repeat it for several
+--rpc-url [N=]URL     its RPC endpoint (N= the network or chain name; bare: every network)
+--paymaster [N=]A     your VerifyingPaymaster: deployed, with a deposit, its
+                      verifyingSigner the signer key's address
 --beneficiary [N=]A   receives the bundles' gas refunds (default: the first executor)
 --treasury [N=]A      receives payments
-keys from the environment, as a cluster's chain worker takes them: AGENT_WALLET_PAYMASTER_SIGNER_KEY,
-AGENT_WALLET_EXECUTOR_KEYS (comma-separated), AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY (optional)`;
+keys from the environment, as a cluster's chain worker takes them:
+AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (comma-separated),
+AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY (optional)`;
 
 const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');
 
@@ -22,4 +25,12 @@ export const DOCTOR_HELP = `  doctor [--json] [--chain C]… [--timeout-ms N]
                                         below, and AGENT_WALLET_RPC_URL for a chain without rpcUrl
 ${indent(NETWORK_OPTIONS_HELP, '                          ')}
                           --data-dir D  the devnet of a \`dev\` run; with none of these, the running \`dev\` service's
+`;
+
+export const SERVE_HELP = `  serve --network N … [--port N] [--host H] [--data-dir D] [--skip-doctor] [--quiet]
+                          every role in one process, as \`dev\`, on shipped testnets through your RPC URLs, contracts
+                          and keys (docs/operations.md, "Running against a testnet"); no faucet, no development key
+                          (\`keys create\`). Runs the doctor's checks first and does not start when one fails
+${indent(NETWORK_OPTIONS_HELP, '                          ')}
+                          AGENT_WALLET_SERVICE_SECRET (>= 32 characters), or a new one kept in <data-dir>/service-secret
 `;

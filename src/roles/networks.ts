@@ -49,6 +49,9 @@ export type PublicChainConfig = z.infer<typeof PublicChainSchema>;
  * service validates it, the protocols by their families' schemas; a missing input is named by its field.
  */
 export function networkPublicConfig(name: NetworkName, inputs: NetworkOperatorInputs, dir = NETWORKS_DIR): PublicChainConfig {
+  const flags = { rpcUrl: '--rpc-url', paymaster: '--paymaster', beneficiary: '--beneficiary', treasury: '--treasury' } as const;
+  const missing = (Object.keys(flags) as (keyof typeof flags)[]).filter((k) => !inputs[k]).map((k) => flags[k]);
+  if (missing.length > 0) throw new CliError(`network ${name} needs ${missing.join(', ')}`);
   const shipped = readNetworkFile(name, dir);
   const protocols = protocolsConfigSchema(FAMILIES).safeParse(shipped.protocols ?? {});
   if (!protocols.success) throw new CliError(`networks/${name}.yaml: protocols: ${z.prettifyError(protocols.error)}`);
