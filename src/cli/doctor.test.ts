@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { runCli } from '../../test/support/cli.ts';
 import { tempDir, testDevnet } from '../../test/support/env.ts';
 
-/** `agent-wallet doctor` as an operator runs it: on the devnet's manifest, and on a cluster's config file. */
+/** `agent-wallet doctor` as an operator runs it (docs/operations.md, "Pre-flight"): on the devnet's manifest, and on a cluster's config file. */
 const devnet = testDevnet();
 const devnetDataDir = dirname(dirname(devnet.manifestPath));
 
@@ -43,6 +43,14 @@ describe('agent-wallet doctor (the command)', () => {
     const results = (JSON.parse(fixed.stdout) as { results: { id: string; status: string }[] }).results;
     expect(results.filter((r) => r.id === 'executor.balance')).toHaveLength(executorKeys.length);
     expect(results.find((r) => r.id === 'paymaster.signer')?.status).toBe('ok');
+  });
+
+  it("names every option the commands parse in their help", async () => {
+    const { DOCTOR_OPTIONS } = await import('./doctor.ts');
+    const { SERVE_OPTIONS } = await import('../roles/serve.ts');
+    const { DOCTOR_HELP, SERVE_HELP } = await import('./doctorHelp.ts');
+    for (const o of Object.keys(DOCTOR_OPTIONS)) expect(DOCTOR_HELP).toContain(`--${o}`);
+    for (const o of Object.keys(SERVE_OPTIONS)) expect(SERVE_HELP).toContain(`--${o}`);
   });
 
   it('refuses two configurations at once and an unknown network', async () => {

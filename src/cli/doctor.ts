@@ -10,7 +10,7 @@ import { keysFromEnv, NETWORK_OPTIONS, networkInputs, networkPublicConfig, type 
 import { colours, table } from './output.ts';
 import { serviceDataDir } from './serviceDataDir.ts';
 
-const OPTIONS = {
+export const DOCTOR_OPTIONS = {
   config: { type: 'string' },
   'data-dir': { type: 'string' },
   chain: { type: 'string', multiple: true },
@@ -21,7 +21,7 @@ const OPTIONS = {
 
 /** `agent-wallet doctor`: the checks of src/doctor on the configuration the service would run with. */
 export async function runDoctorCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values } = parse(argv, OPTIONS);
+  const { values } = parse(argv, DOCTOR_OPTIONS);
   const sources = [values.config !== undefined, values.network !== undefined, values['data-dir'] !== undefined].filter(Boolean).length;
   if (sources > 1) throw new CliError('give one configuration: --config, --network or --data-dir');
   let targets = await (values.config !== undefined

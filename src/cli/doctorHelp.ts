@@ -1,7 +1,7 @@
 /**
  * The help of `doctor` and of the network options `serve` shares, as plain text: printing it must not load the
  * checks or the network files (main.ts imports the commands on demand). What it names is
- * checked by doctor.test.ts, which runs the commands with every option named here.
+ * checked by src/cli/doctor.test.ts: each option the commands parse is named here.
  */
 export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (networks/): sepolia, base-sepolia or
                       arbitrum-sepolia; repeat it for several

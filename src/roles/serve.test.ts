@@ -9,6 +9,7 @@ import { until } from '../../test/support/until.ts';
  * `serve --network` against the run's devnet standing in for Base Sepolia (same chain id): the shipped file names
  * Circle's USDC and the real protocol deployments, which the devnet does not have, so the pre-flight checks fail
  * there and the service refuses to start; the same flags give `doctor` the same inputs.
+ * The example of docs/operations.md, "In one process: `agent-wallet serve --network`", with the devnet for Base Sepolia.
  */
 const devnet = testDevnet();
 const base = devnet.chainConfigs().find((c) => c.name === 'base')!;

@@ -7,7 +7,7 @@ import { doctorTarget, healthy, runDoctor } from '../doctor/index.ts';
 import { startEmbeddedService } from './embedded.ts';
 import { keysFromEnv, NETWORK_OPTIONS, networkChainConfig, networkInputs } from './networks.ts';
 
-const OPTIONS = {
+export const SERVE_OPTIONS = {
   ...NETWORK_OPTIONS,
   port: { type: 'string' },
   host: { type: 'string' },
@@ -23,7 +23,7 @@ const OPTIONS = {
  * listens it runs the doctor's checks on the same inputs: a failed one stops the start (--skip-doctor starts anyway).
  */
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const { values } = parse(argv, OPTIONS);
+  const { values } = parse(argv, SERVE_OPTIONS);
   if (!values.network?.length) throw new CliError('serve needs --network (sepolia, base-sepolia, arbitrum-sepolia); `agent-wallet dev` runs the local devnet');
   const dataDir = resolveDataDir(values['data-dir']);
   const port = Number(values.port ?? env.AGENT_WALLET_PORT ?? 8080);
