@@ -107,7 +107,8 @@ const priorityFee: Probe = async (ctx) => {
 /** eth_sendRawTransactionSync, only when the configuration asks for it (bundler.syncSend): else bundles are sent and polled. */
 const syncSend: Probe = async (ctx) => {
   const id = 'rpc.eth_sendRawTransactionSync';
-  if (!ctx.target.config.bundler.syncSend) return result(ctx, id, 'ok', 'not used (bundler.syncSend is false)');
+  // Read defensively: only the built-in bundler has the setting (an outside one sends its own bundles).
+  if ((ctx.target.config.bundler as { syncSend?: unknown }).syncSend !== true) return result(ctx, id, 'ok', 'not used (bundler.syncSend is not set)');
   try {
     await ctx.rpc('eth_sendRawTransactionSync', ['0x']);
   } catch (e) {
