@@ -13,6 +13,7 @@ import { isStoreError } from '../../src/store/types.ts';
 import { parseApiKey } from '../../src/keys/apiKey.ts';
 import { AUDIT_LOG_ENV, startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { apiClient } from '../support/http.ts';
+import { until } from '../support/until.ts';
 import { kubeBinDir } from '../support/kubeApiServer.ts';
 
 const run = promisify(execFile);
@@ -107,6 +108,17 @@ describe('metrics', () => {
     const worker = await scrape(cluster.workers.get('base')!.opsPort);
     expect(worker).toContain('agentwallet_bundle_operations');
     expect(worker).toContain('agentwallet_lock_wait_seconds');
+  });
+});
+
+describe('pre-flight checks', () => {
+  it('every chain worker runs the doctor on its configuration at start and logs the outcome', async () => {
+    for (const [chain, worker] of cluster.workers) {
+      const line = await until(`${chain}'s doctor log`, async () =>
+        (await readFile(worker.logPath, 'utf8')).split('\n').find((l) => l.includes('"doctor: pre-flight checks done"')),
+      );
+      expect(JSON.parse(line), chain).toMatchObject({ chain, failed: 0, checks: expect.any(Number) });
+    }
   });
 });
 
