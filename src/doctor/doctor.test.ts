@@ -102,6 +102,19 @@ describe('agent-wallet doctor against the devnet', () => {
     expect(results[0]!.fix).toMatch(/check the chain's RPC URL/);
   });
 
+  it("an outside bundler URL that is no bundler fails; the executors are then the bundler's business", async () => {
+    // A plain node at the bundler's URL: a real JSON-RPC server without eth_supportedEntryPoints.
+    const notABundler = await runDoctor([{ ...target(), bundlerUrl: base.rpcUrl }]);
+    const [bundler] = find(notABundler, 'bundler.entryPoints');
+    expect(bundler).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not answer eth_supportedEntryPoints \(error /) });
+    expect(bundler!.fix).toMatch(/a bundler URL that serves EntryPoint v0.7 on chain 84532/);
+    expect(find(notABundler, 'executor.balance')).toEqual([expect.objectContaining({ status: 'ok', detail: 'an outside bundler sends the bundles: no executor accounts' })]);
+    const dead = await runDoctor([{ ...target(), bundlerUrl: `http://127.0.0.1:${await freePort()}/rpc?apikey=SECRET` }]);
+    const [gone] = find(dead, 'bundler.entryPoints');
+    expect(gone!.status).toBe('fail');
+    expect(gone!.detail).not.toContain('SECRET'); // a hosted bundler's key stays out of the output
+  });
+
   describe('an RPC endpoint without some methods', () => {
     let proxy: Server;
     let url: string;

@@ -19,7 +19,9 @@ export const bundlerCheck: DoctorCheck = {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_supportedEntryPoints', params: [] }),
         signal: AbortSignal.timeout(10_000),
       });
-      answer = ((await response.json()) as { result?: unknown }).result;
+      const body = (await response.json()) as { result?: unknown; error?: { message?: unknown } };
+      if (body.error !== undefined) throw new Error(`error ${String(body.error.message ?? JSON.stringify(body.error))}`);
+      answer = body.result;
     } catch (e) {
       return [result(ctx, 'bundler.entryPoints', 'fail', `the bundler at ${shownUrl(url)} does not answer eth_supportedEntryPoints (${(e as Error).message})`, fix)];
     }
