@@ -55,6 +55,10 @@ describe('agent-wallet doctor (the command)', () => {
 
   it('refuses two configurations at once and an unknown network', async () => {
     expect((await runCli(['doctor', '--config', 'x.yaml', '--data-dir', devnetDataDir], {})).stderr).toMatch(/give one configuration/);
+    // No flag and no running `dev` (an empty runtime directory): nothing to check, and it says what to pass.
+    const none = await runCli(['doctor'], { AGENT_WALLET_RUNTIME_DIR: tempDir() });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/nothing to check: pass --config F/);
     const unknown = await runCli(['doctor', '--network', 'goerli'], {});
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown --network goerli: one of sepolia, base-sepolia, arbitrum-sepolia/);

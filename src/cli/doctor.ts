@@ -93,7 +93,12 @@ function networkTargets(values: Parameters<typeof networkInputs>[0], env: NodeJS
 
 /** A devnet's manifest: what `dev` builds its chain configurations from. */
 async function devnetTargets(dataDirFlag: string | undefined): Promise<DoctorTarget[]> {
-  const dataDir = await serviceDataDir(dataDirFlag, 'the devnet');
+  const dataDir = await serviceDataDir(dataDirFlag, 'the devnet').catch((e: Error) => {
+    // serviceDataDir's message speaks of managing a store; here nothing was named to check.
+    throw /^no running agent-wallet service/.test(e.message)
+      ? new CliError('nothing to check: pass --config F (a cluster), --network N with its flags (a testnet), or --data-dir D (a devnet); with none, a running `dev`')
+      : e;
+  });
   const path = join(dataDir, 'devnet', 'manifest.json');
   let manifest;
   try {
