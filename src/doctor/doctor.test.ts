@@ -55,6 +55,15 @@ describe('agent-wallet doctor against the devnet', () => {
     expect(find(results, 'contracts.entryPoint')[0]!.fix).toContain('0x0000000071727De22E5E9d8BAf0edAc6f37da032');
   });
 
+  it("a token's decimals or x402 domain other than the token's fails, with the values to set", async () => {
+    const tokens = base.tokens.map((t) => (t.symbol === 'USDC' ? { ...t, eip3009: { name: 'USD Coin', version: '2' } } : t.symbol === 'USDT' ? { ...t, decimals: 18 } : t));
+    const results = await runDoctor([target({ tokens })]);
+    const usdc = base.tokens.find((t) => t.symbol === 'USDC')!;
+    expect(find(results, 'token.USDC')[0]).toMatchObject({ status: 'fail', fix: `set tokens[USDC].eip3009 to { name: "${usdc.eip3009!.name}", version: "${usdc.eip3009!.version}" }` });
+    expect(find(results, 'token.USDT')[0]).toMatchObject({ status: 'fail', fix: 'set tokens[USDT].decimals to 6' });
+    expect(find(results, 'token.aUSD')[0]!.status).toBe('ok');
+  });
+
   it('a protocol address with no code fails, naming the field', async () => {
     const compound = base.protocols.compoundV3 as { markets: { name: string; comet: string }[] };
     const gone = privateKeyToAddress(generatePrivateKey());
