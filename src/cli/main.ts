@@ -3,6 +3,7 @@ import { runCommand } from './command.ts';
 import { CLIENT_COMMANDS } from './commands/index.ts';
 import { familyHelp, protocolCommandFor } from './commands/protocols.ts';
 import { devOptionsHelp } from '../roles/devOptions.ts';
+import { DOCTOR_HELP, SERVE_HELP } from './doctorHelp.ts';
 
 const clientUsage = () =>
   CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(22)}  ${c.summary}`).join('\n');
@@ -62,6 +63,8 @@ ${devOptionsHelp('    ')}
                           an agent's own view, with its API key (AGENT_WALLET_API_KEY): the policies that govern it,
                           and a dry run of a call against them (exit 3 when refused; nothing is sent)
 `,
+  serve: SERVE_HELP,
+  doctor: DOCTOR_HELP,
   webhooks: `  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
                   [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
                           checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
@@ -131,6 +134,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('../roles/faucet.ts')).runFaucet(rest);
     case 'webhooks':
       return (await import('./webhooks.ts')).runWebhooks(rest);
+    case 'serve':
+      return (await import('../roles/serve.ts')).runServe(rest);
+    case 'doctor':
+      return (await import('./doctor.ts')).runDoctorCommand(rest);
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
     case 'controller':

@@ -13,6 +13,7 @@ import { isStoreError } from '../../src/store/types.ts';
 import { parseApiKey } from '../../src/keys/apiKey.ts';
 import { AUDIT_LOG_ENV, startTestCluster, type TestCluster } from '../support/cluster.ts';
 import { apiClient } from '../support/http.ts';
+import { until } from '../support/until.ts';
 import { kubeBinDir } from '../support/kubeApiServer.ts';
 
 const run = promisify(execFile);
@@ -110,6 +111,17 @@ describe('metrics', () => {
     // The worker's accounts and its paymaster's deposit, read at its start (src/metrics/balances.ts).
     expect(worker).toMatch(/^agentwallet_account_balance_wei\{chain="base",account="executor-0",address="0x[0-9a-fA-F]{40}"\} [1-9]/m);
     expect(worker).toMatch(/^agentwallet_paymaster_deposit_wei\{chain="base",paymaster="0x[0-9a-fA-F]{40}"\} [1-9]/m);
+  });
+});
+
+describe('pre-flight checks', () => {
+  it('every chain worker runs the doctor on its configuration at start and logs the outcome', async () => {
+    for (const [chain, worker] of cluster.workers) {
+      const line = await until(`${chain}'s doctor log`, async () =>
+        (await readFile(worker.logPath, 'utf8')).split('\n').find((l) => l.includes('"doctor: pre-flight checks done"')),
+      );
+      expect(JSON.parse(line), chain).toMatchObject({ chain, failed: 0, checks: expect.any(Number) });
+    }
   });
 });
 

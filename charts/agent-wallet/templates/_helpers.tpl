@@ -80,7 +80,7 @@ agentwallet.dev/chain: {{ .chain }}
 {{- define "agent-wallet.enabledChains" -}}
 {{- $enabled := dict }}
 {{- range $name, $chain := .Values.chains }}
-{{- if $chain.enabled }}{{ $_ := set $enabled $name $chain }}{{ end }}
+{{- if $chain.enabled }}{{ $_ := set $enabled $name (include "agent-wallet.networkChain" (dict "root" $ "name" $name "chain" $chain) | fromJson) }}{{ end }}
 {{- end }}
 {{- if not $enabled }}
 {{- fail "no chain is enabled: set chains.<ethereum|base|arbitrum>.enabled=true with its rpcUrl, paymaster, beneficiary, treasury and keys.existingSecret" }}

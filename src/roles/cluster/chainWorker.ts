@@ -7,6 +7,7 @@ import { canonicalChain } from '../../config/chains.ts';
 import { createRedisLockManager } from '../../locks/redis.ts';
 import { Metrics, bundleObserver, grpcServerInterceptor, instrumentLockManager, watchBalances } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
+import { doctorTarget, runDoctor } from '../../doctor/index.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
 import { loadRoleContext, parse, roleOptions, runUntilSignal } from './runtime.ts';
 
@@ -61,6 +62,15 @@ export async function runChainWorker(argv: string[]): Promise<number> {
   let serving = true;
   const ops = await startOpsServer({ port: ctx.opsPort, registry: metrics.registry, ready: () => serving && redis.status === 'ready' });
   log.info({ chain: chainName, grpcPort: server.port, opsPort: ops.port }, 'chain worker serving');
+  // The doctor's checks on this worker's configuration, in the background: each warning or failure is logged with
+  // what to do, and the worker serves regardless (a deposit may run low and be refilled without a restart).
+  void runDoctor([doctorTarget(config)]).then(
+    (results) => {
+      for (const r of results.filter((x) => x.status !== 'ok')) log.warn({ chain: chainName, check: r.id, status: r.status, fix: r.fix }, `doctor: ${r.detail}`);
+      log.info({ chain: chainName, checks: results.length, failed: results.filter((x) => x.status === 'fail').length }, 'doctor: pre-flight checks done');
+    },
+    (e: unknown) => log.warn({ chain: chainName, err: e }, 'doctor: the pre-flight checks could not run'),
+  );
 
   return runUntilSignal(log, async () => {
     serving = false;
