@@ -77,7 +77,11 @@ async function clusterTargets(path: string, env: NodeJS.ProcessEnv): Promise<Doc
     if (!rpcUrl) throw new CliError(`chain ${pub.name}: no RPC URL: set rpcUrl in the config or AGENT_WALLET_RPC_URL`);
     const parsed = z.url().safeParse(rpcUrl);
     if (!parsed.success) throw new CliError(`chain ${pub.name}: rpcUrl is not a URL`);
-    return { config: { ...pub, rpcUrl, protocols: { ...pub.protocols } }, accounts, bundlerUrl: outsideBundlerUrl(pub.bundler) };
+    // An outside bundler's URL may be in the worker's Secret instead (AGENT_WALLET_BUNDLER_URL), as the worker reads it.
+    const bundlerUrl = env.AGENT_WALLET_BUNDLER_URL?.trim() || (pub.bundler.kind === 'rpc' ? pub.bundler.url : undefined);
+    if (pub.bundler.kind === 'rpc' && !bundlerUrl) throw new CliError(`chain ${pub.name}: bundler.kind is rpc without a url: set bundler.url or AGENT_WALLET_BUNDLER_URL`);
+    const bundler = pub.bundler.kind === 'rpc' ? { ...pub.bundler, url: bundlerUrl! } : pub.bundler;
+    return { config: { ...pub, rpcUrl, bundler, protocols: { ...pub.protocols } }, accounts, bundlerUrl: outsideBundlerUrl(bundler) };
   });
 }
 

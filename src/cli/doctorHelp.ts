@@ -10,8 +10,10 @@ export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (ne
                       verifyingSigner the signer key's address
 --beneficiary [N=]A   receives the bundles' gas refunds (default: the first executor)
 --treasury [N=]A      receives payments
+--bundler-url [N=]URL an outside ERC-4337 bundler (a hosted one, Alto) bundles instead of
+                      the built-in one: no executor keys then
 keys from the environment, as a cluster's chain worker takes them:
-AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (comma-separated),
+AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (comma-separated, built-in bundler),
 AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY (optional)`;
 
 const indent = (text: string, by: string) => text.split('\n').map((l) => `${by}${l}`).join('\n');

@@ -6,6 +6,7 @@ import type { ChainConfig } from '../config/chainConfig.ts';
 import { paymasterDeployData } from '../devnet/contracts.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import { freePort } from '../../test/support/net.ts';
+import { startAlto } from '../../test/support/alto.ts';
 import { doctorTarget, healthy, runDoctor, type CheckResult, type DoctorTarget } from './index.ts';
 
 /**
@@ -122,6 +123,17 @@ describe('agent-wallet doctor against the devnet', () => {
     const [gone] = find(dead, 'bundler.entryPoints');
     expect(gone!.status).toBe('fail');
     expect(gone!.detail).not.toContain('SECRET'); // a hosted bundler's key stays out of the output
+  });
+
+  it('a configuration with Alto as its outside bundler passes: its entry points include ours, the paymaster staked', async () => {
+    const alto = await startAlto('base');
+    try {
+      const results = await runDoctor([doctorTarget({ ...base, executorKeys: [], bundler: alto.bundlerConfig() })]);
+      expect(failsOf(results)).toEqual([]);
+      expect(find(results, 'bundler.entryPoints')[0]).toMatchObject({ status: 'ok' });
+    } finally {
+      await alto.stop();
+    }
   });
 
   describe('an RPC endpoint without some methods', () => {

@@ -1,7 +1,7 @@
 import { privateKeyToAddress } from 'viem/accounts';
 import { createChainClient } from '../chain/client.ts';
 import { describeError } from '../chain/revert.ts';
-import type { ChainConfig } from '../config/chainConfig.ts';
+import type { BundlerConfig, ChainConfig } from '../config/chainConfig.ts';
 import { accountsCheck } from './checks/accounts.ts';
 import { bundlerCheck } from './checks/bundler.ts';
 import { chainIdCheck } from './checks/chainId.ts';
@@ -40,9 +40,8 @@ export function doctorTarget(config: ChainConfig): DoctorTarget {
 }
 
 /** `bundler.url` when `bundler.kind` is 'rpc': read defensively, the field may not exist in this build's schema. */
-export function outsideBundlerUrl(bundler: unknown): string | undefined {
-  const b = (bundler ?? {}) as { kind?: unknown; url?: unknown };
-  return b.kind === 'rpc' && typeof b.url === 'string' ? b.url : undefined;
+export function outsideBundlerUrl(bundler: BundlerConfig): string | undefined {
+  return bundler.kind === 'rpc' ? bundler.url : undefined;
 }
 
 export interface RunDoctorOptions {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ChainConfigSchema, type ChainConfig } from '../config/chainConfig.ts';
+import { ChainConfigObjectSchema, ChainConfigSchema, type ChainConfig } from '../config/chainConfig.ts';
 import type { ChainName } from '../config/chains.ts';
 import { protocolsConfigSchema } from '../protocols/config.ts';
 import { FAMILIES } from '../protocols/index.ts';
@@ -31,6 +31,8 @@ export interface NetworkOperatorInputs {
   paymaster: string | undefined;
   beneficiary: string | undefined;
   treasury: string | undefined;
+  /** An outside ERC-4337 bundler's JSON-RPC URL (`--bundler-url`): the chain's bundler is then `rpc`, with no executors. */
+  bundlerUrl?: string | undefined;
 }
 
 /** The keys, never in a file: from the environment (the same variables as a cluster's chain worker). */
@@ -41,7 +43,7 @@ export interface NetworkKeys {
   faucetKey?: string | undefined;
 }
 
-const PublicChainSchema = ChainConfigSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true });
+const PublicChainSchema = ChainConfigObjectSchema.omit({ paymasterSignerKey: true, executorKeys: true, sendingAccounts: true });
 export type PublicChainConfig = z.infer<typeof PublicChainSchema>;
 
 /**
@@ -55,7 +57,9 @@ export function networkPublicConfig(name: NetworkName, inputs: NetworkOperatorIn
   const shipped = readNetworkFile(name, dir);
   const protocols = protocolsConfigSchema(FAMILIES).safeParse(shipped.protocols ?? {});
   if (!protocols.success) throw new CliError(`networks/${name}.yaml: protocols: ${z.prettifyError(protocols.error)}`);
-  const parsed = PublicChainSchema.safeParse({ ...shipped, protocols: protocols.data, ...inputs });
+  const { bundlerUrl, ...rest } = inputs;
+  const bundler = bundlerUrl !== undefined ? { ...(shipped.bundler as object | undefined), kind: 'rpc', url: bundlerUrl } : shipped.bundler;
+  const parsed = PublicChainSchema.safeParse({ ...shipped, protocols: protocols.data, ...rest, ...(bundler !== undefined && { bundler }) });
   if (!parsed.success) throw new CliError(`network ${name}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
@@ -98,6 +102,7 @@ export const NETWORK_OPTIONS = {
   paymaster: { type: 'string', multiple: true },
   beneficiary: { type: 'string', multiple: true },
   treasury: { type: 'string', multiple: true },
+  'bundler-url': { type: 'string', multiple: true },
 } as const;
 
 export interface NetworkOptionValues {
@@ -106,6 +111,7 @@ export interface NetworkOptionValues {
   paymaster?: string[] | undefined;
   beneficiary?: string[] | undefined;
   treasury?: string[] | undefined;
+  'bundler-url'?: string[] | undefined;
 }
 
 /** The networks the options name, each with its operator inputs. `fallbackBeneficiary` fills an unset beneficiary. */
@@ -125,8 +131,11 @@ export function networkInputs(values: NetworkOptionValues, fallbackBeneficiary?:
     }
     return value;
   };
-  return networks.map((name) => ({
-    name,
-    inputs: { rpcUrl: pick('rpc-url', name), paymaster: pick('paymaster', name), beneficiary: pick('beneficiary', name) ?? fallbackBeneficiary, treasury: pick('treasury', name) },
-  }));
+  return networks.map((name) => {
+    const bundlerUrl = pick('bundler-url', name);
+    const treasury = pick('treasury', name);
+    // An outside bundler pays its own beneficiary: the built-in one's is then never used (the treasury stands in).
+    const beneficiary = pick('beneficiary', name) ?? (bundlerUrl !== undefined ? treasury : fallbackBeneficiary);
+    return { name, inputs: { rpcUrl: pick('rpc-url', name), paymaster: pick('paymaster', name), beneficiary, treasury, ...(bundlerUrl !== undefined && { bundlerUrl }) } };
+  });
 }
