@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainName } from '../../src/config/chains.ts';
-import type { ChainConfig, RpcBundlerConfig } from '../../src/config/chainConfig.ts';
+import { RpcBundlerConfigSchema, type ChainConfig, type RpcBundlerConfig } from '../../src/config/chainConfig.ts';
 import { freePort } from './net.ts';
 import { testDevnet } from './env.ts';
 
@@ -144,7 +144,7 @@ export async function launchAlto(opts: LaunchAltoOptions): Promise<AltoProcess> 
     url,
     chain,
     executor,
-    bundlerConfig: (patch = {}) => ({ kind: 'rpc', url, sponsorshipTtlSeconds: 600, receiptPollMs: 50, recheckAfterMs: 1_000, maxInFlightPerSender: 1, ...patch }),
+    bundlerConfig: (patch = {}) => RpcBundlerConfigSchema.parse({ kind: 'rpc', url, receiptPollMs: 50, recheckAfterMs: 1_000, ...patch }),
     output: () => out,
     kill,
     restart: (mode) => {

@@ -82,7 +82,15 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
   const bundlerConfig = config.bundler;
   const outside = bundlerConfig.kind === 'rpc' ? createBundlerClient({ url: bundlerConfig.url, entryPoint: config.entryPoint }) : undefined;
   const nodeFees = createFeeReader(client, deps.feeMaxAgeMs ?? 1_000);
-  const fees = outside ? withBundlerGasPrice(nodeFees, outside, deps.feeMaxAgeMs ?? 1_000) : nodeFees;
+  let cappedWarnedAt = 0;
+  const fees =
+    outside && bundlerConfig.kind === 'rpc'
+      ? withBundlerGasPrice(nodeFees, outside, deps.feeMaxAgeMs ?? 1_000, bundlerConfig.maxGasPriceRatio, (asked, cap) => {
+          if (Date.now() - cappedWarnedAt < 60_000) return;
+          cappedWarnedAt = Date.now();
+          log.warn({ chain: config.name, asked: asked.maxFeePerGas.toString(), cap: cap.toString() }, 'the bundler asks more than bundler.maxGasPriceRatio × the node\'s fees: capped');
+        })
+      : nodeFees;
   const nonces = new NonceAllocator();
   const prepared = new PreparedOperations();
   const estimates = createOperationEstimates({ client, config, wallets, fees, reuseMs: deps.estimateReuseMs ?? 5_000 });
@@ -96,7 +104,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     estimates,
     prepared,
     paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
-    ...(outside && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside) }),
+    ...(outside && bundlerConfig.kind === 'rpc' && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside, bundlerConfig.maxPreVerificationGasRatio) }),
     log,
   });
   // A head read below the previous one: the chain rewound under us. The nonces our own bundles advanced are

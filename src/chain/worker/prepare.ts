@@ -37,7 +37,7 @@ export interface OperationPreparerDeps {
    * An outside bundler's preVerificationGas for an operation like this one (rpc/gasAdvice.ts): it prices its own
    * calldata and overhead, and refuses an operation that pays less. Absent with the built-in bundler.
    */
-  bundlerPreVerificationGas?: (draft: UserOperation07) => Promise<bigint>;
+  bundlerPreVerificationGas?: (draft: UserOperation07, ours: bigint) => Promise<bigint>;
   log: Logger;
 }
 
@@ -111,7 +111,7 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
             // signature by a throwaway key. The draft can never run (AA24), and the real operation is not shown to
             // anyone before it is durable.
             const draft = await sign(gas, chainNonce, chainNonce === 0n && !(await wallets.resolve(ref)).deployed, DRAFT_SIGNER);
-            const required = await deps.bundlerPreVerificationGas(fromSignedUserOperation(draft));
+            const required = await deps.bundlerPreVerificationGas(fromSignedUserOperation(draft), gas.preVerificationGas);
             // 2 %: the real nonce and signature may cost a few calldata bytes more, and an L2's L1 fee moves.
             const pvg = required + required / 50n;
             if (pvg > gas.preVerificationGas) op = await sign({ ...gas, preVerificationGas: pvg }, nonce, deploying);
