@@ -157,7 +157,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       expect(arbitrumEnv.find((e: { name: string }) => e.name === 'AGENT_WALLET_FALLBACK_RPC_URLS').valueFrom).toEqual({
         secretKeyRef: { name: 'agent-wallet-arbitrum-keys', key: 'fallback-rpc-urls' },
       });
-      const eth = config.chains.find((c) => c.name === 'base')!;
+      const eth = config.chains.find((c) => c.name === 'ethereum')!;
       expect(eth.faucetCap).toEqual({ native: '0.05', tokens: { USDC: '100' } });
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
         ['USDC', '0x4444444444444444444444444444444444444444', true],
