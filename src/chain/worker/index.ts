@@ -19,7 +19,7 @@ import { NonceAllocator } from '../nonceAllocator.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker, OperationOutcome, SendingAccounts } from '../types.ts';
-import { fromSignedUserOperation, verifySubmittedOperation } from '../userOperation.ts';
+import { fromSignedUserOperation, verifySubmittedOperation, type UserOperation07 } from '../userOperation.ts';
 import { createWalletResolver } from '../wallet.ts';
 import { createAccountSender } from './accountSender.ts';
 import { createOperationEstimates } from './estimates.ts';
@@ -93,7 +93,15 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       : nodeFees;
   const nonces = new NonceAllocator();
   const prepared = new PreparedOperations();
-  const estimates = createOperationEstimates({ client, config, wallets, fees, reuseMs: deps.estimateReuseMs ?? 5_000 });
+  const pvgAdvice = outside && bundlerConfig.kind === 'rpc' ? bundlerPreVerificationGas(outside, bundlerConfig.maxPreVerificationGasRatio) : undefined;
+  const estimates = createOperationEstimates({
+    client,
+    config,
+    wallets,
+    fees,
+    reuseMs: deps.estimateReuseMs ?? 5_000,
+    ...(pvgAdvice && { bundlerPreVerificationGas: (ours: bigint) => pvgAdvice.expected(ours) }),
+  });
   const prepare = createOperationPreparer({
     config,
     client,
@@ -104,7 +112,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     estimates,
     prepared,
     paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
-    ...(outside && bundlerConfig.kind === 'rpc' && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside, bundlerConfig.maxPreVerificationGasRatio) }),
+    ...(pvgAdvice && { bundlerPreVerificationGas: (draft: UserOperation07, ours: bigint) => pvgAdvice.price(draft, ours) }),
     log,
   });
   // A head read below the previous one: the chain rewound under us. The nonces our own bundles advanced are

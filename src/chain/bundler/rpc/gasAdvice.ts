@@ -9,25 +9,42 @@ import { BundlerRpcError, type BundlerClient } from './client.ts';
  * A bundler that will not price it (its simulation refused the draft) fails the operation; one that does not
  * answer is the chain unavailable (the caller retries).
  */
-export function bundlerPreVerificationGas(bundler: BundlerClient, maxRatio: number): (draft: UserOperation07, ours: bigint) => Promise<bigint> {
-  return async (draft, ours) => {
-    let asked: bigint;
-    try {
-      asked = (await bundler.estimateUserOperationGas(draft)).preVerificationGas;
-    } catch (e) {
-      if (e instanceof BundlerRpcError && e.kind === 'rejected') {
-        throw new ChainError('simulation_reverted', `the bundler at ${bundler.origin} refused to price the operation: ${e.message}`, { cause: e });
+export interface BundlerPreVerificationGas {
+  /** The bundler's figure for a draft the service estimates at `ours` (refused above maxRatio × ours). */
+  price(draft: UserOperation07, ours: bigint): Promise<bigint>;
+  /** `ours` scaled as the bundler's last answer was to the service's own figure then: what a quote counts. */
+  expected(ours: bigint): bigint;
+}
+
+export function bundlerPreVerificationGas(bundler: BundlerClient, maxRatio: number): BundlerPreVerificationGas {
+  let last: { asked: bigint; ours: bigint } | undefined;
+  return {
+    async price(draft, ours) {
+      let asked: bigint;
+      try {
+        asked = (await bundler.estimateUserOperationGas(draft)).preVerificationGas;
+      } catch (e) {
+        if (e instanceof BundlerRpcError && e.kind === 'rejected') {
+          throw new ChainError('simulation_reverted', `the bundler at ${bundler.origin} refused to price the operation: ${e.message}`, { cause: e });
+        }
+        throw new ChainError('rpc_unavailable', `the bundler at ${bundler.origin} did not answer: ${(e as Error).message}`, { cause: e });
       }
-      throw new ChainError('rpc_unavailable', `the bundler at ${bundler.origin} did not answer: ${(e as Error).message}`, { cause: e });
-    }
-    // Paid in full from the paymaster's deposit: a bundler's figure far above our own is refused, not signed.
-    if (asked > scaled(ours, maxRatio)) {
-      throw new ChainError(
-        'simulation_reverted',
-        `the bundler at ${bundler.origin} asks ${asked} preVerificationGas, more than ${maxRatio}× the service's own estimate (${ours}): not signed (bundler.maxPreVerificationGasRatio)`,
-      );
-    }
-    return asked;
+      // Paid in full from the paymaster's deposit: a bundler's figure far above our own is refused, not signed.
+      if (asked > scaled(ours, maxRatio)) {
+        throw new ChainError(
+          'simulation_reverted',
+          `the bundler at ${bundler.origin} asks ${asked} preVerificationGas, more than ${maxRatio}× the service's own estimate (${ours}): not signed (bundler.maxPreVerificationGasRatio)`,
+        );
+      }
+      if (ours > 0n) last = { asked, ours };
+      return asked;
+    },
+    expected(ours) {
+      if (!last) return ours;
+      // +2 %, as prepare adds to what the bundler asks.
+      const scaledUp = (ours * last.asked) / last.ours;
+      return scaledUp + scaledUp / 50n;
+    },
   };
 }
 
