@@ -172,6 +172,9 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         tokens: { USDC: { usd: '1' }, '0x7777777777777777777777777777777777777777': { aaveOracle: '0x8888888888888888888888888888888888888888', asset: '0x4444444444444444444444444444444444444444' } },
       });
       expect(config.chains.find((c) => c.name === 'base')!.prices).toEqual({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} });
+      // The L1 data fee setting reaches the config; a chain without one takes what its name stands for.
+      expect(config.chains.find((c) => c.name === 'base')!.l1DataFee).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F', method: 'getL1FeeUpperBound' });
+      expect(config.chains.find((c) => c.name === 'arbitrum')!.l1DataFee).toBeUndefined();
       expect(config.controller.retentionSeconds).toBe(2_592_000);
       expect(config.webhooks).toEqual({
         retryScheduleSeconds: [10, 600, 86_400],
