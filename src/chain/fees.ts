@@ -1,3 +1,4 @@
+import { cachedRead } from '../lib/cachedRead.ts';
 import type { ChainClient } from './client.ts';
 
 export interface FeeSnapshot {
@@ -34,20 +35,5 @@ export async function readFees(client: ChainClient): Promise<FeeSnapshot> {
  * of operations is priced from one block instead of one read per operation.
  */
 export function createFeeReader(client: ChainClient, maxAgeMs: number): () => Promise<FeeSnapshot> {
-  let cached: { at: number; value: FeeSnapshot } | undefined;
-  let inflight: Promise<FeeSnapshot> | undefined;
-  return async () => {
-    if (cached && Date.now() - cached.at <= maxAgeMs) return cached.value;
-    if (!inflight) {
-      inflight = readFees(client)
-        .then((value) => {
-          cached = { at: Date.now(), value };
-          return value;
-        })
-        .finally(() => {
-          inflight = undefined;
-        });
-    }
-    return inflight;
-  };
+  return cachedRead(() => readFees(client), maxAgeMs);
 }

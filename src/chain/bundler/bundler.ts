@@ -2,10 +2,8 @@ import type { Address, Hex } from 'viem';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { LockManager } from '../../locks/types.ts';
 import { readEntryPointNonce } from '../entryPointNonce.ts';
-import type { ChainClient } from '../client.ts';
 import { readFees, type FeeSnapshot } from '../fees.ts';
 import { bundledGasLimits, GAS, handleOpsGasLimit, type OperationGasLimits } from '../gas.ts';
-import type { Logger } from '../../lib/logger.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
 import type { OperationOutcome } from '../types.ts';
@@ -13,16 +11,13 @@ import { packUserOperation, type UserOperation07 } from '../userOperation.ts';
 import { encodeHandleOps, simulateBundle } from './bundleSimulation.ts';
 import { ExecutorPool, type Executor, type SendResult } from './executors.ts';
 import { Mempool, type PoolEntry } from './mempool.ts';
-import { lookupOperationOnChain, type LogScanOptions } from './outcomeLookup.ts';
+import { lookupOperationOnChain } from './outcomeLookup.ts';
 import { RecentOutcomes, type OutcomeListener } from './outcomes.ts';
 import { outcomesFromLogs } from './receipt.ts';
-import type { OperationBundler } from './types.ts';
+import type { BundlerBaseOptions, OperationBundler } from './types.ts';
 
-export interface BundlerOptions {
-  client: ChainClient;
-  chain: string;
+export interface BundlerOptions extends BundlerBaseOptions {
   chainId: number;
-  entryPoint: Address;
   beneficiary: Address;
   executorKeys: readonly Hex[];
   maxOpsPerBundle: number;
@@ -36,19 +31,9 @@ export interface BundlerOptions {
   syncSend: boolean;
   receiptPollMs: number;
   locks: LockManager;
-  log: Logger;
-  /** Called when an operation is given up for good, so its nonce can be reused. */
-  onDropped?: (entry: PoolEntry) => void;
-  /** Called when an operation is included, so the allocator can forget it. */
-  onIncluded?: (entry: PoolEntry) => void;
   receiptTimeoutMs?: number;
-  /** Outcomes kept in memory for getOperationOutcome; older ones are looked up on chain. */
-  recentOutcomes?: number;
-  logScan?: LogScanOptions;
   /** A bundle transaction that reverts on chain this many times drops its operations. */
   maxFailedSends?: number;
-  /** Unix seconds; tests can move it. */
-  now?: () => number;
   /** Told of every bundle transaction sent, for metrics (src/metrics implements it); optional. */
   observer?: BundleObserver;
   /** The chain's L1 data fee is paid apart from gas (OP-stack): PVG's L1 part stays out of the bundle's gas limit. */

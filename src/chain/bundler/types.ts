@@ -1,4 +1,7 @@
 import type { Address, Hex } from 'viem';
+import type { Logger } from '../../lib/logger.ts';
+import type { ChainClient } from '../client.ts';
+import type { LogScanOptions } from './outcomeLookup.ts';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { OperationOutcome } from '../types.ts';
 import type { UserOperation07 } from '../userOperation.ts';
@@ -20,6 +23,23 @@ export type WithdrawAnswer =
   | { state: 'settled'; outcome: OperationOutcome }
   /** Neither held nor settled here. */
   | { state: 'notHeld' };
+
+/** What every bundler is built with. */
+export interface BundlerBaseOptions {
+  client: ChainClient;
+  chain: string;
+  entryPoint: Address;
+  log: Logger;
+  /** Called when an operation is given up for good, so its nonce can be reused. */
+  onDropped?: (op: HeldOperation) => void;
+  /** Called when an operation is included, so the allocator can forget it. */
+  onIncluded?: (op: HeldOperation) => void;
+  /** Outcomes kept in memory for getOperationOutcome; older ones are looked up on chain. */
+  recentOutcomes?: number;
+  logScan?: LogScanOptions;
+  /** Unix seconds; tests can move it. */
+  now?: () => number;
+}
 
 /** Counters every bundler keeps (benchmarks, diagnostics). */
 export interface OperationBundlerStats {

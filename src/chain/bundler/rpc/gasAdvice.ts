@@ -1,3 +1,4 @@
+import { cachedRead } from '../../../lib/cachedRead.ts';
 import { ChainError } from '../../errors.ts';
 import type { FeeSnapshot } from '../../fees.ts';
 import type { UserOperation07 } from '../../userOperation.ts';
@@ -63,24 +64,10 @@ export function withBundlerGasPrice(
   maxRatio: number,
   onCapped?: (asked: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, cap: bigint) => void,
 ): () => Promise<FeeSnapshot> {
-  let cached: { at: number; value: Awaited<ReturnType<BundlerClient['gasPrice']>> } | undefined;
-  let inflight: Promise<Awaited<ReturnType<BundlerClient['gasPrice']>>> | undefined;
-  const price = async () => {
-    if (cached && Date.now() - cached.at <= maxAgeMs) return cached.value;
-    inflight ??= bundler
-      .gasPrice()
-      .catch(() => undefined)
-      .then((value) => {
-        cached = { at: Date.now(), value };
-        return value;
-      })
-      .finally(() => {
-        inflight = undefined;
-      });
-    return inflight;
-  };
+  // A bundler that does not answer leaves the node's fees (undefined, not cached: asked again next time).
+  const price = cachedRead(() => bundler.gasPrice(), maxAgeMs);
   return async () => {
-    const [fees, answer] = await Promise.all([nodeFees(), price()]);
+    const [fees, answer] = await Promise.all([nodeFees(), price().catch(() => undefined)]);
     let asked = answer;
     if (!asked) return fees;
     // Never above maxRatio × the node's own: a bundler's price is paid from the paymaster's deposit. Capped, an

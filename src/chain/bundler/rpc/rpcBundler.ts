@@ -1,33 +1,20 @@
 import type { Address, Hex } from 'viem';
 import type { SignedUserOperation } from '../../../api/v1alpha1/index.ts';
-import type { Logger } from '../../../lib/logger.ts';
-import type { ChainClient } from '../../client.ts';
 import { parseSponsorshipWindow } from '../../paymaster.ts';
 import { describeError } from '../../revert.ts';
 import type { OperationOutcome } from '../../types.ts';
 import type { UserOperation07 } from '../../userOperation.ts';
-import { lookupOperationOnChain, type LogScanOptions } from '../outcomeLookup.ts';
+import { lookupOperationOnChain } from '../outcomeLookup.ts';
 import { RecentOutcomes, type OutcomeListener } from '../outcomes.ts';
 import { outcomesFromLogs } from '../receipt.ts';
-import type { HeldOperation, OperationBundler, OperationBundlerStats, WithdrawAnswer } from '../types.ts';
+import type { BundlerBaseOptions, HeldOperation, OperationBundler, OperationBundlerStats, WithdrawAnswer } from '../types.ts';
 import { BundlerRpcError, isTransientRejection, type BundlerClient } from './client.ts';
 
-export interface RpcBundlerOptions {
+export interface RpcBundlerOptions extends BundlerBaseOptions {
   bundler: BundlerClient;
-  /** The chain, through our own node: inclusions the bundler reports are read back from it, never taken on trust. */
-  client: ChainClient;
-  chain: string;
-  entryPoint: Address;
   receiptPollMs: number;
   recheckAfterMs: number;
   maxInFlightPerSender: number;
-  log: Logger;
-  onDropped?: (op: HeldOperation) => void;
-  onIncluded?: (op: HeldOperation) => void;
-  recentOutcomes?: number;
-  logScan?: LogScanOptions;
-  /** Unix seconds; tests can move it. */
-  now?: () => number;
 }
 
 interface Entry extends HeldOperation {
