@@ -114,7 +114,7 @@ export async function runPaymasterCommand(argv: string[], env: NodeJS.ProcessEnv
             ...(values['unstake-delay'] !== undefined && { unstakeDelaySec: seconds(values['unstake-delay'], '--unstake-delay')! }),
             sponsorshipTtlSeconds: seconds(values['sponsorship-ttl'], '--sponsorship-ttl') ?? shippedTtl(chain.network),
           });
-          const next = `next: apply the switch now (below); then, from ${iso(Math.max(overlapEnd(state) + 1, 0))} and once the old stake is withdrawable, \`agent-wallet paymaster rotate finish --chain ${chain.name} --state ${statePath}\``;
+          const next = `next: apply the switch now; then, from ${iso(Math.max(overlapEnd(state) + 1, 0))} and once the old stake is withdrawable, \`agent-wallet paymaster rotate finish --chain ${chain.name} --state ${statePath}\``;
           print(`${renderSteps(steps)}\nthe configuration switch for chain ${chain.name}:\n${switchText(state)}\n${next}\n`, {
             phase: 'started', statePath, steps, switch: { paymaster: state.new.address, signer: state.new.signer }, finishFrom: overlapEnd(state) + 1, state,
           });
