@@ -1,4 +1,4 @@
-import { createPublicClient, createWalletClient, formatEther, http, isAddress, parseEther, type Address, type Hex, type PublicClient } from 'viem';
+import { BaseError, createPublicClient, createWalletClient, formatEther, http, isAddress, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { canonicalChain, CHAIN_IDS, type ChainName } from '../config/chains.ts';
 import { CliError, parse } from '../lib/args.ts';
@@ -142,6 +142,12 @@ export async function runPaymasterCommand(argv: string[], env: NodeJS.ProcessEnv
     if (/HttpRequestError|TimeoutError|WaitForTransactionReceiptTimeoutError/.test(name)) {
       print(`paymaster: the RPC did not answer: ${(e as Error).message.split('\n')[0]}\n`, { error: 'rpc_unavailable', message: (e as Error).message.split('\n')[0] });
       return EXIT.unavailable;
+    }
+    if (e instanceof BaseError) {
+      // A transaction the node would not take (funds, gas, a revert in estimation): nothing of it happened.
+      const again = verb === 'rotate' ? `; fix it and run the same command again: it resumes from ${values.state ?? `paymaster-rotation-${chain.name}.json`}` : '';
+      print(`paymaster: ${e.shortMessage}${again}\n`, { error: 'transaction_failed', message: e.shortMessage });
+      return EXIT.ended;
     }
     throw e;
   }

@@ -31,5 +31,5 @@ export const PAYMASTER_HELP = `  paymaster deploy|fund|stake|status --chain C --
                           ./paymaster-rotation-<chain>.json) records them
                           keys from the environment, never flags: AGENT_WALLET_PAYMASTER_OWNER_KEY (sends every
                           transaction; status needs none); AGENT_WALLET_RPC_URL stands in for --rpc-url.
-                          exit 0 done, 1 a transaction reverted, 2 usage, 3 refused, 5 the RPC did not answer
+                          exit 0 done, 1 a transaction failed or reverted, 2 usage, 3 refused, 5 the RPC did not answer
 `;

@@ -115,4 +115,35 @@ describe('agent-wallet paymaster (devnet)', () => {
     expect((await cli(['rotate', 'finish', '--state', statePath], newSignerKey)).out.steps).toMatchObject([{ step: 'finish', result: 'already' }]);
     expect((await cli(['status', '--paymaster', newPaymaster, '--state', statePath])).out.rotation).toMatchObject({ phase: 'finished', old: oldPaymaster, new: newPaymaster });
   });
+
+  it('resumes a start that stopped (the owner ran out of funds) and finishes without a stake, the deposit to an address', { timeout: 60_000 }, async () => {
+    const key = generatePrivateKey();
+    const who = privateKeyToAddress(key);
+    const setBalance = (eth: string) => env.client.request({ method: 'anvil_setBalance' as never, params: [who, numberToHex(parseEther(eth))] as never });
+    await setBalance('0.5');
+    const as = async (args: string[], signerKey: Hex) => {
+      let text = '';
+      const code = await runPaymasterCommand([...args, '--chain', 'base', '--rpc-url', rpcUrl, '--json'], { AGENT_WALLET_PAYMASTER_OWNER_KEY: key, AGENT_WALLET_PAYMASTER_SIGNER_KEY: signerKey }, (t) => (text += t));
+      return { code, out: JSON.parse(text) as Record<string, any> };
+    };
+    const old: Address = (await as(['deploy'], oldSignerKey)).out.address;
+    expect((await as(['fund', '--paymaster', old, '--amount', '0.2'], oldSignerKey)).code).toBe(0);
+
+    const statePath = join(dir, 'resumed.json');
+    const start = ['rotate', 'start', '--paymaster', old, '--deposit', '1', '--sponsorship-ttl', '2', '--state', statePath];
+    const stopped = await as(start, newSignerKey);
+    expect(stopped).toMatchObject({ code: 1, out: { error: 'transaction_failed' } });
+    await setBalance('5');
+    const resumed = await as(start, newSignerKey);
+    expect(resumed.code).toBe(0);
+    expect(resumed.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['deploy:already', 'fund:did', 'stake:already', 'switch:did', 'unlock:already']);
+
+    const to = privateKeyToAddress(generatePrivateKey());
+    const waitMs = resumed.out.finishFrom * 1000 - Date.now() + 1100;
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+    const finished = await as(['rotate', 'finish', '--to', to, '--state', statePath], newSignerKey);
+    expect(finished.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['withdrawStake:already', 'withdrawDeposit:did']);
+    expect(await env.client.getBalance({ address: to })).toBe(parseEther('0.2'));
+    expect((await readPaymaster(env.client, env.config.entryPoint, old)).deposit).toBe(0n);
+  });
 });

@@ -158,6 +158,8 @@ export async function rotateStart(deps: RotationDeps, params: StartParams): Prom
     };
     saveRotation(deps.statePath, state);
   } else {
+    const chainId = await client.getChainId();
+    if (state.chainId !== chainId) throw new RotationError('mismatch', `${deps.statePath} is a rotation on chain id ${state.chainId}, the RPC's is ${chainId}`);
     if (!isAddressEqual(state.old.address, params.oldPaymaster) || !isAddressEqual(state.new.signer, params.newSigner)) {
       throw new RotationError('mismatch', `${deps.statePath} is the rotation of ${state.old.address} to signer ${state.new.signer}; finish it or use another --state`);
     }
@@ -238,6 +240,8 @@ export async function rotateFinish(deps: RotationDeps, params: FinishParams = {}
   if (state === undefined || state.switchedAt === undefined || state.new.address === undefined) {
     throw new RotationError('not_started', `no started rotation in ${deps.statePath}: run \`paymaster rotate start\` first`);
   }
+  const chainId = await client.getChainId();
+  if (state.chainId !== chainId) throw new RotationError('mismatch', `${deps.statePath} is a rotation on chain id ${state.chainId}, the RPC's is ${chainId}`);
   if (!isAddressEqual(state.owner, owner.account.address)) throw new RotationError('mismatch', `the rotation's owner is ${state.owner}, not the owner key's ${owner.account.address}`);
   if (params.switchedAt !== undefined && params.switchedAt > state.switchedAt) {
     state.switchedAt = params.switchedAt;
