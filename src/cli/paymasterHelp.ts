@@ -16,6 +16,7 @@ export const PAYMASTER_HELP = `  paymaster deploy|fund|stake|status --chain C --
                           adds ETH to its stake (outside bundlers throttle an unstaked paymaster)
     status --paymaster A [--state F]
                           code, owner, verifyingSigner, deposit, stake; with --state, the rotation's progress
+                          (exit 3 when nothing is deployed there)
     rotate start --paymaster OLD [--signer A] --deposit ETH [--stake ETH] [--unstake-delay S]
                  [--sponsorship-ttl S] [--state F]
                           deploys a paymaster for the new signer (--signer, else AGENT_WALLET_PAYMASTER_SIGNER_KEY's

@@ -217,8 +217,9 @@ async function stakeStep(deps: RotationDeps, state: RotationState, fresh: { stak
   if (fresh.staked && fresh.stake >= target && fresh.unstakeDelaySec >= state.unstakeDelaySec) {
     return { step: 'stake', result: 'already', detail: `staked ${fresh.stake} wei, unstake delay ${fresh.unstakeDelaySec} s` };
   }
-  const r = await once(deps, state, 'stake', 'staking the new paymaster', () =>
-    sendAddStake(deps.owner, state.new.address!, state.unstakeDelaySec, target - fresh.stake));
+  // addStake also raises the delay: with the stake already there, it adds nothing to it.
+  const more = target > fresh.stake ? target - fresh.stake : 0n;
+  const r = await once(deps, state, 'stake', 'staking the new paymaster', () => sendAddStake(deps.owner, state.new.address!, state.unstakeDelaySec, more));
   return { step: 'stake', result: 'did', detail: `staked ${target} wei, unstake delay ${state.unstakeDelaySec} s`, tx: r.hash };
 }
 
@@ -273,13 +274,14 @@ export async function rotateFinish(deps: RotationDeps, params: FinishParams = {}
     saveRotation(deps.statePath, state);
   }
   const amount = BigInt(state.moving.amount);
-  const via = isAddressEqual(state.moving.to, state.new.address) ? owner.account.address : state.moving.to;
+  const viaOwner = isAddressEqual(state.moving.to, state.new.address);
+  const via = viaOwner ? owner.account.address : state.moving.to;
   if (amount === 0n) steps.push({ step: 'withdrawDeposit', result: 'already', detail: 'the old paymaster had no deposit' });
   else {
     const done = state.txs.withdrawDeposit !== undefined;
     const r = await once(deps, state, 'withdrawDeposit', 'withdrawing the old deposit', () => sendWithdrawDeposit(owner, state.old.address, via, amount));
     steps.push({ step: 'withdrawDeposit', result: done ? 'already' : 'did', detail: `${amount} wei of deposit to ${via}`, tx: r.hash });
-    if (via !== state.moving.to) {
+    if (viaOwner) {
       const deposited = state.txs.depositNew !== undefined;
       const d = await once(deps, state, 'depositNew', 'depositing for the new paymaster', () => sendDeposit(owner, state.entryPoint, state.new.address!, amount));
       steps.push({ step: 'depositNew', result: deposited ? 'already' : 'did', detail: `${amount} wei into ${state.new.address}'s deposit`, tx: d.hash });
