@@ -13,7 +13,7 @@ import {
   type Owner,
   type PaymasterStatus,
 } from '../paymaster/operations.ts';
-import { iso, loadRotation, overlapEnd, RotationError, rotateFinish, rotateStart, type RotationState, type StepReport } from '../paymaster/rotation.ts';
+import { iso, loadRotation, overlapEnd, RotationError, rotateFinish, rotateStart, rotateSwitched, type RotationState, type StepReport } from '../paymaster/rotation.ts';
 import { isNetworkName, NETWORKS, readNetworkFile } from '../roles/networks.ts';
 import { EXIT, fields } from './output.ts';
 
@@ -47,8 +47,8 @@ export async function runPaymasterCommand(argv: string[], env: NodeJS.ProcessEnv
   const [verb, phase, ...extra] = positionals;
   const verbs = ['deploy', 'fund', 'stake', 'status', 'rotate'];
   if (verb === undefined || !verbs.includes(verb)) throw new CliError(`paymaster: one of ${verbs.join(', ')} (agent-wallet paymaster --help)`);
-  if (verb === 'rotate' ? phase !== 'start' && phase !== 'finish' : phase !== undefined) {
-    throw new CliError(verb === 'rotate' ? 'paymaster rotate: start or finish' : `paymaster ${verb}: unexpected ${phase}`);
+  if (verb === 'rotate' ? !['start', 'switched', 'finish'].includes(phase ?? '') : phase !== undefined) {
+    throw new CliError(verb === 'rotate' ? 'paymaster rotate: start, switched or finish' : `paymaster ${verb}: unexpected ${phase}`);
   }
   if (extra.length > 0) throw new CliError(`paymaster: unexpected ${extra.join(' ')}`);
   const chain = chainOf(values.chain);
@@ -114,16 +114,23 @@ export async function runPaymasterCommand(argv: string[], env: NodeJS.ProcessEnv
             ...(values['unstake-delay'] !== undefined && { unstakeDelaySec: seconds(values['unstake-delay'], '--unstake-delay')! }),
             sponsorshipTtlSeconds: seconds(values['sponsorship-ttl'], '--sponsorship-ttl') ?? shippedTtl(chain.network),
           });
-          const next = `next: apply the switch now; then, from ${iso(Math.max(overlapEnd(state) + 1, 0))} and once the old stake is withdrawable, \`agent-wallet paymaster rotate finish --chain ${chain.name} --state ${statePath}\``;
+          const next = state.switchedAt === undefined
+            ? `next: apply the switch, then \`agent-wallet paymaster rotate switched --chain ${chain.name} --state ${statePath}\` (the overlap of ${state.sponsorshipTtlSeconds} s runs from then)`
+            : `next: from ${iso(overlapEnd(state) + 1)}, \`agent-wallet paymaster rotate finish --chain ${chain.name} --state ${statePath}\``;
           print(`${renderSteps(steps)}\nthe configuration switch for chain ${chain.name}:\n${switchText(state)}\n${next}\n`, {
-            phase: 'started', statePath, steps, switch: { paymaster: state.new.address, signer: state.new.signer }, finishFrom: overlapEnd(state) + 1, state,
+            phase: state.switchedAt === undefined ? 'started' : 'switched', statePath, steps, switch: { paymaster: state.new.address, signer: state.new.signer }, state,
           });
           return EXIT.ok;
         }
-        const { state, steps } = await rotateFinish(deps, {
-          ...(values.to !== undefined && { to: required(addressOf(values.to, '--to'), '--to') }),
-          ...(values['switched-at'] !== undefined && { switchedAt: unixSeconds(values['switched-at']) }),
-        });
+        if (phase === 'switched') {
+          const { state, steps } = await rotateSwitched(deps, values['switched-at'] !== undefined ? { at: unixSeconds(values['switched-at']) } : {});
+          const finishFrom = Math.max(overlapEnd(state) + 1, (await readPaymaster(client, state.entryPoint, state.old.address)).withdrawTime);
+          print(`${renderSteps(steps)}next: from ${iso(finishFrom)}, \`agent-wallet paymaster rotate finish --chain ${chain.name} --state ${statePath}\`\n`, {
+            phase: 'switched', statePath, steps, finishFrom, state,
+          });
+          return EXIT.ok;
+        }
+        const { state, steps } = await rotateFinish(deps, values.to !== undefined ? { to: required(addressOf(values.to, '--to'), '--to') } : {});
         print(`${renderSteps(steps)}\nthe rotation to ${state.new.address} is finished: the old paymaster ${state.old.address} holds nothing\n`, { phase: 'finished', statePath, steps, state });
         return EXIT.ok;
       }
@@ -242,13 +249,14 @@ function rotationSummary(r: RotationState) {
     switchedAt: r.switchedAt ?? null,
     overlapEnd: r.switchedAt === undefined ? null : overlapEnd(r),
     finishedAt: r.finishedAt ?? null,
-    phase: r.finishedAt !== undefined ? 'finished' : r.switchedAt !== undefined ? 'started' : 'starting',
+    phase: r.finishedAt !== undefined ? 'finished' : r.switchedAt !== undefined ? 'switched' : r.startedAt !== undefined ? 'started' : 'starting',
   };
 }
 
 function describeRotation(r: RotationState): string {
   if (r.finishedAt !== undefined) return `${r.old.address} → ${r.new.address}, finished ${iso(r.finishedAt)}`;
-  if (r.switchedAt === undefined) return `${r.old.address} → ${r.new.address ?? '(not deployed)'}: start did not complete; run it again`;
+  if (r.startedAt === undefined) return `${r.old.address} → ${r.new.address ?? '(not deployed)'}: start did not complete; run it again`;
+  if (r.switchedAt === undefined) return `${r.old.address} → ${r.new.address}: started; switch the configuration, then \`rotate switched\``;
   return `${r.old.address} → ${r.new.address}: switched ${iso(r.switchedAt)}; finish from ${iso(overlapEnd(r) + 1)}`;
 }
 

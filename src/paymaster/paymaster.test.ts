@@ -72,7 +72,7 @@ describe('agent-wallet paymaster (devnet)', () => {
     const start = ['rotate', 'start', '--paymaster', oldPaymaster, '--deposit', '0.5', '--unstake-delay', '1', '--sponsorship-ttl', '6', '--state', statePath];
     const started = await cli(start, newSignerKey);
     expect(started.code).toBe(0);
-    expect(started.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['deploy:did', 'fund:did', 'stake:did', 'switch:did', 'unlock:did']);
+    expect(started.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['deploy:did', 'fund:did', 'stake:did', 'unlock:did', 'switch:wait']);
     const newPaymaster: Address = started.out.switch.paymaster;
     expect(await readPaymaster(env.client, env.config.entryPoint, newPaymaster)).toMatchObject({
       verifyingSigner: privateKeyToAddress(newSignerKey), owner, deposit: parseEther('0.5'), staked: true, stake: parseEther('0.1'), unstakeDelaySec: 1,
@@ -82,16 +82,23 @@ describe('agent-wallet paymaster (devnet)', () => {
     expect(oldNow.withdrawTime).toBeGreaterThan(0);
     // Again: every step is already done, nothing is sent.
     const again = await cli(start, newSignerKey);
-    expect(again.out.steps.map((s: { result: string }) => s.result)).toEqual(['already', 'already', 'already', 'already', 'already']);
+    expect(again.out.steps.map((s: { result: string }) => s.result)).toEqual(['already', 'already', 'already', 'already', 'wait']);
 
+    // Refused before the switch is recorded.
+    expect((await cli(['rotate', 'finish', '--state', statePath], newSignerKey)).out).toMatchObject({ error: 'not_started' });
+
+    // The service after the switch: the new paymaster and signer; the operator records it.
+    const after = await createChainWorker({ ...env.config, paymaster: newPaymaster, paymasterSignerKey: newSignerKey }, { serviceSecret: freshSecret() });
+    workers.push(after);
+    const switched = await cli(['rotate', 'switched', '--state', statePath], newSignerKey);
+    expect(switched.code).toBe(0);
+    expect(switched.out.finishFrom).toBe(switched.out.state.switchedAt + 7);
     // Refused while operations signed for the old one may still be valid.
     const early = await cli(['rotate', 'finish', '--state', statePath], newSignerKey);
     expect(early.code).toBe(3);
-    expect(early.out).toMatchObject({ error: 'not_yet', notBefore: started.out.finishFrom });
+    expect(early.out).toMatchObject({ error: 'not_yet', notBefore: switched.out.finishFrom });
 
-    // The service after the switch: the new paymaster and signer. It includes the operation signed for the old one.
-    const after = await createChainWorker({ ...env.config, paymaster: newPaymaster, paymasterSignerKey: newSignerKey }, { serviceSecret: freshSecret() });
-    workers.push(after);
+    // It includes the operation signed for the old one, and sponsors new ones with the new.
     const outcomes = outcomeRecorder(after);
     await after.submitOperation(pending);
     expect(await outcomes.wait(pending.hash)).toMatchObject({ state: 'included', success: true });
@@ -104,7 +111,7 @@ describe('agent-wallet paymaster (devnet)', () => {
     const newDeposit = (await readPaymaster(env.client, env.config.entryPoint, newPaymaster)).deposit;
 
     // Real time: past the overlap (switch + TTL) and the unstake delay.
-    const waitMs = started.out.finishFrom * 1000 - Date.now() + 1100;
+    const waitMs = switched.out.finishFrom * 1000 - Date.now() + 1100;
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     const finished = await cli(['rotate', 'finish', '--state', statePath], newSignerKey);
     expect(finished.code).toBe(0);
@@ -136,10 +143,13 @@ describe('agent-wallet paymaster (devnet)', () => {
     await setBalance('5');
     const resumed = await as(start, newSignerKey);
     expect(resumed.code).toBe(0);
-    expect(resumed.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['deploy:already', 'fund:did', 'stake:already', 'switch:did', 'unlock:already']);
+    expect(resumed.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['deploy:already', 'fund:did', 'stake:already', 'unlock:already', 'switch:wait']);
 
     const to = privateKeyToAddress(generatePrivateKey());
-    const waitMs = resumed.out.finishFrom * 1000 - Date.now() + 1100;
+    const switched = await as(['rotate', 'switched', '--state', statePath], newSignerKey);
+    expect(switched.out.steps).toMatchObject([{ step: 'switched', result: 'did' }]);
+    expect((await as(['rotate', 'switched', '--state', statePath], newSignerKey)).out.steps).toMatchObject([{ step: 'switched', result: 'already' }]);
+    const waitMs = switched.out.finishFrom * 1000 - Date.now() + 1100;
     if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     const finished = await as(['rotate', 'finish', '--to', to, '--state', statePath], newSignerKey);
     expect(finished.out.steps.map((s: { step: string; result: string }) => `${s.step}:${s.result}`)).toEqual(['withdrawStake:already', 'withdrawDeposit:did']);

@@ -1,12 +1,17 @@
 /**
  * Rotating the built-in sponsor's paymaster. The v0.7 VerifyingPaymaster's verifyingSigner is immutable, so a new
  * signer means a new paymaster; operations the service signed for the old one stay valid (and includable) until
- * their validUntil, at most the sponsorship TTL after the service stopped signing for it. So, in two phases:
+ * their validUntil, at most the sponsorship TTL after the service stopped signing for it. So, in three phases:
  *
- *   start   deploy the new paymaster for the new signer, fund and stake it, record the configuration switch (from
- *           then the overlap runs: the old one keeps its whole deposit), unlock the old one's stake
- *   finish  refused until the overlap (switch + TTL) and the old stake's unstake delay have passed; then
- *           withdrawStake, and withdrawTo the old deposit to the new paymaster's deposit or to an address
+ *   start     deploy the new paymaster for the new signer, fund and stake it, unlock the old one's stake (its
+ *             unstake delay runs meanwhile); the old one keeps its whole deposit. Then the operator switches the
+ *             configuration (paymaster and signer key together)
+ *   switched  the operator says the service now signs for the new one: the overlap runs from then
+ *   finish    refused until the overlap (switched + TTL) and the old stake's unstake delay have passed; then
+ *             withdrawStake, and withdrawTo the old deposit to the new paymaster's deposit or to an address
+ *
+ * The overlap counts from the operator's word, not from start: a configuration applied minutes after start
+ * printed it must not shorten it.
  *
  * Every step looks at the chain first and is skipped when done; each transaction's hash is written to the state
  * file before it is waited for, so a run killed anywhere resumes without sending it twice.
@@ -43,7 +48,9 @@ export const RotationStateSchema = z.object({
   stake: wei,
   unstakeDelaySec: z.number().int().nonnegative(),
   sponsorshipTtlSeconds: z.number().int().positive(),
-  /** Unix seconds: when start recorded the switch. Operations signed for the old one expire by switchedAt + TTL. */
+  /** Unix seconds: start completed (every step done). */
+  startedAt: z.number().int().optional(),
+  /** Unix seconds: the service signs for the new one from then. Operations signed for the old one expire by switchedAt + TTL. */
   switchedAt: z.number().int().optional(),
   /** finish: where the old deposit goes (the new paymaster's deposit when it is the new paymaster) and how much. */
   moving: z.object({ to: address, amount: wei }).optional(),
@@ -184,14 +191,7 @@ export async function rotateStart(deps: RotationDeps, params: StartParams): Prom
   // 3. Its stake.
   steps.push(await stakeStep(deps, state, fresh));
 
-  // 4. The switch: from now the service is to sign for the new paymaster; the overlap starts.
-  if (state.switchedAt === undefined) {
-    state.switchedAt = now();
-    saveRotation(deps.statePath, state);
-    steps.push({ step: 'switch', result: 'did', detail: `switch the configuration now: paymaster ${newAddress}, signer key of ${state.new.signer}; operations signed for the old one expire by ${iso(overlapEnd(state))}` });
-  } else steps.push({ step: 'switch', result: 'already', detail: `recorded at ${iso(state.switchedAt)}; the overlap ends at ${iso(overlapEnd(state))}` });
-
-  // 5. The old stake starts its unstake delay (it keeps its deposit: the overlap's operations draw on it).
+  // 4. The old stake starts its unstake delay (it keeps its deposit: the overlap's operations draw on it).
   const oldNow = await readPaymaster(client, state.entryPoint, state.old.address);
   if (oldNow.stake > 0n && oldNow.withdrawTime === 0) {
     const r = await once(deps, state, 'unlock', 'unlocking the old stake', () => sendUnlockStake(owner, state.old.address));
@@ -200,7 +200,45 @@ export async function rotateStart(deps: RotationDeps, params: StartParams): Prom
   } else {
     steps.push({ step: 'unlock', result: 'already', detail: oldNow.stake > 0n ? `the old stake is withdrawable from ${iso(oldNow.withdrawTime)}` : 'the old paymaster has no stake' });
   }
+  // 5. The switch is the operator's: this says what to change, and `switched` records when it was done.
+  state.startedAt ??= now();
+  saveRotation(deps.statePath, state);
+  steps.push(
+    state.switchedAt === undefined
+      ? { step: 'switch', result: 'wait', detail: `switch the configuration now: paymaster ${newAddress} with the signer key of ${state.new.signer}; then \`rotate switched\`` }
+      : { step: 'switch', result: 'already', detail: `switched at ${iso(state.switchedAt)}; the overlap ends at ${iso(overlapEnd(state))}` },
+  );
   return { state, steps };
+}
+
+/**
+ * Phase two: the service signs for the new paymaster from `at` (default now; an earlier time when the switch was
+ * applied before this ran). Recorded once; asked again, it answers what it recorded.
+ */
+export async function rotateSwitched(deps: RotationDeps, params: { at?: number } = {}): Promise<{ state: RotationState; steps: StepReport[] }> {
+  const now = (deps.now ?? nowSeconds)();
+  const state = await startedRotation(deps);
+  if (state.startedAt === undefined) throw new RotationError('not_started', `\`rotate start\` has not completed for ${deps.statePath}: run it again first`);
+  if (state.switchedAt !== undefined) {
+    return { state, steps: [{ step: 'switched', result: 'already', detail: `switched at ${iso(state.switchedAt)}; the overlap ends at ${iso(overlapEnd(state))}` }] };
+  }
+  const at = params.at ?? now;
+  if (at > now) throw new RotationError('mismatch', `--switched-at ${iso(at)} is in the future`);
+  state.switchedAt = at;
+  saveRotation(deps.statePath, state);
+  return { state, steps: [{ step: 'switched', result: 'did', detail: `switched at ${iso(at)}: operations signed for the old paymaster may be valid until ${iso(overlapEnd(state))}` }] };
+}
+
+/** The state of a rotation on this chain for this owner, or why not. */
+async function startedRotation(deps: RotationDeps): Promise<RotationState> {
+  const state = loadRotation(deps.statePath);
+  if (state === undefined || state.new.address === undefined) {
+    throw new RotationError('not_started', `no started rotation in ${deps.statePath}: run \`paymaster rotate start\` first`);
+  }
+  const chainId = await deps.client.getChainId();
+  if (state.chainId !== chainId) throw new RotationError('mismatch', `${deps.statePath} is a rotation on chain id ${state.chainId}, the RPC's is ${chainId}`);
+  if (!isAddressEqual(state.owner, deps.owner.account.address)) throw new RotationError('mismatch', `the rotation's owner is ${state.owner}, not the owner key's ${deps.owner.account.address}`);
+  return state;
 }
 
 async function fundStep(deps: RotationDeps, state: RotationState, step: string, deposit: bigint): Promise<StepReport> {
@@ -229,24 +267,15 @@ export const overlapEnd = (state: RotationState): number => state.switchedAt! + 
 export interface FinishParams {
   /** Where the old deposit goes; default the new paymaster's deposit. */
   to?: Address;
-  /** The switch was applied later than start recorded it (Unix seconds): the overlap counts from then. */
-  switchedAt?: number;
 }
 
-/** Phase two: refused (not_yet) before the overlap and the unstake delay have passed. Resumable. */
+/** Phase three: refused (not_yet) before the overlap and the unstake delay have passed. Resumable. */
 export async function rotateFinish(deps: RotationDeps, params: FinishParams = {}): Promise<{ state: RotationState; steps: StepReport[] }> {
   const { client, owner } = deps;
   const now = (deps.now ?? nowSeconds)();
-  const state = loadRotation(deps.statePath);
-  if (state === undefined || state.switchedAt === undefined || state.new.address === undefined) {
-    throw new RotationError('not_started', `no started rotation in ${deps.statePath}: run \`paymaster rotate start\` first`);
-  }
-  const chainId = await client.getChainId();
-  if (state.chainId !== chainId) throw new RotationError('mismatch', `${deps.statePath} is a rotation on chain id ${state.chainId}, the RPC's is ${chainId}`);
-  if (!isAddressEqual(state.owner, owner.account.address)) throw new RotationError('mismatch', `the rotation's owner is ${state.owner}, not the owner key's ${owner.account.address}`);
-  if (params.switchedAt !== undefined && params.switchedAt > state.switchedAt) {
-    state.switchedAt = params.switchedAt;
-    saveRotation(deps.statePath, state);
+  const state = await startedRotation(deps);
+  if (state.switchedAt === undefined) {
+    throw new RotationError('not_started', `the switch is not recorded: once the service signs for ${state.new.address}, run \`paymaster rotate switched\``);
   }
   const steps: StepReport[] = [];
   if (state.finishedAt !== undefined) return { state, steps: [{ step: 'finish', result: 'already', detail: `finished at ${iso(state.finishedAt)}` }] };
@@ -268,14 +297,13 @@ export async function rotateFinish(deps: RotationDeps, params: FinishParams = {}
 
   // The deposit: to an address in one withdrawTo; to the new paymaster by way of the owner (a paymaster has no
   // receive(), and withdrawTo sends plain value), then EntryPoint.depositTo(new).
-  const intoNew = params.to === undefined || isAddressEqual(params.to, state.new.address);
-  if (state.moving === undefined) {
-    state.moving = { to: intoNew ? state.new.address : params.to!, amount: old.deposit.toString() };
-    saveRotation(deps.statePath, state);
-  }
-  const amount = BigInt(state.moving.amount);
-  const viaOwner = isAddressEqual(state.moving.to, state.new.address);
-  const via = viaOwner ? owner.account.address : state.moving.to;
+  const newAddress = state.new.address!;
+  const intoNew = params.to === undefined || isAddressEqual(params.to, newAddress);
+  const moving = (state.moving ??= { to: intoNew ? newAddress : params.to!, amount: old.deposit.toString() });
+  saveRotation(deps.statePath, state);
+  const amount = BigInt(moving.amount);
+  const viaOwner = isAddressEqual(moving.to, newAddress);
+  const via = viaOwner ? owner.account.address : moving.to;
   if (amount === 0n) steps.push({ step: 'withdrawDeposit', result: 'already', detail: 'the old paymaster had no deposit' });
   else {
     const done = state.txs.withdrawDeposit !== undefined;
