@@ -14,7 +14,7 @@ describe('agent-wallet paymaster: help and usage', () => {
     expect(stdout.startsWith('usage: agent-wallet paymaster [options]\n')).toBe(true);
     for (const option of Object.keys(PAYMASTER_OPTIONS)) expect(stdout).toContain(`--${option}`);
     for (const v of ['AGENT_WALLET_PAYMASTER_OWNER_KEY', 'AGENT_WALLET_PAYMASTER_SIGNER_KEY', 'AGENT_WALLET_RPC_URL']) expect(stdout).toContain(v);
-    for (const verb of ['deploy', 'fund', 'stake', 'status', 'rotate start', 'rotate finish']) expect(stdout).toContain(`${verb} `);
+    for (const verb of ['deploy', 'fund', 'stake', 'status', 'rotate start', 'rotate switched', 'rotate finish']) expect(stdout).toContain(`${verb} `);
   });
 
   it('refuses bad usage before sending anything: unknown verb, missing chain or RPC, wrong chain id, missing or malformed keys', async () => {

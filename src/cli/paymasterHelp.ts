@@ -3,7 +3,7 @@
  * commands on demand). src/cli/paymaster.test.ts checks it names every option the command parses.
  */
 export const PAYMASTER_HELP = `  paymaster deploy|fund|stake|status --chain C --rpc-url URL [--json]
-  paymaster rotate start|finish --chain C --rpc-url URL [--json]
+  paymaster rotate start|switched|finish --chain C --rpc-url URL [--json]
                           the built-in sponsor's VerifyingPaymaster (eth-infinitism v0.7) on any chain's RPC
                           (docs/operations.md, "Paymaster operations and rotation"). C: ethereum, base, arbitrum
                           or a network name (sepolia, …); the RPC's chain id must be C's
@@ -20,15 +20,17 @@ export const PAYMASTER_HELP = `  paymaster deploy|fund|stake|status --chain C --
     rotate start --paymaster OLD [--signer A] --deposit ETH [--stake ETH] [--unstake-delay S]
                  [--sponsorship-ttl S] [--state F]
                           deploys a paymaster for the new signer (--signer, else AGENT_WALLET_PAYMASTER_SIGNER_KEY's
-                          address), funds and stakes it (default: OLD's stake and delay), records the switch and
-                          prints it (configure the new paymaster and signer key at once), unlocks OLD's stake.
-                          OLD keeps its deposit through the overlap: its operations stay valid for the sponsorship
-                          TTL (--sponsorship-ttl, default the chain's shipped bundler.sponsorshipTtlSeconds, 600)
-    rotate finish [--to A] [--switched-at T] [--state F]
+                          address), funds and stakes it (default: OLD's stake and delay), unlocks OLD's stake, and
+                          prints the configuration switch: apply it (paymaster and signer key together). OLD keeps
+                          its deposit through the overlap: its operations stay valid for the sponsorship TTL
+                          (--sponsorship-ttl, default the chain's shipped bundler.sponsorshipTtlSeconds, 600)
+    rotate switched [--switched-at T] [--state F]
+                          records that the service signs for the new paymaster since now (or T: ISO time or Unix
+                          seconds, when applied earlier): the overlap runs from then
+    rotate finish [--to A] [--state F]
                           after the overlap and OLD's unstake delay: withdraws OLD's stake to the owner and its
-                          deposit to the new paymaster's (or to A). Refused before (exit 3, with the time);
-                          --switched-at T (ISO time or Unix seconds): the switch was applied later than recorded
-                          Both phases resume where a run stopped: --state F (default
+                          deposit to the new paymaster's (or to A). Refused before (exit 3, with the time)
+                          Every phase resumes where a run stopped: --state F (default
                           ./paymaster-rotation-<chain>.json) records them
                           keys from the environment, never flags: AGENT_WALLET_PAYMASTER_OWNER_KEY (sends every
                           transaction; status needs none); AGENT_WALLET_RPC_URL stands in for --rpc-url.
