@@ -4,6 +4,7 @@ import { CLIENT_COMMANDS } from './commands/index.ts';
 import { familyHelp, protocolCommandFor } from './commands/protocols.ts';
 import { devOptionsHelp } from '../roles/devOptions.ts';
 import { DOCTOR_HELP, SERVE_HELP } from './doctorHelp.ts';
+import { PAYMASTER_HELP } from './paymasterHelp.ts';
 
 const clientUsage = () =>
   CLIENT_COMMANDS.map((c) => `  ${c.name.padEnd(22)}  ${c.summary}`).join('\n');
@@ -65,6 +66,7 @@ ${devOptionsHelp('    ')}
 `,
   serve: SERVE_HELP,
   doctor: DOCTOR_HELP,
+  paymaster: PAYMASTER_HELP,
   webhooks: `  webhooks verify --header "webhook-id: …" --header "webhook-timestamp: …" --header "webhook-signature: …"
                   [--body-file F (default stdin)] [--tolerance-seconds N] [--json]
                           checks a captured webhook delivery against the secret in AGENT_WALLET_WEBHOOK_SECRET
@@ -138,6 +140,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('../roles/serve.ts')).runServe(rest);
     case 'doctor':
       return (await import('./doctor.ts')).runDoctorCommand(rest);
+    case 'paymaster':
+      return (await import('./paymaster.ts')).runPaymasterCommand(rest);
     case 'gateway':
       return (await import('../roles/cluster/gateway.ts')).runGateway(rest);
     case 'controller':
