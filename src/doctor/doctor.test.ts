@@ -99,7 +99,7 @@ describe('agent-wallet doctor against the devnet', () => {
     const [deposit] = find(results, 'paymaster.deposit');
     expect(deposit).toMatchObject({ status: 'fail' });
     expect(deposit!.detail).toMatch(/^deposit 0 ETH in the EntryPoint: about 0 sponsored operations/);
-    expect(deposit!.fix).toContain(`EntryPoint.depositTo(${contractAddress})`);
+    expect(deposit!.fix).toContain(`agent-wallet paymaster fund --chain base --paymaster ${contractAddress} --amount ETH`);
     // The built-in bundler does not ask for a stake; an outside one would.
     expect(find(results, 'paymaster.stake')[0]!.status).toBe('ok');
     expect(failsOf(results)).toEqual(['paymaster.deposit']);

@@ -17,7 +17,7 @@ export const paymasterCheck: DoctorCheck = {
   async run(ctx): Promise<CheckResult[]> {
     const { paymaster, entryPoint, name } = ctx.target.config;
     if (!(await hasCode(ctx, paymaster))) {
-      return [result(ctx, 'paymaster.code', 'fail', `no code at the paymaster ${paymaster}`, `deploy a VerifyingPaymaster for ${entryPoint} whose verifyingSigner is your paymaster signer key's address, and configure its address (docs/operations.md, "Running against a testnet")`)];
+      return [result(ctx, 'paymaster.code', 'fail', `no code at the paymaster ${paymaster}`, `deploy a VerifyingPaymaster for ${entryPoint} whose verifyingSigner is your paymaster signer key's address (\`agent-wallet paymaster deploy --chain ${name} --rpc-url …\`), and configure its address (docs/operations.md, "Paymaster operations and rotation")`)];
     }
     const out: CheckResult[] = [];
     const read = <T>(p: Promise<T>) => p.then((v) => ({ ok: true as const, v }), () => ({ ok: false as const }));
@@ -40,12 +40,12 @@ export const paymasterCheck: DoctorCheck = {
         ? result(ctx, 'paymaster.signer', 'warn', `verifyingSigner is ${signer.v}; no paymaster signer key was given to compare`, 'set AGENT_WALLET_PAYMASTER_SIGNER_KEY (the key the service signs sponsorships with) to check it')
         : isAddressEqual(signer.v, expected)
           ? result(ctx, 'paymaster.signer', 'ok', `verifyingSigner ${signer.v} is the configured signer key's address`)
-          : result(ctx, 'paymaster.signer', 'fail', `verifyingSigner is ${signer.v}; the configured signer key is ${expected}'s: every sponsored operation would fail validation (AA34)`, "the VerifyingPaymaster's signer is immutable: configure the key of its verifyingSigner, or deploy a paymaster for your key"),
+          : result(ctx, 'paymaster.signer', 'fail', `verifyingSigner is ${signer.v}; the configured signer key is ${expected}'s: every sponsored operation would fail validation (AA34)`, "the VerifyingPaymaster's signer is immutable: configure the key of its verifyingSigner, or rotate to a paymaster for your key (`agent-wallet paymaster rotate start`)"),
     );
     const info = await ctx.client.readContract({ address: entryPoint, abi: entryPoint07Abi, functionName: 'getDepositInfo', args: [paymaster] });
     const maxFee = await ctx.maxFeePerGas();
     const { level, units } = balanceLevel(info.deposit, GAS.operation, maxFee);
-    const depositFix = `deposit for the paymaster in the EntryPoint: EntryPoint.depositTo(${paymaster}) with value, or the paymaster's deposit() (keep at least ${WARN_MULTIPLE} operations' worth; docs/operations.md, "Refilling")`;
+    const depositFix = `deposit for the paymaster in the EntryPoint: \`agent-wallet paymaster fund --chain ${name} --paymaster ${paymaster} --amount ETH\` (keep at least ${WARN_MULTIPLE} operations' worth; docs/operations.md, "Refilling")`;
     out.push(result(ctx, 'paymaster.deposit', level, `deposit ${eth(info.deposit)} in the EntryPoint: about ${units} sponsored operations at ${maxFee} wei/gas`, depositFix));
     // The built-in bundler does not enforce ERC-7562's reputation rules; an outside one throttles an unstaked paymaster.
     const external = ctx.target.bundlerUrl !== undefined;
@@ -58,7 +58,7 @@ export const paymasterCheck: DoctorCheck = {
           'paymaster.stake',
           external ? 'warn' : 'ok',
           `not staked${info.withdrawTime > 0 ? ` (unlocked; withdrawable at ${new Date(info.withdrawTime * 1000).toISOString()})` : ''}${external ? '' : ': the built-in bundler does not need it'}`,
-          `stake it: the paymaster owner's addStake(unstakeDelaySec) with value (bundlers commonly ask 1 day and a chain-specific minimum on ${name}); unstaked, an outside bundler throttles it under ERC-7562`,
+          `stake it: \`agent-wallet paymaster stake --chain ${name} --paymaster ${paymaster} --amount ETH\` (bundlers commonly ask a 1-day unstake delay and a chain-specific minimum on ${name}); unstaked, an outside bundler throttles it under ERC-7562`,
         ),
       );
     }
