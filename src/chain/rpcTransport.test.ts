@@ -91,6 +91,20 @@ describe('failover between endpoints', () => {
     expect(back.seen.length).toBeGreaterThan(0);
   });
 
+  it('tells who failed and why, by origin only (a provider key in the path or query stays out)', async () => {
+    const a = await fakeNode((_c, res) => answer(res, { error: 'bad gateway' }, 502));
+    const limited = await fakeNode((_c, res) => answer(res, { error: 'slow down' }, 429));
+    const b = await fakeNode(echo('b'));
+    const told: [string, string][] = [];
+    const onEndpointFailed = (endpoint: string, reason: string) => told.push([endpoint, reason]);
+    await expect(transport([`${a.url}/v2/SECRET-KEY`, `${limited.url}/?key=SECRET`, b.url], { onEndpointFailed, backoffBaseMs: 10 })({ method: 'eth_chainId' })).resolves.toBe('b:eth_chainId');
+    expect(told).toEqual([
+      [a.url, 'unreachable'],
+      [limited.url, 'rateLimited'],
+    ]);
+    expect(JSON.stringify(told)).not.toContain('SECRET');
+  });
+
   it('goes to the fallback when the primary hangs past the timeout', async () => {
     const a = await fakeNode(() => {}); // takes the request, never answers
     const b = await fakeNode(echo('b'));

@@ -26,6 +26,11 @@ export interface FailoverOptions {
   backoffBaseMs?: number;
   /** The longest single wait after a 429 without Retry-After. Default 4 s. */
   backoffMaxMs?: number;
+  /**
+   * Told each time an endpoint fails a batch (by its origin: scheme and host, never a path or key), and why:
+   * `unreachable` (set aside for cooldownMs) or `rateLimited` (a 429). For metrics and logs; must not throw.
+   */
+  onEndpointFailed?: (endpoint: string, reason: 'unreachable' | 'rateLimited') => void;
 }
 
 interface Pending {
@@ -170,8 +175,10 @@ export function batchingHttp(urls: string | readonly string[], opts: BatchingTra
           next.downUntil = Date.now() + cooldownMs;
           failed.add(next);
           lastError = attempt.error;
+          opts.failover?.onEndpointFailed?.(originOf(next.url), 'unreachable');
           break;
         case 'rateLimited': {
+          opts.failover?.onEndpointFailed?.(originOf(next.url), 'rateLimited');
           next.limitStreak += 1;
           next.limitError = attempt.error;
           const backoff = Math.min(backoffBaseMs * 2 ** (next.limitStreak - 1), backoffMaxMs);
@@ -273,4 +280,14 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** An endpoint as metrics and logs may name it: scheme and host (providers put API keys in the path or query). */
+function originOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(unparsable URL)';
+  }
 }

@@ -136,6 +136,16 @@ describe('agent-wallet doctor against the devnet', () => {
     }
   });
 
+  it('a fallback RPC URL of another chain fails; a dead one warns; one of this chain passes', async () => {
+    const other = devnet.chain('arbitrum').rpcUrl;
+    const dead = `http://127.0.0.1:${await freePort()}/v2/SECRET`;
+    const results = await runDoctor([target({ fallbackRpcUrls: [base.rpcUrl, other, dead] })], { timeoutMs: 2_000 });
+    expect(find(results, 'rpc.fallback-1')[0]).toMatchObject({ status: 'ok' });
+    expect(find(results, 'rpc.fallback-2')[0]).toMatchObject({ status: 'fail', detail: expect.stringContaining('answers chain id 421614; the configuration says 84532') });
+    expect(find(results, 'rpc.fallback-3')[0]).toMatchObject({ status: 'warn' });
+    expect(JSON.stringify(results)).not.toContain('SECRET');
+  });
+
   describe('an RPC endpoint without some methods', () => {
     let proxy: Server;
     let url: string;

@@ -5,6 +5,7 @@ import type { BundlerConfig, ChainConfig } from '../config/chainConfig.ts';
 import { accountsCheck } from './checks/accounts.ts';
 import { bundlerCheck } from './checks/bundler.ts';
 import { chainIdCheck } from './checks/chainId.ts';
+import { fallbackRpcsCheck } from './checks/fallbackRpcs.ts';
 import { entryPointCheck, factoryCheck } from './checks/contracts.ts';
 import { paymasterCheck } from './checks/paymaster.ts';
 import { protocolsCheck } from './checks/protocols.ts';
@@ -18,7 +19,7 @@ export type { CheckResult, CheckStatus, DoctorCheck, DoctorTarget } from './type
  * The checks, in the order they print. `chain.id` runs first and alone: a node that does not answer, or answers
  * for another chain, makes every other answer meaningless.
  */
-export const CHECKS: readonly DoctorCheck[] = [chainIdCheck, rpcCheck, entryPointCheck, factoryCheck, paymasterCheck, accountsCheck, bundlerCheck, tokensCheck, protocolsCheck];
+export const CHECKS: readonly DoctorCheck[] = [chainIdCheck, fallbackRpcsCheck, rpcCheck, entryPointCheck, factoryCheck, paymasterCheck, accountsCheck, bundlerCheck, tokensCheck, protocolsCheck];
 
 /**
  * The doctor's view of a full ChainConfig: the accounts' addresses from its keys. The bundler URL is read from an

@@ -17,3 +17,8 @@ export function bundleObserver(metrics: Metrics): BundleObserver {
     },
   };
 }
+
+/** The chain worker's `rpcEndpointFailed`: RPC endpoint failures by chain, endpoint (origin) and reason. */
+export function rpcEndpointObserver(metrics: Metrics): (chain: string, endpoint: string, reason: 'unreachable' | 'rateLimited') => void {
+  return (chain, endpoint, reason) => metrics.rpcEndpointFailures.inc({ chain, endpoint, reason });
+}

@@ -12,7 +12,7 @@ export {
 export { controllerMetrics } from './controller.ts';
 export { instrumentExecutionInformer, PHASE_INDEX, phaseIndexer, type ExecutionInformerMetricsOptions } from './execution.ts';
 export { instrumentLockManager, lockKind } from './locks.ts';
-export { bundleObserver } from './bundler.ts';
+export { bundleObserver, rpcEndpointObserver } from './bundler.ts';
 export { watchBalances, type BalanceSource, type BalanceWatch, type BalanceWatchOptions } from './balances.ts';
 export { httpMetricsHook, metricsRoutes, UNMATCHED_ROUTE } from './http.ts';
 export { grpcClientInterceptor, grpcCodeName, grpcServerInterceptor, observeGrpcCall, type GrpcSide } from './grpc.ts';

@@ -180,6 +180,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // ── RPC endpoints ──────────────────────────────────────────────────────────────────────────────────────
+  readonly rpcEndpointFailures = new Counter({
+    name: 'agentwallet_rpc_endpoint_failures_total',
+    help: 'Calls a chain RPC endpoint (by origin) failed: unreachable (no connection, timeout, 5xx: the next endpoint is used) or rateLimited (429: backed off)',
+    labelNames: ['chain', 'endpoint', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   // ── bundles ────────────────────────────────────────────────────────────────────────────────────────────
   readonly bundles = new Counter({
     name: 'agentwallet_bundles_total',

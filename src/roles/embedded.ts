@@ -22,7 +22,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../store/embedded/index.t
 import { serveAdminSocket } from '../admin/socket.ts';
 import { openFileArchive } from '../archive/files.ts';
 import { ensurePrivateDir } from '../lib/privateFs.ts';
-import { bundleObserver, createMetrics, instrumentLockManager, watchBalances, type Metrics } from '../metrics/index.ts';
+import { bundleObserver, rpcEndpointObserver, createMetrics, instrumentLockManager, watchBalances, type Metrics } from '../metrics/index.ts';
 import { createCallbackGuard, EMBEDDED_LOOPBACK_SETTING, type Resolver } from '../lib/egress/egress.ts';
 import { openFileWebhookSecrets, webhookSecretsDir } from '../webhooks/secrets/files.ts';
 import type { WebhookSecretStore } from '../webhooks/secrets/types.ts';
@@ -125,6 +125,7 @@ export async function startEmbeddedService(opts: EmbeddedServiceOptions): Promis
         locks,
         log: log.child({ role: 'chain-worker', chain: config.name }),
         bundleObserver: bundleObserver(metrics),
+        rpcEndpointFailed: rpcEndpointObserver(metrics),
       });
       workers.set(config.name, worker);
       stops.push(() => worker.close());

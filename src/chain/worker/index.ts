@@ -53,6 +53,8 @@ export interface ChainWorkerDeps {
   requireRestore?: boolean;
   /** Told of every bundle sent (metrics). */
   bundleObserver?: BundleObserver;
+  /** Told each time one of the chain's RPC endpoints fails a call and the transport turns to another or backs off (metrics). */
+  rpcEndpointFailed?: (chain: string, endpoint: string, reason: 'unreachable' | 'rateLimited') => void;
   /** How long a transaction a sending account signed may wait for its send (default 60 s; accountSender.ts). */
   sendWindowMs?: number;
 }
@@ -77,7 +79,19 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
   const config = normalizeAddresses(inputConfig);
   const log = deps.log ?? silentLogger;
   const locks = deps.locks ?? createMemoryLockManager();
-  const client = createChainClient(config);
+  // A failing endpoint is logged once a minute per endpoint and reason; every failure is counted (rpcEndpointFailed).
+  const failoverLoggedAt = new Map<string, number>();
+  const client = createChainClient(config, {
+    failover: {
+      onEndpointFailed: (endpoint, reason) => {
+        deps.rpcEndpointFailed?.(config.name, endpoint, reason);
+        const key = `${endpoint} ${reason}`;
+        if (Date.now() - (failoverLoggedAt.get(key) ?? 0) < 60_000) return;
+        failoverLoggedAt.set(key, Date.now());
+        log.warn({ chain: config.name, endpoint, reason }, reason === 'rateLimited' ? 'an RPC endpoint rate-limits (429): backing off' : 'an RPC endpoint failed: the next one is used');
+      },
+    },
+  });
   const wallets = createWalletResolver(client, config, deps.serviceSecret);
   const bundlerConfig = config.bundler;
   const outside = bundlerConfig.kind === 'rpc' ? createBundlerClient({ url: bundlerConfig.url, entryPoint: config.entryPoint }) : undefined;

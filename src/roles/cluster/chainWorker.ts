@@ -5,7 +5,7 @@ import { CliError } from '../../lib/args.ts';
 import { clusterChain, ConfigError, workerChainConfig } from './config.ts';
 import { canonicalChain } from '../../config/chains.ts';
 import { createRedisLockManager } from '../../locks/redis.ts';
-import { Metrics, bundleObserver, grpcServerInterceptor, instrumentLockManager, watchBalances } from '../../metrics/index.ts';
+import { Metrics, bundleObserver, rpcEndpointObserver, grpcServerInterceptor, instrumentLockManager, watchBalances } from '../../metrics/index.ts';
 import { startOpsServer } from '../../ops/server.ts';
 import { doctorTarget, runDoctor } from '../../doctor/index.ts';
 import { closeRedis, connectRedis, redisPasswordFromEnv } from '../../redis/connect.ts';
@@ -42,6 +42,7 @@ export async function runChainWorker(argv: string[]): Promise<number> {
     locks: instrumentLockManager(redisLocks, metrics),
     log: log.child({ chain: chainName }),
     bundleObserver: bundleObserver(metrics),
+    rpcEndpointFailed: rpcEndpointObserver(metrics),
     // Its own process: after a restart it must hear the in-flight operations before it signs again.
     requireRestore: true,
   });
