@@ -178,7 +178,7 @@ describe('agent-wallet cluster roles: bad configuration', { timeout: CLI_TEST_TI
     );
     const noKeys = await cliFails('chain-worker', '--chain', 'base', '--config', validPath);
     expect(noKeys.code).toBe(2);
-    expect(noKeys.stderr).toMatch(/AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS, AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY must hold/);
+    expect(noKeys.stderr).toMatch(/AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS \(the built-in bundler's only\), AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY must hold/);
     const otherChain = await cliFails('chain-worker', '--chain', 'arb', '--config', validPath);
     expect(otherChain.stderr).toMatch(/chain arbitrum is not in the config/);
   });
