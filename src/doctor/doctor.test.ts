@@ -92,7 +92,7 @@ describe('agent-wallet doctor against the devnet', () => {
   it('a paymaster with no deposit (and no stake) fails with how to deposit', async () => {
     const wallet = devnet.walletClient('base', 0);
     const client = devnet.publicClient('base');
-    const hash = await wallet.sendTransaction({ data: paymasterDeployData(privateKeyToAddress(base.paymasterSignerKey)) });
+    const hash = await wallet.sendTransaction({ data: paymasterDeployData(privateKeyToAddress(base.paymasterSignerKey!)) });
     const { contractAddress } = await client.waitForTransactionReceipt({ hash });
     const results = await runDoctor([target({ paymaster: contractAddress! })]);
     expect(find(results, 'paymaster.signer')[0]!.status).toBe('ok');

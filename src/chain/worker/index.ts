@@ -24,6 +24,7 @@ import { createWalletResolver } from '../wallet.ts';
 import { createAccountSender } from './accountSender.ts';
 import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
+import { createSponsor } from '../sponsor/index.ts';
 import { PreparedOperations } from './preparedCache.ts';
 import { createOperationOutcomes } from './outcomes.ts';
 import { createNamedReads } from './namedReads.ts';
@@ -95,7 +96,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     nonces,
     estimates,
     prepared,
-    paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
+    sponsor: createSponsor(config),
     ...(outside && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside) }),
     log,
   });
@@ -118,7 +119,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     locks,
     fees,
     accounts: { x402Settlement: settler, faucetTransfer: faucet },
-    serviceAccounts: [...executors, privateKeyToAccount(config.paymasterSignerKey).address, config.beneficiary],
+    serviceAccounts: [...executors, ...(config.paymasterSignerKey ? [privateKeyToAccount(config.paymasterSignerKey).address] : []), config.beneficiary],
     sendWindowMs: deps.sendWindowMs,
     log,
   });
