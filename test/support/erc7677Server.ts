@@ -19,8 +19,6 @@ const getHashAbi = parseAbi([
   'function getHash(PackedUserOperation userOp, uint48 validUntil, uint48 validAfter) view returns (bytes32)',
 ]);
 
-/** The stub's signature: well formed, recovers to no signer (validation fails softly, never reverts). */
-const STUB_SIGNATURE: Hex = `0x${'ff'.repeat(32)}${'7a'.repeat(32)}1c`;
 const VERIFICATION_GAS = 60_000n;
 
 export interface Erc7677Server {
@@ -71,7 +69,7 @@ export async function startErc7677Server(chain: ChainName, opts: { validForSecon
   await client.request({ method: 'anvil_setBalance' as never, params: [owner, numberToHex(parseEther('100'))] as never });
   const wallet = devnetWalletClient(devnetChain(c), ownerKey);
   const deployed = await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ data: paymasterDeployData(signer.address) }) });
-  const paymaster = deployed.contractAddress!;
+  const paymaster = getAddress(deployed.contractAddress!);
   for (const hash of [
     await wallet.writeContract({ address: paymaster, abi: verifyingPaymasterAbi, functionName: 'deposit', value: parseEther('10') }),
     await wallet.writeContract({ address: paymaster, abi: verifyingPaymasterAbi, functionName: 'addStake', args: [86_400], value: parseEther('1') }),
@@ -80,6 +78,10 @@ export async function startErc7677Server(chain: ChainName, opts: { validForSecon
     if (r.status !== 'success') throw new Error(`funding the second paymaster failed: ${hash}`);
   }
 
+  // The stub's signature: a real one by a throwaway key, so it recovers to another address and validation fails
+  // softly (SIG_VALIDATION_FAILED). One that does not recover at all (r ≥ n) makes OpenZeppelin's ECDSA revert (AA33),
+  // and a bundler then refuses to estimate the operation.
+  const STUB_SIGNATURE = await privateKeyToAccount(generatePrivateKey()).signMessage({ message: 'stub' });
   const calls: Record<string, number> = {};
   let refusal: string | undefined;
   const validForSeconds = opts.validForSeconds ?? 600;
