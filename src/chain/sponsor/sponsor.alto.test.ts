@@ -63,4 +63,29 @@ describe('ERC-7677 sponsor: the chain worker through a paymaster service and Alt
     await worker.submitOperation(op);
     assertIncluded(await outcomes.wait(op.hash as Hex));
   });
+
+  it('figures: prepare time with the paymaster service against the built-in signer, both priced by Alto (printed, not asserted)', async () => {
+    const builtin = await createChainWorker({ ...base.config, executorKeys: [], bundler: alto.bundlerConfig() }, { serviceSecret: freshSecret() });
+    try {
+      const N = 10;
+      const time = async (w: LocalChainWorker, tag: string) => {
+        const ms: number[] = [];
+        for (let i = 0; i < N; i++) {
+          const t = performance.now();
+          const op = await w.prepareOperation({ apiClient: 'acme', agentId: uniqueId(`fig-${tag}`) }, [incrementCall(base.counter)], { requestId: `f${i}` });
+          ms.push(performance.now() - t);
+          expect(op.paymaster).toBe(tag === 'erc7677' ? pm.paymaster : base.config.paymaster);
+        }
+        ms.sort((a, b) => a - b);
+        return { median: ms[N >> 1]!.toFixed(1), max: ms[N - 1]!.toFixed(1) };
+      };
+      // Warm both (the first prepare reads the implementation's code, the fee snapshot).
+      await time(worker, 'erc7677');
+      await time(builtin, 'builtin');
+      const [service, local] = [await time(worker, 'erc7677'), await time(builtin, 'builtin')];
+      console.log(`prepare of a new wallet's first operation, ${N} each, priced by Alto: ERC-7677 service median ${service.median} ms (max ${service.max}), built-in signer median ${local.median} ms (max ${local.max})`);
+    } finally {
+      await builtin.close();
+    }
+  });
 });
