@@ -94,6 +94,14 @@ export const RpcBundlerConfigSchema = z.object({
    * at a time; raise it to what the bundler accepts.
    */
   maxInFlightPerSender: z.number().int().min(1).max(64).default(1),
+  /**
+   * The most the bundler may ask, as multiples of the service's own figures, before an operation is refused rather
+   * than signed: its preVerificationGas against the service's estimate (L1 data fee included), and its gas price
+   * against the node's fees. Both are paid from the paymaster's deposit: a bundler asking a hundred times over
+   * would drain it.
+   */
+  maxPreVerificationGasRatio: z.number().min(1).max(100).default(5),
+  maxGasPriceRatio: z.number().min(1).max(100).default(3),
 });
 
 /** `bundler: {}` (or none) is the built-in bundler with its defaults, as before there was a choice. */

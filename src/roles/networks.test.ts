@@ -52,12 +52,13 @@ describe('shipped network configurations', () => {
   });
 
   it('--bundler-url makes an outside bundler bundle: no executor keys, the treasury standing in for the beneficiary', () => {
-    const [{ name, inputs }] = networkInputs({ network: ['base-sepolia'], 'rpc-url': [operator.rpcUrl], paymaster: [operator.paymaster], treasury: [operator.treasury], 'bundler-url': ['base=https://bundler.example/v2/KEY'] });
+    const [first] = networkInputs({ network: ['base-sepolia'], 'rpc-url': [operator.rpcUrl], paymaster: [operator.paymaster], treasury: [operator.treasury], 'bundler-url': ['base=https://bundler.example/v2/KEY'] });
+    const { name, inputs } = first!;
     expect(inputs).toMatchObject({ bundlerUrl: 'https://bundler.example/v2/KEY', beneficiary: operator.treasury });
-    const config = networkChainConfig(name!, inputs!, { paymasterSignerKey: keys.paymasterSignerKey, executorKeys: [] });
+    const config = networkChainConfig(name, inputs, { paymasterSignerKey: keys.paymasterSignerKey, executorKeys: [] });
     expect(config.bundler).toMatchObject({ kind: 'rpc', url: 'https://bundler.example/v2/KEY', sponsorshipTtlSeconds: 600 });
     expect(config.executorKeys).toEqual([]);
     // Executor keys in the environment with an outside bundler are refused, not silently unused.
-    expect(() => networkChainConfig(name!, inputs!, keys)).toThrow(/executor keys belong to the built-in bundler/);
+    expect(() => networkChainConfig(name, inputs, keys)).toThrow(/executor keys belong to the built-in bundler/);
   });
 });

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { ChainName } from '../../src/config/chains.ts';
-import type { ChainConfig, RpcBundlerConfig } from '../../src/config/chainConfig.ts';
+import { RpcBundlerConfigSchema, type ChainConfig, type RpcBundlerConfig } from '../../src/config/chainConfig.ts';
 import { freePort } from './net.ts';
 import { testDevnet } from './env.ts';
 
@@ -43,19 +43,45 @@ export interface AltoProcess {
  */
 export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; bundleMode?: 'auto' | 'manual' } = {}): Promise<AltoProcess> {
   const devnet = testDevnet();
-  const rpcUrl = devnet.chain(chain).rpcUrl;
-  const executorKey = generatePrivateKey();
+  const client = devnet.publicClient(chain);
+  return launchAlto({
+    chain,
+    rpcUrl: devnet.chain(chain).rpcUrl,
+    entryPoint: devnet.chain(chain).entryPoint,
+    setBalance: async (address, wei) => {
+      await client.request({ method: 'anvil_setBalance' as never, params: [address, `0x${wei.toString(16)}`] as never });
+    },
+    ...opts,
+  });
+}
+
+export interface LaunchAltoOptions {
+  chain: ChainName;
+  rpcUrl: string;
+  entryPoint: `0x${string}`;
+  /** Gives Alto's fresh executor and utility accounts their gas (anvil_setBalance on a devnet). */
+  setBalance(address: `0x${string}`, wei: bigint): Promise<void>;
+  extraArgs?: string[];
+  bundleMode?: 'auto' | 'manual';
+  /** Executor accounts Alto sends bundles from (default 1). */
+  executors?: number;
+  /** Alto's --block-time: how often it looks for receipts (default 250 ms). */
+  blockTimeMs?: number;
+}
+
+/** Runs Alto against any devnet chain (startAlto: the test run's shared devnet; benchmarks: their own). */
+export async function launchAlto(opts: LaunchAltoOptions): Promise<AltoProcess> {
+  const { chain, rpcUrl, entryPoint } = opts;
+  const executorKeys = Array.from({ length: opts.executors ?? 1 }, () => generatePrivateKey());
+  const executorKey = executorKeys[0]!;
   const utilityKey = generatePrivateKey();
   const executor = privateKeyToAccount(executorKey).address;
-  const client = devnet.publicClient(chain);
-  for (const key of [executorKey, utilityKey]) {
-    await client.request({ method: 'anvil_setBalance' as never, params: [privateKeyToAccount(key).address, '0x3635C9ADC5DEA00000'] as never }); // 1000 ETH
-  }
+  for (const key of [...executorKeys, utilityKey]) await opts.setBalance(privateKeyToAccount(key).address, 1_000n * 10n ** 18n);
   const port = await freePort();
   const bin = altoBin();
   const args = [
-    '--entrypoints', devnet.chain(chain).entryPoint,
-    '--executor-private-keys', executorKey,
+    '--entrypoints', entryPoint,
+    '--executor-private-keys', executorKeys.join(','),
     '--utility-private-key', utilityKey,
     '--rpc-url', rpcUrl,
     '--safe-mode', 'false',
@@ -63,7 +89,7 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
     '--log-level', 'warn',
     // The devnet mines a block per transaction: poll for receipts and new operations at its pace.
     '--min-bundle-interval', '20',
-    '--block-time', '250',
+    '--block-time', String(opts.blockTimeMs ?? 250),
     '--utility-wallet-monitor', 'false',
     // Alto prices the L1 data fee itself on an L2 (the devnet's stand-ins at the real addresses answer it).
     '--chain-type', chain === 'base' ? 'op-stack' : chain === 'arbitrum' ? 'arbitrum' : 'default',
@@ -118,7 +144,7 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
     url,
     chain,
     executor,
-    bundlerConfig: (patch = {}) => ({ kind: 'rpc', url, sponsorshipTtlSeconds: 600, receiptPollMs: 50, recheckAfterMs: 1_000, maxInFlightPerSender: 1, ...patch }),
+    bundlerConfig: (patch = {}) => RpcBundlerConfigSchema.parse({ kind: 'rpc', url, receiptPollMs: 50, recheckAfterMs: 1_000, ...patch }),
     output: () => out,
     kill,
     restart: (mode) => {
@@ -126,7 +152,7 @@ export async function startAlto(chain: ChainName, opts: { extraArgs?: string[]; 
       return start();
     },
     async mempoolSenders() {
-      const ops = (await rpc('debug_bundler_dumpMempool', [devnet.chain(chain).entryPoint])) as { sender?: string }[] | null;
+      const ops = (await rpc('debug_bundler_dumpMempool', [entryPoint])) as { sender?: string }[] | null;
       return (ops ?? []).map((o) => (o.sender ?? '').toLowerCase());
     },
     async setAutoBundling() {

@@ -30,6 +30,11 @@ export interface OperationEstimatesDeps {
   fees: () => Promise<FeeSnapshot>;
   /** A simulation's call-gas estimate is reused by prepare for this long. */
   reuseMs: number;
+  /**
+   * With an outside bundler: its preVerificationGas for one the service estimates at `ours`, as it last priced one
+   * (rpc/gasAdvice.ts), so a quote counts what the signed operation will carry. Absent: the service's own.
+   */
+  bundlerPreVerificationGas?: (ours: bigint) => bigint;
 }
 
 export interface OperationEstimates {
@@ -136,6 +141,10 @@ export function createOperationEstimates(deps: OperationEstimatesDeps): Operatio
         gas = await gasLimits({ wallet, sim: r.value, deploying: !wallet.deployed, nonce: 0n, fees: feeSnapshot });
       } catch (e) {
         return err({ code: 'rpc_unavailable', message: describeError(e) });
+      }
+      if (deps.bundlerPreVerificationGas) {
+        const asked = deps.bundlerPreVerificationGas(gas.preVerificationGas);
+        if (asked > gas.preVerificationGas) gas = { ...gas, preVerificationGas: asked };
       }
       const estimatedGas = totalOperationGas(gas);
       const estimatedCostWei = estimatedGas * feeSnapshot.maxFeePerGas;

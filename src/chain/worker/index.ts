@@ -19,7 +19,7 @@ import { NonceAllocator } from '../nonceAllocator.ts';
 import { parseSponsorshipWindow } from '../paymaster.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker, OperationOutcome, SendingAccounts } from '../types.ts';
-import { fromSignedUserOperation, verifySubmittedOperation } from '../userOperation.ts';
+import { fromSignedUserOperation, verifySubmittedOperation, type UserOperation07 } from '../userOperation.ts';
 import { createWalletResolver } from '../wallet.ts';
 import { createAccountSender } from './accountSender.ts';
 import { createOperationEstimates } from './estimates.ts';
@@ -83,10 +83,26 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
   const bundlerConfig = config.bundler;
   const outside = bundlerConfig.kind === 'rpc' ? createBundlerClient({ url: bundlerConfig.url, entryPoint: config.entryPoint }) : undefined;
   const nodeFees = createFeeReader(client, deps.feeMaxAgeMs ?? 1_000);
-  const fees = outside ? withBundlerGasPrice(nodeFees, outside, deps.feeMaxAgeMs ?? 1_000) : nodeFees;
+  let cappedWarnedAt = 0;
+  const fees =
+    outside && bundlerConfig.kind === 'rpc'
+      ? withBundlerGasPrice(nodeFees, outside, deps.feeMaxAgeMs ?? 1_000, bundlerConfig.maxGasPriceRatio, (asked, cap) => {
+          if (Date.now() - cappedWarnedAt < 60_000) return;
+          cappedWarnedAt = Date.now();
+          log.warn({ chain: config.name, asked: asked.maxFeePerGas.toString(), cap: cap.toString() }, 'the bundler asks more than bundler.maxGasPriceRatio × the node\'s fees: capped');
+        })
+      : nodeFees;
   const nonces = new NonceAllocator();
   const prepared = new PreparedOperations();
-  const estimates = createOperationEstimates({ client, config, wallets, fees, reuseMs: deps.estimateReuseMs ?? 5_000 });
+  const pvgAdvice = outside && bundlerConfig.kind === 'rpc' ? bundlerPreVerificationGas(outside, bundlerConfig.maxPreVerificationGasRatio) : undefined;
+  const estimates = createOperationEstimates({
+    client,
+    config,
+    wallets,
+    fees,
+    reuseMs: deps.estimateReuseMs ?? 5_000,
+    ...(pvgAdvice && { bundlerPreVerificationGas: (ours: bigint) => pvgAdvice.expected(ours) }),
+  });
   const prepare = createOperationPreparer({
     config,
     client,
@@ -97,7 +113,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     estimates,
     prepared,
     sponsor: createSponsor(config),
-    ...(outside && { bundlerPreVerificationGas: bundlerPreVerificationGas(outside) }),
+    ...(pvgAdvice && { bundlerPreVerificationGas: (draft: UserOperation07, ours: bigint) => pvgAdvice.price(draft, ours) }),
     log,
   });
   // A head read below the previous one: the chain rewound under us. The nonces our own bundles advanced are

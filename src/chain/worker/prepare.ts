@@ -39,7 +39,7 @@ export interface OperationPreparerDeps {
    * An outside bundler's preVerificationGas for an operation like this one (rpc/gasAdvice.ts): it prices its own
    * calldata and overhead, and refuses an operation that pays less. Absent with the built-in bundler.
    */
-  bundlerPreVerificationGas?: (draft: UserOperation07) => Promise<bigint>;
+  bundlerPreVerificationGas?: (draft: UserOperation07, ours: bigint) => Promise<bigint>;
   log: Logger;
 }
 
@@ -124,7 +124,7 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
             const draftDeploying = chainNonce === 0n && !(await wallets.resolve(ref)).deployed;
             const draft = withPaymaster(gas, chainNonce, draftDeploying, stub);
             draft.signature = (await signAsOwner(draft, { owner: DRAFT_SIGNER, entryPoint: config.entryPoint, chainId: config.chainId })).signature as Hex;
-            const required = await deps.bundlerPreVerificationGas(draft);
+            const required = await deps.bundlerPreVerificationGas(draft, gas.preVerificationGas);
             // 2 %: the real nonce and signatures may cost a few calldata bytes more, and an L2's L1 fee moves.
             const pvg = required + required / 50n;
             if (pvg > gas.preVerificationGas) gas = { ...gas, preVerificationGas: pvg };

@@ -177,7 +177,7 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
       expect(arbitrumEnv.find((e: { name: string }) => e.name === 'AGENT_WALLET_FALLBACK_RPC_URLS').valueFrom).toEqual({
         secretKeyRef: { name: 'agent-wallet-arbitrum-keys', key: 'fallback-rpc-urls' },
       });
-      const eth = config.chains.find((c) => c.name === 'base')!;
+      const eth = config.chains.find((c) => c.name === 'ethereum')!;
       expect(eth.faucetCap).toEqual({ native: '0.05', tokens: { USDC: '100' } });
       expect(eth.tokens.map((t) => [t.symbol, t.address, t.acceptedForPayment])).toEqual([
         ['USDC', '0x4444444444444444444444444444444444444444', true],
@@ -192,6 +192,9 @@ describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.y
         tokens: { USDC: { usd: '1' }, '0x7777777777777777777777777777777777777777': { aaveOracle: '0x8888888888888888888888888888888888888888', asset: '0x4444444444444444444444444444444444444444' } },
       });
       expect(config.chains.find((c) => c.name === 'base')!.prices).toEqual({ maxAgeSeconds: 3_600, cacheSeconds: 5, tokens: {} });
+      // The L1 data fee setting reaches the config; a chain without one takes what its name stands for.
+      expect(config.chains.find((c) => c.name === 'base')!.l1DataFee).toEqual({ kind: 'opStack', gasPriceOracle: '0x420000000000000000000000000000000000000F', method: 'getL1FeeUpperBound' });
+      expect(config.chains.find((c) => c.name === 'arbitrum')!.l1DataFee).toBeUndefined();
       expect(config.controller.retentionSeconds).toBe(2_592_000);
       expect(config.webhooks).toEqual({
         retryScheduleSeconds: [10, 600, 86_400],

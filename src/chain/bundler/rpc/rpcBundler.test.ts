@@ -48,6 +48,19 @@ describe('RPC bundler: the chain worker through Alto (devnet)', () => {
     expect(worker.bundlerStats().includedOps).toBeGreaterThanOrEqual(1);
   });
 
+  it('a quote (simulate) counts the preVerificationGas the bundler will ask, not the service\'s lower own', async () => {
+    const ref = { apiClient: 'acme', agentId: uniqueId('alto-quote') };
+    const sim = await worker.simulate(ref, [incrementCall(base.counter)]);
+    if (!sim.ok) throw new Error(sim.error.message);
+    const op = await worker.prepareOperation(ref, [incrementCall(base.counter)], { requestId: 'q1' });
+    const signedGas = ['callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit']
+      .map((k) => BigInt((op as unknown as Record<string, string>)[k] ?? '0'))
+      .reduce((a, b) => a + b, 0n);
+    // Within 2 % of what was signed (the same calls, the same undeployed wallet), not the service's own figure below it.
+    expect(Number(sim.value.estimatedGas)).toBeGreaterThan(Number(signedGas) * 0.98);
+    expect(BigInt(op.preVerificationGas)).toBeGreaterThan(20_000n); // Alto's price, not ours (≈ 19k for a first operation)
+  });
+
   it('three operations of one wallet signed at once are handed on one at a time and included in nonce order', async () => {
     const ref = { apiClient: 'acme', agentId: uniqueId('alto-seq') };
     const ops = await Promise.all([0, 1, 2].map((i) => worker.prepareOperation(ref, [setNumberCall(base.counter, BigInt(7_000 + i))], { requestId: `s${i}` })));

@@ -51,7 +51,7 @@ const WARN_EVERY_MS = 10_000;
  * Bundling by an outside ERC-4337 bundler (Alto, a hosted one) over JSON-RPC. It holds each operation until its
  * outcome is final: hands it on with eth_sendUserOperation (a wallet's operations in nonce order, at most
  * `maxInFlightPerSender` of them handed on at once), polls eth_getUserOperationReceipt, and reads each reported
- * inclusion back from the chain through our own node. An operation the bundler no longer knows (it restarted and
+ * inclusion back from the chain through our own node; what the bundler does not report, the chain settles. An operation the bundler no longer knows (it restarted and
  * lost its in-memory mempool) is sent again, once the chain shows its nonce unused: the same signed operation, so
  * it can run at most once. Withdrawal (the kill switch) takes back only what was not handed on yet: an outside
  * bundler has no way to give an operation back.
@@ -220,7 +220,11 @@ export class RpcBundler implements OperationBundler {
     return true;
   }
 
-  /** Receipts of the operations handed on; an operation without one for recheckAfterMs is asked after. */
+  /**
+   * Receipts of the operations handed on. One without a receipt for recheckAfterMs is looked up on the chain (the
+   * source of truth whatever the bundler says: included, or its nonce used by another, settles it), fails once its
+   * sponsorship has expired, and is sent again when the bundler no longer holds it.
+   */
   async #poll(): Promise<void> {
     const handed = [...this.#held.values()].filter((e) => e.handedAt !== undefined);
     await Promise.all(
@@ -230,17 +234,17 @@ export class RpcBundler implements OperationBundler {
           receipt = await this.#o.bundler.getUserOperationReceipt(e.hash);
         } catch (err) {
           this.#warn({ hash: e.hash, err: describeError(err) }, 'rpc bundler: no receipt answer');
-          return;
         }
-        if (receipt) return this.#included(e, receipt.receipt.transactionHash);
+        if (receipt && (await this.#included(e, receipt.receipt.transactionHash))) return;
         if (Date.now() - e.checkedAt < this.#o.recheckAfterMs) return;
         e.checkedAt = Date.now();
+        const onChain = await this.#lookup(e);
+        if (onChain === undefined) return; // our node did not answer: next time
+        if (onChain.state === 'included' || onChain.state === 'dropped') return this.#finalize(e, onChain);
+        if (e.validUntil < this.#o.now()) return this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
         const known = await this.#o.bundler.knowsUserOperation(e.hash).catch(() => true); // no answer: assume it holds it
         if (known) return;
-        // Lost by the bundler: the chain decides whether it ran; if not, the same operation goes again.
-        const onChain = await this.#lookup(e);
-        if (onChain?.state === 'included' || onChain?.state === 'dropped') return this.#finalize(e, onChain);
-        if (e.validUntil < this.#o.now()) return this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
+        // Lost by the bundler, not run by the chain: the same operation goes again.
         this.#o.log.warn({ chain: this.#o.chain, hash: e.hash }, 'rpc bundler: the bundler no longer holds an operation the chain has not run; sending it again');
         this.#stats.resent++;
         e.handedAt = undefined; // waits its turn again if the bundler does not take it now
@@ -250,15 +254,16 @@ export class RpcBundler implements OperationBundler {
   }
 
   /** The bundler reports an inclusion: read the transaction's receipt from our own node and take the outcome from its logs. */
-  async #included(e: Entry, txHash: Hex): Promise<void> {
+  async #included(e: Entry, txHash: Hex): Promise<boolean> {
     const receipt = await this.#o.client.getTransactionReceipt({ hash: txHash }).catch(() => undefined);
-    if (!receipt) return; // our node does not have it yet (or the bundler is wrong): ask again next round
+    if (!receipt) return false; // our node does not have it yet (or the bundler is wrong): the recheck decides
     const outcome = outcomesFromLogs(receipt.logs, this.#o.entryPoint, receipt).get(e.hash.toLowerCase());
     if (!outcome) {
       this.#warn({ hash: e.hash, txHash }, 'rpc bundler: the bundler named a transaction that does not carry the operation');
-      return;
+      return false;
     }
     this.#finalize(e, outcome);
+    return true;
   }
 
   async #lookup(e: Entry): Promise<OperationOutcome | undefined> {
