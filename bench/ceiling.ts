@@ -84,7 +84,7 @@ export async function measureChainCeiling(chains: readonly { config: ChainConfig
 async function prepareChain(config: ChainConfig, counter: Address, opts: CeilingOptions): Promise<PreparedChain> {
   const client = createChainClient(config);
   const owner = deriveOwnerAccount(opts.serviceSecret, 'ceiling');
-  const paymasterSigner = privateKeyToAccount(config.paymasterSignerKey);
+  const paymasterSigner = privateKeyToAccount(config.paymasterSignerKey!);
   const executors = config.executorKeys.map((k) => privateKeyToAccount(k));
 
   // Warm wallets, deployed through the factory directly (anyone may): the figure is for warm operations.

@@ -38,7 +38,7 @@ describe('gas limits (devnet)', () => {
       maxPriorityFeePerGas: 10n ** 9n,
       sponsorship: {
         paymaster: env.config.paymaster,
-        signer: privateKeyToAccount(env.config.paymasterSignerKey),
+        signer: privateKeyToAccount(env.config.paymasterSignerKey!),
         window: { validUntil: Math.floor(Date.now() / 1000) + 600, validAfter: 0 },
       },
       owner,

@@ -56,7 +56,7 @@ describe('signed UserOperations (devnet)', () => {
       // The paymaster signature is the verifying signer's, over that hash as an Ethereum signed message.
       const pmSignature = `0x${op.paymasterData!.slice(2 + 128)}` as Hex;
       expect(await recoverMessageAddress({ message: { raw: contractHash }, signature: pmSignature })).toBe(
-        privateKeyToAccount(env.config.paymasterSignerKey).address,
+        privateKeyToAccount(env.config.paymasterSignerKey!).address,
       );
       // The owner signature is the client's derived key, over the userOpHash as an Ethereum signed message.
       expect(await recoverMessageAddress({ message: { raw: onChainHash }, signature: op.signature })).toBe(deriveOwnerAccount(secret, 'acme').address);

@@ -62,6 +62,16 @@ export async function buildSignedOperation(p: BuildOperationParameters): Promise
   return toSignedUserOperation(op, { hash, entryPoint: p.entryPoint, chainId: p.chainId });
 }
 
+/**
+ * The owner's signature of a sponsored operation (its paymaster fields final): the userOpHash as an Ethereum signed
+ * message, what SimpleAccount v0.7 `_validateSignature` recovers.
+ */
+export async function signAsOwner(op: UserOperation07, p: { owner: LocalAccount; entryPoint: Address; chainId: number }): Promise<SignedUserOperation> {
+  const hash = getUserOperationHash({ userOperation: op, entryPointAddress: p.entryPoint, entryPointVersion: '0.7', chainId: p.chainId });
+  const signature = await p.owner.signMessage({ message: { raw: hash } });
+  return toSignedUserOperation({ ...op, signature }, { hash, entryPoint: p.entryPoint, chainId: p.chainId });
+}
+
 /** viem form → the persisted wire form (bigints as decimal strings). */
 export function toSignedUserOperation(
   op: UserOperation07,

@@ -81,7 +81,11 @@ async function clusterTargets(path: string, env: NodeJS.ProcessEnv): Promise<Doc
     const bundlerUrl = env.AGENT_WALLET_BUNDLER_URL?.trim() || (pub.bundler.kind === 'rpc' ? pub.bundler.url : undefined);
     if (pub.bundler.kind === 'rpc' && !bundlerUrl) throw new CliError(`chain ${pub.name}: bundler.kind is rpc without a url: set bundler.url or AGENT_WALLET_BUNDLER_URL`);
     const bundler = pub.bundler.kind === 'rpc' ? { ...pub.bundler, url: bundlerUrl! } : pub.bundler;
-    return { config: { ...pub, rpcUrl, bundler, protocols: { ...pub.protocols } }, accounts, bundlerUrl: outsideBundlerUrl(bundler) };
+    // So may an ERC-7677 paymaster service's (AGENT_WALLET_SPONSOR_URL).
+    const sponsorUrl = env.AGENT_WALLET_SPONSOR_URL?.trim() || (pub.sponsor.kind === 'erc7677' ? pub.sponsor.url : undefined);
+    if (pub.sponsor.kind === 'erc7677' && !sponsorUrl) throw new CliError(`chain ${pub.name}: sponsor.kind is erc7677 without a url: set sponsor.url or AGENT_WALLET_SPONSOR_URL`);
+    const sponsor = pub.sponsor.kind === 'erc7677' ? { ...pub.sponsor, url: sponsorUrl! } : pub.sponsor;
+    return { config: { ...pub, rpcUrl, bundler, sponsor, protocols: { ...pub.protocols } }, accounts, bundlerUrl: outsideBundlerUrl(bundler) };
   });
 }
 

@@ -123,6 +123,29 @@ export function builtinBundlerOf(c: { name: string; bundler: BundlerConfig }): B
 export function withBuiltinBundler<C extends { name: string; bundler: BundlerConfig }>(c: C, patch: Partial<Omit<BuiltinBundlerConfig, 'kind'>>): C {
   return { ...c, bundler: { ...builtinBundlerOf(c), ...patch } };
 }
+/**
+ * Who sponsors the chain's operations (src/chain/sponsor): the built-in VerifyingPaymaster signer (`builtin`, the
+ * default: `paymasterSignerKey` signs for `paymaster`), or an ERC-7677 paymaster service (`erc7677`: its
+ * pm_getPaymasterStubData / pm_getPaymasterData answers name `paymaster`, and the service holds no paymaster key).
+ */
+export const BuiltinSponsorConfigSchema = z.object({ kind: z.literal('builtin') }).strict();
+export const Erc7677SponsorConfigSchema = z
+  .object({
+    kind: z.literal('erc7677'),
+    /** The paymaster service's JSON-RPC URL; it may carry an API key (only its origin is ever logged). */
+    url: z.string().url(),
+    /** The ERC-7677 `context` sent with every request (the provider's policy id and the like); absent: `{}`. */
+    context: z.record(z.string(), z.unknown()).optional(),
+    timeoutMs: z.number().int().positive().default(10_000),
+  })
+  .strict();
+export const SponsorConfigSchema = z.preprocess(
+  (v) => (v === undefined ? { kind: 'builtin' } : v),
+  z.discriminatedUnion('kind', [BuiltinSponsorConfigSchema, Erc7677SponsorConfigSchema]),
+);
+export type SponsorConfig = z.infer<typeof SponsorConfigSchema>;
+export type Erc7677SponsorConfig = z.infer<typeof Erc7677SponsorConfigSchema>;
+
 /** OP-stack's GasPriceOracle predeploy and Arbitrum's NodeInterface: the same address on every such chain. */
 export const OP_STACK_GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
 export const ARBITRUM_NODE_INTERFACE = '0x00000000000000000000000000000000000000C8';
@@ -175,9 +198,16 @@ export const ChainConfigObjectSchema = z.object({
   fallbackRpcUrls: z.array(z.string().url()).max(8).default([]),
   entryPoint: Address,
   simpleAccountFactory: Address,
+  /**
+   * The paymaster that sponsors the chain's operations: the built-in signer's VerifyingPaymaster, or the one an
+   * ERC-7677 service signs for (its answers must name it: the doctor checks its deposit and stake).
+   */
   paymaster: Address,
-  /** Signs VerifyingPaymaster sponsorships; must be the paymaster's `verifyingSigner`. */
-  paymasterSignerKey: PrivateKey,
+  /**
+   * Signs VerifyingPaymaster sponsorships; must be the paymaster's `verifyingSigner`. Required with
+   * `sponsor.kind: builtin`, refused with `erc7677` (the paymaster service holds its own key).
+   */
+  paymasterSignerKey: PrivateKey.optional(),
   /**
    * Executor EOAs that send handleOps bundles, one bundle in flight per key: the built-in bundler's accounts, so
    * required (at least one) with `bundler.kind: builtin` and refused with `rpc`, whose bundler sends with its own.
@@ -236,6 +266,8 @@ export const ChainConfigObjectSchema = z.object({
    * accounts. src/chain/bundler/README.md.
    */
   bundler: BundlerConfigSchema,
+  /** Who signs the sponsorships: the built-in paymaster signer (default) or an ERC-7677 paymaster service. */
+  sponsor: SponsorConfigSchema,
 });
 
 /**
@@ -248,6 +280,12 @@ export const ChainConfigSchema = ChainConfigObjectSchema.superRefine((c, ctx) =>
   }
   if (c.bundler.kind === 'rpc' && c.executorKeys.length > 0) {
     ctx.addIssue({ code: 'custom', path: ['executorKeys'], message: 'an RPC bundler sends with its own accounts: executor keys belong to the built-in bundler only' });
+  }
+  if (c.sponsor.kind === 'builtin' && c.paymasterSignerKey === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['paymasterSignerKey'], message: 'the built-in sponsor needs the paymaster signer key' });
+  }
+  if (c.sponsor.kind === 'erc7677' && c.paymasterSignerKey !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['paymasterSignerKey'], message: 'an ERC-7677 paymaster service signs with its own key: the paymaster signer key belongs to the built-in sponsor only' });
   }
 });
 export type ChainConfig = z.infer<typeof ChainConfigSchema>;

@@ -197,7 +197,7 @@ describe('startDevnet', () => {
       const m = devnet.manifest.chains[i]!;
       expect(config).toMatchObject({ chainId: m.chainId, rpcUrl: m.rpcUrl, entryPoint: m.entryPoint, paymaster: m.paymaster, treasury: m.treasury, tokens: m.tokens });
       expect(config.executorKeys.map((k) => privateKeyToAccount(k).address)).toEqual(devnet.manifest.accounts.executors.map((a) => a.address));
-      expect(privateKeyToAccount(config.paymasterSignerKey).address).toBe(devnet.manifest.accounts.paymasterSigner.address);
+      expect(privateKeyToAccount(config.paymasterSignerKey!).address).toBe(devnet.manifest.accounts.paymasterSigner.address);
       expect(config.beneficiary).toBe(devnet.manifest.accounts.executors[0]!.address);
       expect(builtinBundlerOf(config).syncSend).toBe(true);
       const { client } = clientsFor(m);

@@ -89,10 +89,16 @@ describe('agent-wallet doctor against the devnet', () => {
     expect(find(results, 'paymaster.signer')[0]!.fix).toMatch(/signer is immutable/);
   });
 
+  it('an ERC-7677 sponsor: no signer key to compare, and none needed (the service holds it)', async () => {
+    const results = await runDoctor([target({ paymasterSignerKey: undefined, sponsor: { kind: 'erc7677', url: 'http://127.0.0.1:1/pm', timeoutMs: 1_000 } })]);
+    expect(find(results, 'paymaster.signer')[0]).toMatchObject({ status: 'ok' });
+    expect(find(results, 'paymaster.signer')[0]!.detail).toMatch(/ERC-7677 paymaster service holds its key/);
+  });
+
   it('a paymaster with no deposit (and no stake) fails with how to deposit', async () => {
     const wallet = devnet.walletClient('base', 0);
     const client = devnet.publicClient('base');
-    const hash = await wallet.sendTransaction({ data: paymasterDeployData(privateKeyToAddress(base.paymasterSignerKey)) });
+    const hash = await wallet.sendTransaction({ data: paymasterDeployData(privateKeyToAddress(base.paymasterSignerKey!)) });
     const { contractAddress } = await client.waitForTransactionReceipt({ hash });
     const results = await runDoctor([target({ paymaster: contractAddress! })]);
     expect(find(results, 'paymaster.signer')[0]!.status).toBe('ok');

@@ -7,7 +7,18 @@ import { newServiceSecret, tempDir, testDevnet } from './env.ts';
 import { apiClient } from './http.ts';
 import { withBundlers } from './alto.ts';
 import type { ChainName } from '../../src/config/chains.ts';
-import type { RpcBundlerConfig } from '../../src/config/chainConfig.ts';
+import type { Address } from 'viem';
+import type { ChainConfig, RpcBundlerConfig, SponsorConfig } from '../../src/config/chainConfig.ts';
+
+/** The chains with the sponsors given by name; an ERC-7677 one leaves the service without a paymaster key. */
+function withSponsors(chains: ChainConfig[], sponsors: Partial<Record<ChainName, { sponsor: SponsorConfig; paymaster: Address }>> | undefined): ChainConfig[] {
+  return chains.map((c) => {
+    const s = sponsors?.[c.name];
+    if (!s) return c;
+    const { paymasterSignerKey: _, ...rest } = c;
+    return { ...rest, paymaster: s.paymaster, sponsor: s.sponsor };
+  });
+}
 
 /** The whole service in this process against the shared devnet, in a fresh data dir with a fresh secret. */
 export async function startTestService(
@@ -27,6 +38,8 @@ export async function startTestService(
     protocols?: Partial<Record<string, Record<string, unknown>>>;
     /** Chains bundled by an outside ERC-4337 bundler (test/support/alto.ts) instead of the built-in one. */
     bundlers?: Partial<Record<ChainName, RpcBundlerConfig>>;
+    /** Chains sponsored otherwise than by the devnet's paymaster and its signer (test/support/erc7677Server.ts). */
+    sponsors?: Partial<Record<ChainName, { sponsor: SponsorConfig; paymaster: Address }>>;
   } = {},
 ) {
   const devnet = testDevnet();
@@ -34,7 +47,7 @@ export async function startTestService(
   const serviceSecret = opts.serviceSecret ?? newServiceSecret();
   const service: EmbeddedService = await startEmbeddedService({
     dataDir,
-    chains: withBundlers(devnet.chainConfigs(), opts.bundlers).map((c) => ({
+    chains: withSponsors(withBundlers(devnet.chainConfigs(), opts.bundlers), opts.sponsors).map((c) => ({
       ...c,
       paymentConfirmations: opts.paymentConfirmations ?? c.paymentConfirmations,
       protocols: { ...c.protocols, ...(opts.protocols?.[c.name] as object) },

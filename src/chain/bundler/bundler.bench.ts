@@ -59,7 +59,7 @@ afterAll(async () => {
 
 describe('chain worker', () => {
   const owner = deriveOwnerAccount(secret, 'bench');
-  const signer = privateKeyToAccount(config.paymasterSignerKey);
+  const signer = privateKeyToAccount(config.paymasterSignerKey!);
   const callData = encodeWalletCallData(toWalletCalls(inc));
   let nonce = 0n;
   bench('build + sign one operation (paymaster and owner signatures), no RPC', async () => {

@@ -18,6 +18,7 @@ import { simulateOutflows } from '../simulateOutflows.ts';
 import type { SimulateOptions, SimulationFailure, SimulationResult, WalletRef } from '../types.ts';
 import { encodeFactoryData, packUserOperation } from '../userOperation.ts';
 import type { ResolvedWallet, WalletResolver } from '../wallet.ts';
+import type { SponsorFields } from '../sponsor/index.ts';
 
 /** Estimates kept; the oldest goes first. */
 const MAX_ESTIMATES = 10_000;
@@ -58,6 +59,8 @@ export interface GasLimitsParams {
   deploying: boolean;
   nonce: bigint;
   fees: OperationFees;
+  /** The sponsor's stub (its paymaster data's size, its gas limits); absent: the built-in VerifyingPaymaster's. */
+  sponsor?: SponsorFields;
 }
 
 /** The part of preVerificationGas that pays the L2's L1 data fee; absent on a chain without one. */
@@ -181,8 +184,8 @@ export function l2GasLimits(
     callGasLimit: p.sim.callGasLimit,
     verificationGasLimit: p.deploying ? GAS.verificationWithDeployment : GAS.verification,
     preVerificationGas: 0n,
-    paymasterVerificationGasLimit: GAS.paymasterVerification,
-    paymasterPostOpGasLimit: GAS.paymasterPostOp,
+    paymasterVerificationGasLimit: p.sponsor?.paymasterVerificationGasLimit ?? GAS.paymasterVerification,
+    paymasterPostOpGasLimit: p.sponsor?.paymasterPostOpGasLimit ?? GAS.paymasterPostOp,
   };
   const packed = packUserOperation({
     sender: p.wallet.address,
@@ -193,8 +196,8 @@ export function l2GasLimits(
     preVerificationGas: 1_000_000n,
     maxFeePerGas: p.fees.maxFeePerGas,
     maxPriorityFeePerGas: p.fees.maxFeePerGas,
-    paymaster: config.paymaster,
-    paymasterData: concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
+    paymaster: p.sponsor?.paymaster ?? config.paymaster,
+    paymasterData: p.sponsor?.paymasterData ?? concat([encodeSponsorshipWindow({ validUntil: 2 ** 40, validAfter: 0 }), DUMMY_SIGNATURE]),
     signature: DUMMY_SIGNATURE,
   });
   gas.preVerificationGas = preVerificationGasFor(packed);

@@ -24,6 +24,7 @@ import { createWalletResolver } from '../wallet.ts';
 import { createAccountSender } from './accountSender.ts';
 import { createOperationEstimates } from './estimates.ts';
 import { createOperationPreparer } from './prepare.ts';
+import { createSponsor } from '../sponsor/index.ts';
 import { PreparedOperations } from './preparedCache.ts';
 import { createOperationOutcomes } from './outcomes.ts';
 import { createNamedReads } from './namedReads.ts';
@@ -125,7 +126,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     nonces,
     estimates,
     prepared,
-    paymasterSigner: privateKeyToAccount(config.paymasterSignerKey),
+    sponsor: createSponsor(config),
     ...(pvgAdvice && { bundlerPreVerificationGas: (draft: UserOperation07, ours: bigint) => pvgAdvice.price(draft, ours) }),
     log,
   });
@@ -148,7 +149,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     locks,
     fees,
     accounts: { x402Settlement: settler, faucetTransfer: faucet },
-    serviceAccounts: [...executors, privateKeyToAccount(config.paymasterSignerKey).address, config.beneficiary],
+    serviceAccounts: [...executors, ...(config.paymasterSignerKey ? [privateKeyToAccount(config.paymasterSignerKey).address] : []), config.beneficiary],
     sendWindowMs: deps.sendWindowMs,
     log,
   });

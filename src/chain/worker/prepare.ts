@@ -1,5 +1,5 @@
-import type { Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type LocalAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Address, Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Call, SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { ChainConfig } from '../../config/chainConfig.ts';
 import { isLockError, type LockManager } from '../../locks/types.ts';
@@ -11,8 +11,9 @@ import type { FeeSnapshot } from '../fees.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { NonceAllocator } from '../nonceAllocator.ts';
 import type { PrepareOptions, WalletRef } from '../types.ts';
-import { buildSignedOperation, fromSignedUserOperation, type UserOperation07 } from '../userOperation.ts';
-import type { OperationGasLimits } from '../gas.ts';
+import { encodeFactoryData, signAsOwner, type UserOperation07 } from '../userOperation.ts';
+import { GAS, type OperationGasLimits } from '../gas.ts';
+import type { Sponsor, SponsorFields } from '../sponsor/index.ts';
 import type { WalletResolver } from '../wallet.ts';
 import type { OperationEstimates } from './estimates.ts';
 import { PreparedOperations } from './preparedCache.ts';
@@ -32,7 +33,8 @@ export interface OperationPreparerDeps {
   nonces: NonceAllocator;
   estimates: OperationEstimates;
   prepared: PreparedOperations;
-  paymasterSigner: PrivateKeyAccount;
+  /** Signs or fetches the sponsorships (src/chain/sponsor): the built-in signer or an ERC-7677 service. */
+  sponsor: Sponsor;
   /**
    * An outside bundler's preVerificationGas for an operation like this one (rpc/gasAdvice.ts): it prices its own
    * calldata and overhead, and refuses an operation that pays less. Absent with the built-in bundler.
@@ -89,33 +91,50 @@ export function createOperationPreparer(deps: OperationPreparerDeps): PrepareOpe
         try {
           // The factory goes only into nonce 0 of a wallet without code (anyone may deploy it through the factory).
           const deploying = nonce === 0n && !(await wallets.resolve(ref)).deployed;
-          const gas = await estimates.gasLimits({ wallet, sim, deploying, nonce, fees: feeSnapshot });
-          const sign = (g: OperationGasLimits, n: bigint, deploy: boolean, owner: LocalAccount = wallet.owner) =>
-            buildSignedOperation({
-              chainId: config.chainId,
-              entryPoint: config.entryPoint,
-              sender: wallet.address,
-              nonce: n,
-              ...(deploy && { deployment: { factory: config.simpleAccountFactory, owner: wallet.owner.address, salt: wallet.salt } }),
-              callData: sim.callData,
-              gas: g,
-              maxFeePerGas: feeSnapshot.maxFeePerGas,
-              maxPriorityFeePerGas: feeSnapshot.maxPriorityFeePerGas,
-              sponsorship: { paymaster: config.paymaster, signer: deps.paymasterSigner, window: { validUntil, validAfter: 0 } },
-              owner,
-            });
-          let op = await sign(gas, nonce, deploying);
+          const unsponsored = (g: Pick<OperationGasLimits, 'callGasLimit' | 'verificationGasLimit' | 'preVerificationGas'>, n: bigint, deploy: boolean) => ({
+            sender: wallet.address,
+            nonce: n,
+            ...(deploy && { factory: config.simpleAccountFactory, factoryData: encodeFactoryData(wallet.owner.address, wallet.salt) }),
+            callData: sim.callData,
+            callGasLimit: g.callGasLimit,
+            verificationGasLimit: g.verificationGasLimit,
+            preVerificationGas: g.preVerificationGas,
+            maxFeePerGas: feeSnapshot.maxFeePerGas,
+            maxPriorityFeePerGas: feeSnapshot.maxPriorityFeePerGas,
+          });
+          // 1. The sponsor's stub: the paymaster, its gas limits and paymasterData of the final size, so the gas
+          //    limits below are the ones the sponsorship will cover (ERC-7677 pm_getPaymasterStubData).
+          const provisional = { callGasLimit: sim.callGasLimit, verificationGasLimit: deploying ? GAS.verificationWithDeployment : GAS.verification, preVerificationGas: 0n };
+          const stub = await deps.sponsor.stub(unsponsored(provisional, nonce, deploying));
+          let gas: OperationGasLimits = await estimates.gasLimits({ wallet, sim, deploying, nonce, fees: feeSnapshot, sponsor: stub });
+          const withPaymaster = (g: OperationGasLimits, n: bigint, deploy: boolean, fields: SponsorFields): UserOperation07 & { paymaster: Address } => ({
+            ...unsponsored(g, n, deploy),
+            paymaster: fields.paymaster,
+            paymasterVerificationGasLimit: fields.paymasterVerificationGasLimit,
+            paymasterPostOpGasLimit: fields.paymasterPostOpGasLimit,
+            paymasterData: fields.paymasterData,
+            signature: '0x',
+          });
           if (deps.bundlerPreVerificationGas) {
-            // The bundler prices a draft: the operation at the chain's nonce (it estimates only what could run now),
-            // the factory in it while the wallet has no code, so never priced below the real one, and the owner's
-            // signature by a throwaway key. The draft can never run (AA24), and the real operation is not shown to
-            // anyone before it is durable.
-            const draft = await sign(gas, chainNonce, chainNonce === 0n && !(await wallets.resolve(ref)).deployed, DRAFT_SIGNER);
-            const required = await deps.bundlerPreVerificationGas(fromSignedUserOperation(draft), gas.preVerificationGas);
-            // 2 %: the real nonce and signature may cost a few calldata bytes more, and an L2's L1 fee moves.
+            // 2. The bundler prices a draft: the operation at the chain's nonce (it estimates only what could run
+            //    now), the factory in it while the wallet has no code, so never priced below the real one, the
+            //    sponsor's stub data and the owner's signature by a throwaway key. Neither signature validates: the
+            //    draft can never run, no sponsorship is spent on it, and the real operation is shown to no one
+            //    before it is durable.
+            const draftDeploying = chainNonce === 0n && !(await wallets.resolve(ref)).deployed;
+            const draft = withPaymaster(gas, chainNonce, draftDeploying, stub);
+            draft.signature = (await signAsOwner(draft, { owner: DRAFT_SIGNER, entryPoint: config.entryPoint, chainId: config.chainId })).signature as Hex;
+            const required = await deps.bundlerPreVerificationGas(draft, gas.preVerificationGas);
+            // 2 %: the real nonce and signatures may cost a few calldata bytes more, and an L2's L1 fee moves.
             const pvg = required + required / 50n;
-            if (pvg > gas.preVerificationGas) op = await sign({ ...gas, preVerificationGas: pvg }, nonce, deploying);
+            if (pvg > gas.preVerificationGas) gas = { ...gas, preVerificationGas: pvg };
           }
+          // 3. The final sponsorship covers the final gas fields (ERC-7677 pm_getPaymasterData), unless the stub
+          //    was final already; then 4. the owner signs the whole operation.
+          const sponsored = stub.isFinal
+            ? stub
+            : await deps.sponsor.final(withPaymaster(gas, nonce, deploying, stub), { validUntil, validAfter: 0 });
+          const op = await signAsOwner(withPaymaster(gas, nonce, deploying, sponsored), { owner: wallet.owner, entryPoint: config.entryPoint, chainId: config.chainId });
           nonces.reserve(wallet.address, nonce, op.hash as Hex, validUntil);
           prepared.remember(preparedKey, op, validUntil);
           log.debug({ requestId: opts.requestId, sender: wallet.address, nonce: nonce.toString(), hash: op.hash }, 'operation signed');

@@ -36,7 +36,9 @@ export const paymasterCheck: DoctorCheck = {
     );
     const expected = ctx.target.accounts.paymasterSigner;
     out.push(
-      expected === undefined
+      ctx.target.config.sponsor?.kind === 'erc7677'
+        ? result(ctx, 'paymaster.signer', 'ok', `verifyingSigner is ${signer.v}: an ERC-7677 paymaster service holds its key and signs the sponsorships`)
+        : expected === undefined
         ? result(ctx, 'paymaster.signer', 'warn', `verifyingSigner is ${signer.v}; no paymaster signer key was given to compare`, 'set AGENT_WALLET_PAYMASTER_SIGNER_KEY (the key the service signs sponsorships with) to check it')
         : isAddressEqual(signer.v, expected)
           ? result(ctx, 'paymaster.signer', 'ok', `verifyingSigner ${signer.v} is the configured signer key's address`)

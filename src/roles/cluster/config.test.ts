@@ -93,6 +93,20 @@ describe('workerChainConfig', () => {
     expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_FALLBACK_RPC_URLS: 'not a url' })).toThrow(ConfigError);
   });
 
+  it('an erc7677 sponsor: its URL from AGENT_WALLET_SPONSOR_URL over the file, no paymaster signer key', () => {
+    const c = { ...chain, sponsor: { kind: 'erc7677' }, worker: { ...chain.worker, port: 50051 } } as never;
+    const { AGENT_WALLET_PAYMASTER_SIGNER_KEY: signerKey, ...noSigner } = keys;
+    const full = workerChainConfig(c, { ...noSigner, AGENT_WALLET_SPONSOR_URL: 'https://pm.example.com/v2/secret-key' });
+    expect(full.sponsor).toEqual({ kind: 'erc7677', url: 'https://pm.example.com/v2/secret-key', timeoutMs: 10_000 });
+    expect(full.paymasterSignerKey).toBeUndefined();
+    expect(() => workerChainConfig(c, noSigner)).toThrow(/AGENT_WALLET_SPONSOR_URL/);
+    // A signer key given to a worker whose sponsorships a paymaster service signs is refused, not silently unused.
+    expect(() => workerChainConfig(c, { ...keys, AGENT_WALLET_SPONSOR_URL: 'https://pm.example.com' })).toThrow(/belongs to the built-in sponsor/);
+    // The built-in sponsor (the default) still needs it.
+    expect(workerChainConfig({ ...chain, worker: { ...chain.worker, port: 50051 } } as never, keys).sponsor).toEqual({ kind: 'builtin' });
+    expect(signerKey).toBeDefined();
+  });
+
   it('refuses missing or malformed keys without echoing them', () => {
     const c = { ...chain, worker: { ...chain.worker, port: 50051 } } as never;
     expect(() => workerChainConfig(c, { AGENT_WALLET_EXECUTOR_KEYS: keys.AGENT_WALLET_EXECUTOR_KEYS })).toThrow(ConfigError);

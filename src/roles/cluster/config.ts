@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { DEFAULT_NAMESPACE } from '../../api/v1alpha1/names.ts';
 import {
   BuiltinBundlerConfigSchema,
+  BuiltinSponsorConfigSchema,
+  Erc7677SponsorConfigSchema,
   builtinByDefault,
   ChainConfigObjectSchema,
   ChainConfigSchema,
@@ -47,6 +49,11 @@ export const ClusterChainSchema = ChainConfigObjectSchema.omit({ paymasterSigner
   bundler: z.preprocess(
     builtinByDefault,
     z.discriminatedUnion('kind', [BuiltinBundlerConfigSchema, RpcBundlerConfigSchema.extend({ url: RpcBundlerConfigSchema.shape.url.optional() })]),
+  ),
+  // An ERC-7677 paymaster service's URL may come from the worker's Secret too (AGENT_WALLET_SPONSOR_URL).
+  sponsor: z.preprocess(
+    (v) => (v === undefined ? { kind: 'builtin' } : v),
+    z.discriminatedUnion('kind', [BuiltinSponsorConfigSchema, Erc7677SponsorConfigSchema.extend({ url: Erc7677SponsorConfigSchema.shape.url.optional() })]),
   ),
   // Checked when the file is read, each family's section by its own schema: a typo fails the start, not a request.
   protocols: protocolsConfigSchema(FAMILIES).default({}),
@@ -170,9 +177,11 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
   const x402SettlerKey = env[X402_SETTLER_KEY_ENV]?.trim() || undefined;
   const faucetKey = env[FAUCET_KEY_ENV]?.trim() || undefined;
   const bundlerUrl = env.AGENT_WALLET_BUNDLER_URL?.trim() || undefined;
+  const sponsorUrl = env.AGENT_WALLET_SPONSOR_URL?.trim() || undefined;
   const parsed = ChainConfigSchema.safeParse({
     ...pub,
     ...(pub.bundler?.kind === 'rpc' && { bundler: { ...pub.bundler, url: bundlerUrl ?? pub.bundler.url } }),
+    ...(pub.sponsor?.kind === 'erc7677' && { sponsor: { ...pub.sponsor, url: sponsorUrl ?? pub.sponsor.url } }),
     rpcUrl,
     fallbackRpcUrls,
     paymasterSignerKey: env.AGENT_WALLET_PAYMASTER_SIGNER_KEY,
@@ -181,7 +190,7 @@ export function workerChainConfig(chain: ClusterChain, env = process.env): Chain
   });
   if (!parsed.success) {
     throw new ConfigError(
-      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (the built-in bundler's only), ${X402_SETTLER_KEY_ENV} and ${FAUCET_KEY_ENV} must hold 0x-prefixed 32-byte keys, and an rpc bundler needs its url (or AGENT_WALLET_BUNDLER_URL): ${z.prettifyError(parsed.error)}`,
+      `chain worker ${chain.name}: AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (the built-in bundler's only), ${X402_SETTLER_KEY_ENV} and ${FAUCET_KEY_ENV} must hold 0x-prefixed 32-byte keys, an rpc bundler needs its url (or AGENT_WALLET_BUNDLER_URL), an erc7677 sponsor its url (or AGENT_WALLET_SPONSOR_URL) and no signer key: ${z.prettifyError(parsed.error)}`,
     );
   }
   return parsed.data;

@@ -100,6 +100,26 @@ it('a chain bundled by an outside bundler: its worker gets the bundler URL from 
   expect(() => workerChainConfig(chain, { AGENT_WALLET_PAYMASTER_SIGNER_KEY: secretEnv.AGENT_WALLET_PAYMASTER_SIGNER_KEY })).toThrow(/url/);
 });
 
+it('a chain sponsored by an ERC-7677 paymaster service: its worker gets the service URL from the Secret and no signer key', async () => {
+  const manifests = parseManifests(
+    await renderChart({
+      namespace: 'agents',
+      values: [valuesFile('minimal')],
+      set: { 'chains.base.sponsor.kind': 'erc7677', 'chains.base.keys.sponsorUrl': 'sponsor-url' },
+    }),
+  );
+  const worker = named(manifests, 'Deployment', componentName('aw', 'worker-base')) as Tree;
+  const env = worker.spec.template.spec.containers[0].env as { name: string; valueFrom?: Tree }[];
+  expect(env.map((e) => e.name)).not.toContain('AGENT_WALLET_PAYMASTER_SIGNER_KEY');
+  expect(env.find((e) => e.name === 'AGENT_WALLET_SPONSOR_URL')?.valueFrom.secretKeyRef.key).toBe('sponsor-url');
+  const dir = mkdtempSync(join(tmpdir(), 'aw-chart-sponsor-'));
+  writeFileSync(join(dir, 'config.yaml'), (named(manifests, 'ConfigMap', componentName('aw', 'config')) as Tree).data['config.yaml']);
+  const chain = (await loadClusterConfig(join(dir, 'config.yaml'))).chains.find((c) => c.name === 'base')!;
+  const full = workerChainConfig(chain, { AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)}`, AGENT_WALLET_SPONSOR_URL: 'https://pm.example.com/v2/secret-key' });
+  expect(full.sponsor).toMatchObject({ kind: 'erc7677', url: 'https://pm.example.com/v2/secret-key' });
+  expect(full.paymasterSignerKey).toBeUndefined();
+});
+
 describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.yaml', (values) => {
   const namespace = 'agents';
   let manifests: Manifest[] = [];
