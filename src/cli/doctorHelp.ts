@@ -12,6 +12,8 @@ export const NETWORK_OPTIONS_HELP = `--network N           a shipped testnet (ne
 --treasury [N=]A      receives payments
 --bundler-url [N=]URL an outside ERC-4337 bundler (a hosted one, Alto) bundles instead of
                       the built-in one: no executor keys then
+--sponsor-url [N=]URL an ERC-7677 paymaster service sponsors instead of the built-in signer
+                      (--paymaster: the paymaster it signs for): no signer key then
 keys from the environment, as a cluster's chain worker takes them:
 AGENT_WALLET_PAYMASTER_SIGNER_KEY, AGENT_WALLET_EXECUTOR_KEYS (comma-separated, built-in bundler),
 AGENT_WALLET_X402_SETTLER_KEY and AGENT_WALLET_FAUCET_KEY (optional)`;

@@ -61,4 +61,12 @@ describe('shipped network configurations', () => {
     // Executor keys in the environment with an outside bundler are refused, not silently unused.
     expect(() => networkChainConfig(name, inputs, keys)).toThrow(/executor keys belong to the built-in bundler/);
   });
+
+  it('--sponsor-url makes an ERC-7677 paymaster service sponsor: no signer key in the environment then', () => {
+    const [first] = networkInputs({ network: ['sepolia'], 'rpc-url': [operator.rpcUrl], paymaster: [operator.paymaster], treasury: [operator.treasury], beneficiary: [operator.beneficiary], 'sponsor-url': ['https://pm.example/v1/KEY'] });
+    const { name, inputs } = first!;
+    const config = networkChainConfig(name, inputs, { paymasterSignerKey: undefined, executorKeys: keys.executorKeys });
+    expect(config.sponsor).toMatchObject({ kind: 'erc7677', url: 'https://pm.example/v1/KEY' });
+    expect(() => networkChainConfig(name, inputs, keys)).toThrow(/paymasterSignerKey/);
+  });
 });

@@ -33,6 +33,8 @@ export interface NetworkOperatorInputs {
   treasury: string | undefined;
   /** An outside ERC-4337 bundler's JSON-RPC URL (`--bundler-url`): the chain's bundler is then `rpc`, with no executors. */
   bundlerUrl?: string | undefined;
+  /** An ERC-7677 paymaster service's URL (`--sponsor-url`): the chain is then sponsored by it, with no signer key here. */
+  sponsorUrl?: string | undefined;
 }
 
 /** The keys, never in a file: from the environment (the same variables as a cluster's chain worker). */
@@ -57,9 +59,15 @@ export function networkPublicConfig(name: NetworkName, inputs: NetworkOperatorIn
   const shipped = readNetworkFile(name, dir);
   const protocols = protocolsConfigSchema(FAMILIES).safeParse(shipped.protocols ?? {});
   if (!protocols.success) throw new CliError(`networks/${name}.yaml: protocols: ${z.prettifyError(protocols.error)}`);
-  const { bundlerUrl, ...rest } = inputs;
+  const { bundlerUrl, sponsorUrl, ...rest } = inputs;
   const bundler = bundlerUrl !== undefined ? { ...(shipped.bundler as object | undefined), kind: 'rpc', url: bundlerUrl } : shipped.bundler;
-  const parsed = PublicChainSchema.safeParse({ ...shipped, protocols: protocols.data, ...rest, ...(bundler !== undefined && { bundler }) });
+  const parsed = PublicChainSchema.safeParse({
+    ...shipped,
+    protocols: protocols.data,
+    ...rest,
+    ...(bundler !== undefined && { bundler }),
+    ...(sponsorUrl !== undefined && { sponsor: { kind: 'erc7677', url: sponsorUrl } }),
+  });
   if (!parsed.success) throw new CliError(`network ${name}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
@@ -103,6 +111,7 @@ export const NETWORK_OPTIONS = {
   beneficiary: { type: 'string', multiple: true },
   treasury: { type: 'string', multiple: true },
   'bundler-url': { type: 'string', multiple: true },
+  'sponsor-url': { type: 'string', multiple: true },
 } as const;
 
 export interface NetworkOptionValues {
@@ -112,6 +121,7 @@ export interface NetworkOptionValues {
   beneficiary?: string[] | undefined;
   treasury?: string[] | undefined;
   'bundler-url'?: string[] | undefined;
+  'sponsor-url'?: string[] | undefined;
 }
 
 /** The networks the options name, each with its operator inputs. `fallbackBeneficiary` fills an unset beneficiary. */
@@ -133,9 +143,10 @@ export function networkInputs(values: NetworkOptionValues, fallbackBeneficiary?:
   };
   return networks.map((name) => {
     const bundlerUrl = pick('bundler-url', name);
+    const sponsorUrl = pick('sponsor-url', name);
     const treasury = pick('treasury', name);
     // An outside bundler pays its own beneficiary: the built-in one's is then never used (the treasury stands in).
     const beneficiary = pick('beneficiary', name) ?? (bundlerUrl !== undefined ? treasury : fallbackBeneficiary);
-    return { name, inputs: { rpcUrl: pick('rpc-url', name), paymaster: pick('paymaster', name), beneficiary, treasury, ...(bundlerUrl !== undefined && { bundlerUrl }) } };
+    return { name, inputs: { rpcUrl: pick('rpc-url', name), paymaster: pick('paymaster', name), beneficiary, treasury, ...(bundlerUrl !== undefined && { bundlerUrl }), ...(sponsorUrl !== undefined && { sponsorUrl }) } };
   });
 }
