@@ -204,7 +204,7 @@ export class Bundler implements OperationBundler {
       paymasterPostOpGasLimit: op.paymasterPostOpGasLimit ?? 0n,
     };
     const gas = bundledGasLimits(limits, packed, this.#o.l1DataFeeApartFromGas ?? false);
-    const window = op.paymaster ? parseSponsorshipWindow(op.paymasterData) : undefined;
+    const window = op.paymaster ? (this.#o.sponsorshipWindow ?? parseSponsorshipWindow)(op.paymasterData) : undefined;
     this.#pool.add({
       hash,
       sender: op.sender,

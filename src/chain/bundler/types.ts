@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { Logger } from '../../lib/logger.ts';
 import type { ChainClient } from '../client.ts';
 import type { LogScanOptions } from './outcomeLookup.ts';
+import type { SponsorshipWindow } from '../paymaster.ts';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import type { OperationOutcome } from '../types.ts';
 import type { UserOperation07 } from '../userOperation.ts';
@@ -39,6 +40,12 @@ export interface BundlerBaseOptions {
   logScan?: LogScanOptions;
   /** Unix seconds; tests can move it. */
   now?: () => number;
+  /**
+   * The validity window an operation's paymasterData carries, when its layout is known: the built-in
+   * VerifyingPaymaster's (the default). An ERC-7677 service's layout is its own: then none is read, and the chain
+   * (the EntryPoint's AA32) says when a sponsorship expired.
+   */
+  sponsorshipWindow?: (paymasterData: Hex | undefined) => SponsorshipWindow | undefined;
 }
 
 /** Counters every bundler keeps (benchmarks, diagnostics). */

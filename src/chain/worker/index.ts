@@ -164,6 +164,8 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
     throw new ChainError('invalid_operation', `${config.name}: ${rpcOrigin(config.rpcUrl)} serves chain ${actualChainId}, configured ${config.chainId}`);
   }
 
+  // Only the built-in VerifyingPaymaster's paymasterData has a layout we know: an ERC-7677 service's window is its own.
+  const sponsorshipWindow = config.sponsor.kind === 'builtin' ? parseSponsorshipWindow : () => undefined;
   const onDropped = (e: { sender: Address; nonce: bigint; hash: Hex }) => nonces.release(e.sender, e.nonce, e.hash);
   const onIncluded = (e: { sender: Address; nonce: bigint }) => nonces.included(e.sender, e.nonce);
   const bundler: OperationBundler & { readonly stats: Partial<BundlerStats> } =
@@ -184,6 +186,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
           log,
           onDropped,
           onIncluded,
+          sponsorshipWindow,
           ...(deps.logScan && { logScan: deps.logScan }),
           ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
           ...(deps.receiptTimeoutMs !== undefined && { receiptTimeoutMs: deps.receiptTimeoutMs }),
@@ -201,6 +204,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
           log,
           onDropped,
           onIncluded,
+          sponsorshipWindow,
           ...(deps.logScan && { logScan: deps.logScan }),
           ...(deps.recentOutcomes !== undefined && { recentOutcomes: deps.recentOutcomes }),
         });
@@ -252,7 +256,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
       const result = bundler.submit(op, parsed);
       prepared.forget(op.hash);
       if (result === 'accepted') {
-        const window = parseSponsorshipWindow(parsed.paymasterData);
+        const window = sponsorshipWindow(parsed.paymasterData);
         nonces.reserve(parsed.sender, parsed.nonce, op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
       }
     },
@@ -300,7 +304,7 @@ export async function createChainWorker(inputConfig: ChainConfig, deps: ChainWor
 
     async restoreInFlight(ops) {
       for (const op of ops) {
-        const window = parseSponsorshipWindow(op.paymasterData as Hex | undefined);
+        const window = sponsorshipWindow(op.paymasterData as Hex | undefined);
         nonces.reserve(op.sender as Address, BigInt(op.nonce), op.hash as Hex, window?.validUntil ?? Number.MAX_SAFE_INTEGER);
       }
       restored = true;

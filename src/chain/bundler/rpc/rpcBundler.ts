@@ -68,7 +68,7 @@ export class RpcBundler implements OperationBundler {
     if (this.#closed) throw new Error('bundler is closed');
     const hash = signed.hash as Hex;
     if (this.#held.has(hash.toLowerCase()) || this.#outcomes.get(hash)) return 'duplicate';
-    const window = op.paymaster ? parseSponsorshipWindow(op.paymasterData) : undefined;
+    const window = op.paymaster ? (this.#o.sponsorshipWindow ?? parseSponsorshipWindow)(op.paymasterData) : undefined;
     this.#held.set(hash.toLowerCase(), {
       hash,
       sender: op.sender,
