@@ -7,6 +7,7 @@ import { paymasterDeployData } from '../devnet/contracts.ts';
 import { testDevnet } from '../../test/support/env.ts';
 import { freePort } from '../../test/support/net.ts';
 import { startAlto } from '../../test/support/alto.ts';
+import { startErc7677Server } from '../../test/support/erc7677Server.ts';
 import { doctorTarget, healthy, runDoctor, type CheckResult, type DoctorTarget } from './index.ts';
 
 /**
@@ -150,6 +151,23 @@ describe('agent-wallet doctor against the devnet', () => {
     expect(find(results, 'rpc.fallback-2')[0]).toMatchObject({ status: 'fail', detail: expect.stringContaining('answers chain id 421614; the configuration says 84532') });
     expect(find(results, 'rpc.fallback-3')[0]).toMatchObject({ status: 'warn' });
     expect(JSON.stringify(results)).not.toContain('SECRET');
+  });
+
+  it('an ERC-7677 paymaster service: one that sponsors passes; one for another paymaster, or none at the URL, fails', async () => {
+    const service = await startErc7677Server('base');
+    try {
+      const erc7677 = (paymaster: `0x${string}`, url: string) =>
+        target({ paymaster, sponsor: { kind: 'erc7677', url, timeoutMs: 2_000 } as ChainConfig['sponsor'] });
+      const good = await runDoctor([erc7677(service.paymaster, service.url)]);
+      expect(find(good, 'sponsor.service')[0]).toMatchObject({ status: 'ok', detail: expect.stringContaining(service.paymaster) });
+      const otherPaymaster = await runDoctor([erc7677(base.paymaster, service.url)]);
+      expect(find(otherPaymaster, 'sponsor.service')[0]!.status).not.toBe('ok');
+      const none = await runDoctor([erc7677(service.paymaster, `http://127.0.0.1:${await freePort()}/v1/SECRET`)]);
+      expect(find(none, 'sponsor.service')[0]).toMatchObject({ status: 'fail' });
+      expect(JSON.stringify(none)).not.toContain('SECRET');
+    } finally {
+      await service.close();
+    }
   });
 
   describe('an RPC endpoint without some methods', () => {

@@ -4,6 +4,7 @@ import { describeError } from '../chain/revert.ts';
 import type { BundlerConfig, ChainConfig } from '../config/chainConfig.ts';
 import { accountsCheck } from './checks/accounts.ts';
 import { bundlerCheck } from './checks/bundler.ts';
+import { sponsorCheck } from './checks/sponsor.ts';
 import { chainIdCheck } from './checks/chainId.ts';
 import { fallbackRpcsCheck } from './checks/fallbackRpcs.ts';
 import { entryPointCheck, factoryCheck } from './checks/contracts.ts';
@@ -19,7 +20,7 @@ export type { CheckResult, CheckStatus, DoctorCheck, DoctorTarget } from './type
  * The checks, in the order they print. `chain.id` runs first and alone: a node that does not answer, or answers
  * for another chain, makes every other answer meaningless.
  */
-export const CHECKS: readonly DoctorCheck[] = [chainIdCheck, fallbackRpcsCheck, rpcCheck, entryPointCheck, factoryCheck, paymasterCheck, accountsCheck, bundlerCheck, tokensCheck, protocolsCheck];
+export const CHECKS: readonly DoctorCheck[] = [chainIdCheck, fallbackRpcsCheck, rpcCheck, entryPointCheck, factoryCheck, paymasterCheck, accountsCheck, bundlerCheck, sponsorCheck, tokensCheck, protocolsCheck];
 
 /**
  * The doctor's view of a full ChainConfig: the accounts' addresses from its keys. The bundler URL is read from an
