@@ -34,10 +34,12 @@ export const sponsorCheck: DoctorCheck = {
       return [result(ctx, 'sponsor.service', 'ok', `the paymaster service at ${shownUrl(sponsor.url)} sponsors through ${stub.paymaster}`)];
     } catch (e) {
       const message = (e as Error).message;
-      if (isChainError(e, 'simulation_reverted')) {
+      // A JSON-RPC refusal (it carries the service's code) is its policy speaking; an answer naming another
+      // paymaster is a misconfiguration.
+      if (isChainError(e, 'simulation_reverted') && e.details?.rpcCode !== undefined) {
         return [result(ctx, 'sponsor.service', 'warn', message, `check the service's sponsorship policy (context) and that it serves paymaster ${paymaster} on chain ${chainId}`)];
       }
-      return [result(ctx, 'sponsor.service', 'fail', message, `check sponsor.url (or AGENT_WALLET_SPONSOR_URL), its API key, and that it serves chain ${chainId}`)];
+      return [result(ctx, 'sponsor.service', 'fail', message, `check sponsor.url (or AGENT_WALLET_SPONSOR_URL), its API key, that it serves chain ${chainId}, and that paymaster is the one it signs for`)];
     }
   },
 };
