@@ -180,7 +180,8 @@ export const ExecutionResultSchema = z.object({
   status: StatusSchema,
   smart_wallet_address: z.string(),
   estimated_gas: z.int(),
-  l1_data_gas: z.int().optional().meta({ description: "On an L2, the part of estimated_gas (its preVerificationGas) that pays the chain's L1 data fee; absent on an L1" }),
+  /** On an L2, the part of estimated_gas (its preVerificationGas) that pays the chain's L1 data fee (docs/api.md). */
+  l1_data_gas: z.number().optional(),
   estimated_cost_usd: z.number(),
   tx_hash: z.string().nullable(),
   message: z.string(),
@@ -222,7 +223,8 @@ export const PaymentRequiredSchema = z.object({
   chain: ChainOut,
   request_id: z.string(),
   smart_wallet_address: z.string(),
-  l1_data_gas: z.int().optional().meta({ description: "On an L2, the gas of the quoted operation that pays the chain's L1 data fee (in amount_usd); absent on an L1" }),
+  /** On an L2, the gas of the quoted operation that pays the chain's L1 data fee (in amount_usd). */
+  l1_data_gas: z.number().optional(),
 });
 export type PaymentRequired = z.infer<typeof PaymentRequiredSchema>;
 

@@ -44,7 +44,7 @@ export const StatusRecordSchema = z.object({
   smart_wallet_address: z.string().nullable(),
   calls: z.int(),
   estimated_gas: z.int().nullable(),
-  l1_data_gas: z.int().optional().meta({ description: "On an L2, the part of estimated_gas (its preVerificationGas) that pays the chain's L1 data fee; absent on an L1" }),
+  l1_data_gas: z.int().optional().meta({ description: 'L2 only: the part of estimated_gas paying the L1 data fee' }),
   block_number: z.string().nullable(),
   gas_used: z.string().nullable(),
   failure: z

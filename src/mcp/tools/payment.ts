@@ -19,8 +19,8 @@ export const getPaymentQuote = defineTool({
   title: 'Get the payment quote of a request',
   description:
     'For a request that answered payment_required: returns what to pay (amount in USD and per accepted token, raw), to which address, on ' +
-    'which chain, whether x402 is offered, and whether this server can pay it itself (pay tool). Reading the quote never pays and never ' +
-    'creates a new request. If the request needs no payment (any more), payment_required is false.',
+    'which chain, whether x402 is offered, and whether this server can pay it itself (pay tool). Reading it never pays nor creates a ' +
+    'request. If no payment is needed (any more), payment_required is false.',
   input: z.object({ request_id: RequestIdInput }),
   output: z.object({
     request_id: z.string(),
@@ -60,9 +60,9 @@ export const pay = defineTool({
   name: 'pay',
   title: 'Pay a request and run it',
   description:
-    "Pays a payment_required request from this server's configured payer and re-submits it, so it is queued. It pays exactly the quoted " +
-    'amount to the quoted address: by x402 signature where offered (no gas), otherwise by an on-chain transfer proven to the service. ' +
-    'Returns the queued request and the payment made; follow it with get_status. Fails with no_payer when no payer is configured.',
+    "Pays a payment_required request with this server's payer and re-submits it (queued). It pays exactly the quoted " +
+    'amount to the quoted address: by x402 signature where offered (no gas), else by an on-chain transfer proven to the service. ' +
+    'Returns the queued request and the payment made; follow it with get_status. Fails with no_payer without a payer.',
   input: z.object({
     request_id: RequestIdInput,
     method: z.enum(['x402', 'transfer']).optional().meta({ description: 'Default: x402 when offered, else transfer' }),
