@@ -66,15 +66,18 @@ describe('account balance and paymaster deposit gauges (devnet)', () => {
     expect(before).toBeGreaterThan(0n);
     expect((await scrape()).value('agentwallet_paymaster_deposit_wei', { chain: 'base', paymaster: env.config.paymaster })).toBe(Number(before));
     // The refill the runbook describes: EntryPoint.depositTo(paymaster) with value.
-    await env.funded.writeContract({
+    // Waits for its receipt: a read right after a plain send saw the block before it (CI run 5).
+    const receipt = await env.funded.writeContractSync({
       address: env.config.entryPoint,
       abi: entryPoint07Abi,
       functionName: 'depositTo',
       args: [env.config.paymaster],
       value: parseEther('2'),
     });
+    expect(receipt.status).toBe('success');
+    // The node may answer a moment behind the block it just mined (anvil's synchronous send): read until it shows.
+    await expect.poll(async () => (await deposit()) - before, { timeout: 10_000, interval: 50 }).toBe(parseEther('2'));
     const after = await deposit();
-    expect(after - before).toBe(parseEther('2'));
     await watch.refresh();
     const m = await scrape();
     expect(m.value('agentwallet_paymaster_deposit_wei', { chain: 'base', paymaster: env.config.paymaster })).toBe(Number(after));
