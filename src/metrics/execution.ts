@@ -64,7 +64,16 @@ export function instrumentExecutionInformer(
       const now = Date.now();
       const chain = r.spec.chain;
       if (prev.since !== undefined) {
-        metrics.phaseDuration.observe({ phase: prev.phase, chain }, Math.max(0, now - prev.since) / 1000);
+        // Phases the request went through without a write of their own (a fast outcome skips Broadcasting's,
+        // src/controller/execution/phases/submit.ts) are in its history: each ends the one before it.
+        let from = prev;
+        for (const h of passedThrough(r, prev.phase, phase)) {
+          const at = Date.parse(h.time);
+          if (!Number.isFinite(at)) continue;
+          metrics.phaseDuration.observe({ phase: from.phase, chain }, Math.max(0, at - from.since!) / 1000);
+          from = { phase: h.phase, since: at };
+        }
+        metrics.phaseDuration.observe({ phase: from.phase, chain }, Math.max(0, now - from.since!) / 1000);
       }
       if (!isTerminal(phase)) {
         entered.set(key, { phase, since: now });
@@ -86,4 +95,14 @@ export function instrumentExecutionInformer(
     detachGauge();
     entered.clear();
   };
+}
+
+/** The history entries between leaving `from` and entering `to` (the phases passed through in one write). */
+function passedThrough(r: ExecutionRequest, from: ExecutionPhase, to: ExecutionPhase): { phase: ExecutionPhase; time: string }[] {
+  const h = r.status?.history ?? [];
+  const end = h.length - 1;
+  if (end < 0 || h[end]!.phase !== to) return [];
+  let start = end - 1;
+  while (start >= 0 && h[start]!.phase !== from) start--;
+  return start < 0 ? [] : h.slice(start + 1, end);
 }

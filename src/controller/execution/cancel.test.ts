@@ -18,7 +18,7 @@ import { createExecutionReconciler } from './reconciler.ts';
 
 /**
  * Who wins, a cancel or the signing (phases/cancel.ts), decided by the controller at the exact points where the
- * two meet: a cancel stored before sign reads the request ends it unsigned; one stored while the operation is
+ * two meet: a cancel in the cache when the request is taken up ends it unsigned; one stored while it is admitted or
  * being signed comes too late and the signed operation stands. Never both: the request is either cancelled
  * with no operation, or signed with the cancel answered 409. Real chain worker and embedded store.
  */
@@ -78,15 +78,11 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
     return store.get('ExecutionRequest', name);
   }
 
-  it('a cancel stored before sign reads the request wins: ended failed (cancelled), nothing signed', async () => {
+  it('a cancel the controller sees before it signs wins: ended failed (cancelled), nothing signed', async () => {
     const req = await newRequest();
     let prepared = 0;
-    // The cancel lands while admission simulates: before sign's read of the stored request.
+    await storeCancel(req.metadata.name); // stored, and in the cache when the reconcile reads it
     const w: ChainWorker = Object.assign(Object.create(worker) as ChainWorker, {
-      simulate: async (...a: Parameters<ChainWorker['simulate']>) => {
-        await storeCancel(req.metadata.name);
-        return worker.simulate(...a);
-      },
       prepareOperation: async (...a: Parameters<ChainWorker['prepareOperation']>) => {
         prepared++;
         return worker.prepareOperation(...a);
@@ -98,6 +94,26 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
     expect(after.status).toMatchObject({ phase: 'Failed', failure: { code: 'cancelled' } });
     expect(after.status?.history?.map((h) => h.phase)).toEqual(['Failed']);
     expect(decisionOf(after)).toMatchObject({ kind: 'cancelled' });
+  });
+
+  it('a cancel stored while admission runs, unseen by the cache, comes too late: its write conflicts and only a cancel changed, so the signing stands', async () => {
+    const req = await newRequest();
+    let prepared = 0;
+    const w: ChainWorker = Object.assign(Object.create(worker) as ChainWorker, {
+      simulate: async (...a: Parameters<ChainWorker['simulate']>) => {
+        await storeCancel(req.metadata.name);
+        return worker.simulate(...a);
+      },
+      prepareOperation: async (...a: Parameters<ChainWorker['prepareOperation']>) => {
+        prepared++;
+        return worker.prepareOperation(...a);
+      },
+    });
+    const after = await settle(w, req.metadata.name);
+    expect(prepared).toBe(1);
+    expect(after.spec.cancelRequestedTime).toBeDefined();
+    expect(after.status?.phase).toBe('Queued');
+    expect(decisionOf(after)).toMatchObject({ kind: 'not_cancellable', body: { reason: 'signed', status: 'queued' } });
   });
 
   it('a cancel stored while the operation is signed comes too late: the signed operation stands, and the cancel is not_cancellable', async () => {
@@ -114,8 +130,13 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
     expect(after.status?.phase).toBe('Queued');
     expect(after.status?.userOperation).toBeDefined();
     expect(decisionOf(after)).toMatchObject({ kind: 'not_cancellable', body: { reason: 'signed', status: 'queued' } });
-    // And it goes on: the next look submits it, the cancel notwithstanding.
-    await reconcile(worker, req.metadata.name);
+    // And it goes on: the next look submits it, the cancel notwithstanding, and the one after writes Broadcasting
+    // (nothing pushed an outcome here).
+    const goingOn = reconcilerOver(worker);
+    for (let i = 0; i < 2; i++) {
+      cache.set(`default/${req.metadata.name}`, await store.get('ExecutionRequest', req.metadata.name));
+      await goingOn.reconcile('default', req.metadata.name);
+    }
     expect((await store.get('ExecutionRequest', req.metadata.name)).status?.phase).toBe('Broadcasting');
   });
 

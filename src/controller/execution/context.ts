@@ -45,6 +45,12 @@ export interface ExecutionReconcilerDeps {
   now?: () => Date;
   /** How long a Broadcasting request waits for a pushed outcome before asking the worker again. */
   outcomePollMs?: number;
+  /**
+   * How long after handing an operation on the Broadcasting status waits for its outcome (default 1 s): one that
+   * is final by then goes from Queued straight to its terminal phase in one write, its history still recording
+   * when it was broadcast (phases/submit.ts). A longer wait writes Broadcasting, as before.
+   */
+  broadcastingAfterMs?: number;
   /** How often an inclusion short of the chain's confirmation depth is checked again (default 2 s). */
   inclusionPollMs?: number;
   /** How long after its quote expired an unpaid request still waits for a payment on its way (default 60 s). */
@@ -84,6 +90,9 @@ export interface Reconciling {
   now(): Date;
   /** How long a Broadcasting request waits for a pushed outcome before asking the worker again. */
   pollMs: number;
+  broadcastingAfterMs: number;
+  /** Operations this process handed on from Queued and when (ms), until their next look writes what followed. */
+  handedOn: Map<string, number>;
   inclusionPollMs: number;
   paymentGraceMs: number;
   admissionRetryMs: number;

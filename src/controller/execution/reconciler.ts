@@ -38,8 +38,8 @@ const isTransient = (e: unknown): boolean => isChainError(e, 'rpc_unavailable') 
  * status.ts.
  *
  * It reads the informer's cache, not the store: every write carries the resourceVersion it read, so a stale
- * cache can only cost a Conflict and a re-read, never a wrong write. The one step that cannot be undone by a
- * failed write, signing (it spends a nonce), re-reads the store first.
+ * cache can only cost a Conflict and a re-read, never a wrong write. Signing too: a conflicting write leaves the
+ * signed operation with the worker, which hands the same one back when the request is signed again.
  *
  * The signed operation is written to status before it is sent: a retry after a crash re-sends that same
  * operation, and the EntryPoint nonce makes a second execution impossible. An inclusion becomes `Confirmed`
@@ -54,6 +54,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     deps,
     now,
     pollMs: deps.outcomePollMs ?? 15_000,
+    broadcastingAfterMs: deps.broadcastingAfterMs ?? 1_000,
+    handedOn: new Map(),
     inclusionPollMs: deps.inclusionPollMs ?? 2_000,
     paymentGraceMs: deps.paymentGraceMs ?? 60_000,
     admissionRetryMs: deps.admissionRetryMs ?? 10_000,

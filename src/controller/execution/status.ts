@@ -68,12 +68,13 @@ export async function readStored(r: Reconciling, req: ExecutionRequest): Promise
 
 /**
  * `next` with its phase change, if it makes one, appended to status.history (the newest MAX_PHASE_HISTORY kept):
- * every transition is recorded in the very write that makes it, so the history cannot miss or reorder one.
+ * every transition is recorded in the very write that makes it, so the history cannot miss or reorder one. A
+ * write that passes through a phase without writing it (phases/submit.ts) adds that phase's entry in `next`.
  */
 export function withHistory(before: ExecutionRequestStatus | undefined, next: ExecutionRequestStatus, t: Date): ExecutionRequestStatus {
   const from = before?.phase ?? 'Pending';
   if (next.phase === undefined || next.phase === from) return next;
-  const history = [...(before?.history ?? []), { phase: next.phase, time: t.toISOString() }].slice(-MAX_PHASE_HISTORY);
+  const history = [...(next.history ?? before?.history ?? []), { phase: next.phase, time: t.toISOString() }].slice(-MAX_PHASE_HISTORY);
   return { ...next, history };
 }
 

@@ -11,10 +11,10 @@ export const cancelPending = (req: ExecutionRequest): boolean =>
  * Ends a request its caller cancelled (spec.cancelRequestedTime, set by POST /status/:id/cancel) as Failed with
  * code `cancelled`, before it is signed. Who wins, the cancel or the signing, is decided here, by the controller
  * alone, in the order of its writes to one object:
- *   - sign (phases/sign.ts) reads the stored request just before it signs; a cancel stored by then stops it (the
- *     generation moved), and the next reconcile ends it here;
- *   - a cancel stored after that read comes too late: the signed operation's write keeps it (a nonce was spent)
- *     and the request goes on; the gateway answers 409.
+ *   - a cancel in the cache when a reconcile takes the request up ends it here, before anything is signed;
+ *   - one stored after comes too late: sign (phases/sign.ts) writes under the resourceVersion it acted on, the
+ *     write conflicts, and seeing that only a cancel changed it writes the signed operation anyway (a nonce was
+ *     spent); the request goes on and the gateway answers 409.
  * The write below re-checks the status it replaces: a request found signed meanwhile is left as it is, so a
  * cancelled request never holds a signed operation. A payment taken (a proof's, x402's, a credit's) stays the
  * caller's as a credit (fail → payments/credit.ts); its receipt keeps the transfer from paying twice.

@@ -11,7 +11,7 @@ import { failByPolicy, refusalAtSigning, valuationAtSigning } from '../admission
 import { failByBudget, holdBudget } from '../admission/budget.ts';
 import { replanAtSigning } from '../replan.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
-import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, readStored, simulationStatus, write, type SimulationEstimates } from '../status.ts';
+import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, simulationStatus, write, type SimulationEstimates } from '../status.ts';
 
 /** What admission let through, to sign: the calls it added (the auto transfer), what the caller pays, and why. */
 export interface SigningPlan {
@@ -105,39 +105,29 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
   // What outflow and USD rules judge at the last look below, made now so that look waits on nothing.
   const valued = await valuationAtSigning(r, req, worker, own, value);
 
-  // Signing spends a nonce, and a write that then fails would strand it: act only on the stored object. If the
-  // cache trailed it (another replica, or a spec change, got there first), look again once the cache has it.
-  const current = await readStored(r, req);
-  if (!current) return { done: true };
-  // A cancel stored by now wins (the generation moved): the next reconcile ends the request (phases/cancel.ts).
-  if (
-    current.status?.phase !== req.status?.phase ||
-    current.status?.userOperation !== undefined ||
-    current.metadata.generation !== req.metadata.generation ||
-    current.spec.cancelRequestedTime !== undefined
-  ) {
-    return { requeueAfterMs: CACHE_CATCH_UP_MS };
-  }
-
+  // No read of the store first: the write below carries the resourceVersion the cache had, so a stale cache costs
+  // a Conflict, never a wrong write (status.ts re-reads then, and writes only if the phase has not moved). The
+  // operation is not lost either way: the worker keeps it for this request and these calls, and signing again hands
+  // back the very same operation (its nonce is not spent twice, see chain/worker/prepare.ts).
   // The last look before a nonce is spent, with no wait in between: the policies as the cache has them now judge
   // what is signed (a change since admission, while it waited for a payment or for earlier requests, applies), and
   // a kill switch the controller has seen stops it.
   const refused = refusalAtSigning(r, req, own, estimates.smartWalletAddress, valued);
-  if (refused) return failByPolicy(r, current, refused);
+  if (refused) return failByPolicy(r, req, refused);
   // The budgets too, on what is signed now: a request paid after waiting (its cost, or the budgets, may have changed
   // since it was quoted) counts from now, at this simulation's cost; one that no longer fits is refused unsigned.
   const held = holdBudget(r, req, own, costWei, valued, r.now());
-  if (held.kind === 'refused') return failByBudget(r, current, held.refusal);
+  if (held.kind === 'refused') return failByBudget(r, req, held.refusal);
   if (held.kind === 'held') spend = held.spend;
   const op = await worker.prepareOperation(ref, calls, { requestId: req.metadata.name });
   // The auto fee rides in this operation: claimed now, before it is sent, so a proof presenting the bundle's
   // transfer finds it taken, however fast it comes after the inclusion.
   let payment = plan.payment;
   if (payment?.paid?.method === 'auto') {
-    const receipt = await claimOperationFee(r.deps.store, current.metadata.namespace ?? 'default', req, op, payment.paid);
+    const receipt = await claimOperationFee(r.deps.store, req.metadata.namespace ?? 'default', req, op, payment.paid);
     payment = { ...payment, paid: { ...payment.paid, receipt } };
   }
-  const signed = await write(r, current, (s) => ({
+  const signed = await write(r, req, (s) => ({
     ...s,
     ...estimates,
     estimatedCostUsd: plan.costUsd, // what the caller pays (spec 2.2: reflects the payment mode)
@@ -155,8 +145,8 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
       Succeeded: ['Unknown', 'Queued', ''],
     }),
-  }), undefined, { evenIfCancelRequested: true }); // a cancel stored after the read above came too late: the signed operation stands
-  if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(r, current, payment.paid.creditOf);
+  }), undefined, { evenIfCancelRequested: true }); // a cancel the cache did not show came too late: the signed operation stands
+  if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(r, req, payment.paid.creditOf);
   return signed;
 }
 

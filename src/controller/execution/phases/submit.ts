@@ -1,23 +1,46 @@
-import type { ExecutionRequest } from '../../../api/v1alpha1/index.ts';
+import type { ExecutionRequest, ExecutionRequestStatus } from '../../../api/v1alpha1/index.ts';
 import type { ChainWorker } from '../../../chain/types.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 import { conditions, write } from '../status.ts';
 import { admitAndSign } from './admit.ts';
+import { isFinal, settle } from './track.ts';
 
-/** Hand the persisted operation to the bundler; a retry re-sends the very same operation. */
+/**
+ * Hand the persisted operation to the bundler; a retry re-sends the very same operation.
+ *
+ * The Broadcasting status is written only when the operation's outcome takes longer than `broadcastingAfterMs`:
+ * one final by then (a fast chain, a devnet) goes from Queued to its terminal phase in one write, whose history
+ * records the Broadcasting it went through and when. That saves a status write per request (a durable write
+ * embedded, an API-server request in a cluster) without hiding the state where it lasts. Nothing about safety
+ * moves: the operation was durable before it was sent, and a crash before the next write only sends the same
+ * operation again (the EntryPoint nonce admits it once).
+ */
 export async function submit(r: Reconciling, req: ExecutionRequest, worker: ChainWorker): Promise<ReconcileResult> {
   const op = req.status?.userOperation;
   if (!op) return admitAndSign(r, req, worker); // queued by a payment step but not signed yet
-  await worker.submitOperation(op);
-  const t = r.now();
-  return write(r, req, (s) => ({
+  const sentAt = r.handedOn.get(op.hash);
+  if (sentAt === undefined) {
+    await worker.submitOperation(op);
+    r.handedOn.set(op.hash, r.now().getTime());
+    // The worker's pushed outcome enqueues this request sooner; this is the look that writes Broadcasting.
+    return { requeueAfterMs: r.broadcastingAfterMs };
+  }
+  r.handedOn.delete(op.hash);
+  const broadcast = (s: ExecutionRequestStatus, at: Date): ExecutionRequestStatus => ({
     ...s,
-    phase: 'Broadcasting',
     submitAttempts: (s.submitAttempts ?? 0) + 1,
-    conditions: conditions(s, t, {
+    conditions: conditions(s, at, {
       Submitted: ['True', 'BundlerAccepted', ''],
       Succeeded: ['Unknown', 'Broadcasting', ''],
     }),
-  }));
+  });
+  const outcome = r.deps.takePushedOutcome(op.hash);
+  if (isFinal(outcome)) {
+    const at = new Date(sentAt);
+    // The history entry Broadcasting would have had, before the terminal one the write appends.
+    return settle(r, req, outcome, r.now(), (s) => ({ ...broadcast(s, at), history: [...(s.history ?? []), { phase: 'Broadcasting', time: at.toISOString() }] }));
+  }
+  // Not final yet (or nothing pushed): Broadcasting, and track() takes it from there, asking the worker.
+  return write(r, req, (s) => ({ ...broadcast(s, r.now()), phase: 'Broadcasting' }));
 }

@@ -1,5 +1,6 @@
 import type { ExecutionRequest } from '../../../api/v1alpha1/index.ts';
-import type { ChainWorker } from '../../../chain/types.ts';
+import type { ChainWorker, OperationOutcome } from '../../../chain/types.ts';
+import type { ExecutionRequestStatus } from '../../../api/v1alpha1/index.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import type { Reconciling } from '../context.ts';
 import { withProtocolError } from '../protocolRevert.ts';
@@ -68,33 +69,54 @@ export async function track(r: Reconciling, req: ExecutionRequest, worker: Chain
           { requeueAfterMs: r.inclusionPollMs },
         );
       }
-      const success = outcome.success;
-      // The auto transfer rode in the operation: a reverted operation reverted it too, so nothing was charged.
-      const charged = !success && s0.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
-      return write(r, req, (s) => ({
-        ...s,
-        ...charged,
-        phase: success ? 'Confirmed' : 'Reverted',
-        txHash: outcome.txHash,
-        blockNumber: outcome.blockNumber,
-        blockHash: outcome.blockHash,
-        gasUsed: outcome.actualGasUsed,
-        actualGasCostWei: outcome.actualGasCostWei,
-        completionTime: t.toISOString(),
-        ...(!success && {
-          failure: withProtocolError(req, {
-            code: 'execution_reverted',
-            message: outcome.revertReason ?? 'the call reverted on chain',
-            ...(outcome.revertReason !== undefined && { revertReason: outcome.revertReason }),
-            ...(outcome.revertData !== undefined && { revertData: outcome.revertData }),
-          }),
-        }),
-        conditions: conditions(s, t, {
-          Succeeded: success
-            ? ['True', 'Confirmed', `included in block ${outcome.blockNumber}; ${outcome.confirmations} confirmations`]
-            : ['False', 'Reverted', outcome.revertReason ?? 'the call reverted on chain'],
-        }),
-      }));
+      return settle(r, req, outcome, t);
     }
   }
+}
+
+/** An inclusion at the chain's depth, in a block as the outcome says. */
+export type FinalInclusion = Extract<OperationOutcome, { state: 'included' }>;
+export const isFinal = (o: OperationOutcome | undefined): o is FinalInclusion => o?.state === 'included' && o.confirmations >= o.requiredConfirmations;
+
+/**
+ * The terminal write of an inclusion at depth: Confirmed, or Reverted (an auto fee that rode in it reverted too).
+ * `before` changes the status first (submit.ts: the Broadcasting it went through without a write of its own).
+ */
+export function settle(
+  r: Reconciling,
+  req: ExecutionRequest,
+  outcome: FinalInclusion,
+  t: Date,
+  before: (s: ExecutionRequestStatus) => ExecutionRequestStatus = (s) => s,
+): Promise<ReconcileResult> {
+  const success = outcome.success;
+  // The auto transfer rode in the operation: a reverted operation reverted it too, so nothing was charged.
+  const charged = !success && req.status?.payment?.paid?.method === 'auto' ? { costUsd: 0 } : {};
+  return write(r, req, (current) => {
+    const s = before(current);
+    return {
+      ...s,
+      ...charged,
+      phase: success ? 'Confirmed' : 'Reverted',
+      txHash: outcome.txHash,
+      blockNumber: outcome.blockNumber,
+      blockHash: outcome.blockHash,
+      gasUsed: outcome.actualGasUsed,
+      actualGasCostWei: outcome.actualGasCostWei,
+      completionTime: t.toISOString(),
+      ...(!success && {
+        failure: withProtocolError(req, {
+          code: 'execution_reverted',
+          message: outcome.revertReason ?? 'the call reverted on chain',
+          ...(outcome.revertReason !== undefined && { revertReason: outcome.revertReason }),
+          ...(outcome.revertData !== undefined && { revertData: outcome.revertData }),
+        }),
+      }),
+      conditions: conditions(s, t, {
+        Succeeded: success
+          ? ['True', 'Confirmed', `included in block ${outcome.blockNumber}; ${outcome.confirmations} confirmations`]
+          : ['False', 'Reverted', outcome.revertReason ?? 'the call reverted on chain'],
+      }),
+    };
+  });
 }
