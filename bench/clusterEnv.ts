@@ -7,13 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { MANIFEST_ENV } from '../test/globalSetup.ts';
-import { KUBECONFIG_ENV, REDIS_URL_ENV, startTestCluster, type TestCluster } from '../test/support/cluster.ts';
+import { KUBECONFIG_ENV, REDIS_URL_ENV, startTestCluster, type StartClusterOptions, type TestCluster } from '../test/support/cluster.ts';
+import type { DevnetManifest } from '../src/devnet/manifest.ts';
 import { startKubeApiServer, type KubeApiServer } from '../test/support/kubeApiServer.ts';
 import { startRedis } from '../test/support/redis.ts';
 
 export async function withBenchCluster(
   name: string,
-  run: (env: { cluster: TestCluster; api: KubeApiServer; startMs: number }) => Promise<void>,
+  run: (env: { cluster: TestCluster; api: KubeApiServer; startMs: number; manifest: DevnetManifest }) => Promise<void>,
+  opts: StartClusterOptions = {},
 ): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), `aw-bench-${name}-`));
   const devnet = await startDevnet({ dataDir, log: () => undefined });
@@ -22,9 +24,9 @@ export async function withBenchCluster(
   process.env[KUBECONFIG_ENV] = api.kubeconfigPath;
   process.env[REDIS_URL_ENV] = redis.url;
   const t0 = performance.now();
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster(opts);
   try {
-    await run({ cluster, api, startMs: performance.now() - t0 });
+    await run({ cluster, api, startMs: performance.now() - t0, manifest: devnet.manifest });
   } finally {
     await cluster.stop();
     await Promise.all([api.stop(), redis.stop()]);

@@ -16,6 +16,7 @@ import { createWaitSlots } from './waitSlots.ts';
 import { GatewayError, gatewayOperationalErrors } from './errors.ts';
 import { startPolicyView } from './policyView.ts';
 import { startExecutionInformer } from './executionInformer.ts';
+import { startApiClientView } from './apiClientView.ts';
 import { createInMemoryRateLimiter } from '../ratelimit/index.ts';
 import { perAddressRateLimit, perKeyRateLimit } from './rateLimitHook.ts';
 import { executeRoutes } from './routes/execute.ts';
@@ -104,6 +105,8 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
   app.addHook('onClose', () => informer.stop());
   const policies = startPolicyView(deps.store, { namespace, logger: app.log });
   app.addHook('onClose', () => policies.stop());
+  const apiClients = startApiClientView(deps.store, { namespace, logger: app.log });
+  app.addHook('onClose', () => apiClients.stop());
 
   const version = deps.version ?? packageVersion();
   const ctx: GatewayContext = {
@@ -126,6 +129,7 @@ export async function buildGateway(deps: GatewayDeps & GatewayMetricsDeps): Prom
     startedAt: Date.now(),
     informer,
     policies,
+    apiClients,
     onPolicyDecision: (spec, d) => {
       deps.metrics?.policyDecisions.inc({ where: 'gateway', decision: d.allowed ? 'allowed' : d.code });
       if (!d.allowed) app.log.info({ apiClient: spec.apiClient, agentId: spec.agentId, policy: d.policy, rule: d.rule, code: d.code, callIndex: d.callIndex }, `policy refused: ${d.message}`);

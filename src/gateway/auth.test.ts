@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { revokeKey, rotateKey } from '../keys/manage.ts';
 import { openTestGateway, type TestGateway } from './testing/harness.ts';
 
@@ -46,6 +46,26 @@ describe('gateway authentication (spec §5)', () => {
     // The rotated key works: it gets past authentication to the route (404: no such request).
     const ok = await gw.app.inject({ url: '/status/req-x', headers: { 'x-api-key': current } });
     expect(ok.statusCode).toBe(404);
+  });
+
+  it('a key the gateway watches is authenticated without a store read; one not in its view yet is read from the store', async () => {
+    const { apiKey: known } = await gw.newKey();
+    const get = vi.spyOn(gw.store, 'get');
+    const clientReads = () => get.mock.calls.filter(([kind]) => kind === 'ApiClient').length;
+    // The view has it once its list (or its watch) delivered the create: from then on, no read.
+    let res = await gw.app.inject({ url: '/status/req-x', headers: { 'x-api-key': known } });
+    for (let i = 0; i < 100 && clientReads() > 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      get.mockClear();
+      res = await gw.app.inject({ url: '/status/req-x', headers: { 'x-api-key': known } });
+    }
+    expect(res.statusCode).toBe(404); // past authentication
+    expect(clientReads()).toBe(0);
+    // Unknown to the view: the store answers (a key created a moment ago would be found there).
+    const unknown = `aw_${'0'.repeat(16)}_${'A'.repeat(43)}`;
+    expect((await gw.app.inject({ url: '/status/req-x', headers: { 'x-api-key': unknown } })).statusCode).toBe(401);
+    expect(clientReads()).toBe(1);
+    get.mockRestore();
   });
 
   it('authenticates before validating: a bad body from an unauthenticated caller is 401, not 400', async () => {

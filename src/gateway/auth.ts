@@ -17,7 +17,7 @@ const clients = new WeakMap<FastifyRequest, ApiClient>();
 export function authHook(ctx: GatewayContext) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = request.headers['x-api-key'];
-    const result = await authenticateApiKey(ctx.store, Array.isArray(header) ? header[0] : header, ctx.namespace);
+    const result = await authenticateApiKey(ctx.store, Array.isArray(header) ? header[0] : header, ctx.namespace, ctx.apiClients?.get);
     if (!result.ok) {
       throw result.reason === 'missing'
         ? new GatewayError(401, MISSING_KEY, 'send your API key in the X-API-Key header')

@@ -11,6 +11,7 @@ import type { DecisionWaiter } from './decisionWaiter.ts';
 import type { WaitSlots } from './waitSlots.ts';
 import { fieldError } from '../http/errors.ts';
 import type { ExecutionInformer } from './executionInformer.ts';
+import type { ApiClientView } from './apiClientView.ts';
 import type { ExecutionRequestSpec } from '../api/v1alpha1/index.ts';
 import type { PolicyDecision, PriceSource } from '../policy/index.ts';
 import type { PolicyView } from './policyView.ts';
@@ -88,6 +89,8 @@ export interface GatewayContext {
   version: string;
   startedAt: number;
   informer: ExecutionInformer;
+  /** The ApiClients as the gateway's watch has them: authentication reads no store for a known key. */
+  apiClients?: ApiClientView;
   /** The AgentPolicies (src/gateway/policyView.ts): the early refusal and GET /policy read them. */
   policies: PolicyView;
   /** Told each early policy decision on a request (the metric, and the log of refusals). */
