@@ -114,7 +114,10 @@ export function serviceControllers(deps: ServiceControllerDeps): ManagedControll
         return startWebhookController({
           store: deps.store,
           informer: cache.informerFor('ExecutionRequest'),
-          secrets: createSigningSecretSource(deps.store, deps.webhooks.secrets),
+          secrets: createSigningSecretSource(deps.store, deps.webhooks.secrets, (ns, id) => {
+            const clients = cache.informerFor('ApiClient');
+            return clients.hasSynced() ? clients.get(id, ns) : undefined;
+          }),
           // A transport per leadership term: stop() closes its connections.
           transport: createHttpsTransport({
             timeoutMs: settings.attemptTimeoutMs,

@@ -5,7 +5,8 @@ import type { WebhookSecretStore } from './secrets/types.ts';
 /**
  * The secrets that sign a client's webhooks now: its current secret, and the one a rotation replaced while
  * its overlap lasts (newest first). Stored secrets never change, so each is read once and kept; the ApiClient
- * is read at every attempt, so a rotation takes effect on the next one.
+ * is looked up at every attempt (in the controller's watched cache when it has one, else in the store), so a
+ * rotation takes effect on the next attempt after the watch delivers it.
  */
 export interface SigningSecretSource {
   secretsFor(apiClient: string, namespace: string, nowMs: number): Promise<string[]>;
@@ -20,7 +21,12 @@ export function activeSecretRefs(client: ApiClient, nowMs: number): string[] {
   return refs;
 }
 
-export function createSigningSecretSource(store: ResourceStore, secrets: WebhookSecretStore): SigningSecretSource {
+export function createSigningSecretSource(
+  store: ResourceStore,
+  secrets: WebhookSecretStore,
+  /** A watched cache of the ApiClients: a client found there is not read from the store. */
+  cached?: (namespace: string, apiClient: string) => ApiClient | undefined,
+): SigningSecretSource {
   const cache = new Map<string, string>();
   const read = async (ref: string): Promise<string | undefined> => {
     const hit = cache.get(ref);
@@ -31,12 +37,14 @@ export function createSigningSecretSource(store: ResourceStore, secrets: Webhook
   };
   return {
     async secretsFor(apiClient, namespace, nowMs) {
-      let client: ApiClient;
-      try {
-        client = await store.get('ApiClient', apiClient, namespace);
-      } catch (e) {
-        if (isStoreError(e, 'NotFound')) return [];
-        throw e;
+      let client = cached?.(namespace, apiClient);
+      if (!client) {
+        try {
+          client = await store.get('ApiClient', apiClient, namespace);
+        } catch (e) {
+          if (isStoreError(e, 'NotFound')) return [];
+          throw e;
+        }
       }
       const values = await Promise.all(activeSecretRefs(client, nowMs).map(read));
       return values.filter((v): v is string => v !== undefined);

@@ -29,6 +29,8 @@ export interface WebhookReconcilerDeps {
 
 /** A parked delivery looks again after this long even if no slot-free wake-up reaches it. */
 const PARKED_RECHECK_MS = 30_000;
+/** The store is ahead of the cache (a write's watch event is on its way): look again after this, not at once. */
+const CACHE_CATCH_UP_MS = 10;
 
 const NO_SECRET_MESSAGE =
   'the API client has no webhook signing secret; an operator creates one with `agent-wallet keys rotate-webhook-secret <id>`';
@@ -64,14 +66,10 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
   }
 
   async function attempt(namespace: string, name: string): Promise<ReconcileResult> {
-    // Due by the cache: decide again on the stored object, which the cache may trail.
-    let current: ExecutionRequest;
-    try {
-      current = await deps.store.get('ExecutionRequest', name, namespace);
-    } catch (e) {
-      if (isStoreError(e, 'NotFound')) return { done: true };
-      throw e;
-    }
+    // The cached object, no read: the claim below carries its resourceVersion, so a cache that trails the store
+    // (another write since) costs a Conflict and a look again once it has caught up, never a second claim.
+    const current = deps.cached(namespace, name);
+    if (!current) return { done: true };
     const plan = planDelivery(current, now());
     if (plan.kind === 'none') return { done: true };
     if (plan.kind === 'wait') return { requeueAfterMs: plan.ms };
@@ -84,7 +82,7 @@ export function createWebhookReconciler(deps: WebhookReconcilerDeps) {
     try {
       claimed = await deps.store.updateStatus({ ...current, status: { ...status, webhookEvents: events.with(plan.index, claim) } });
     } catch (e) {
-      if (isStoreError(e, 'Conflict')) return { requeueAfterMs: 0 }; // changed meanwhile: look again
+      if (isStoreError(e, 'Conflict')) return { requeueAfterMs: CACHE_CATCH_UP_MS }; // changed meanwhile: look again once the cache has it
       if (isStoreError(e, 'NotFound')) return { done: true };
       throw e;
     }

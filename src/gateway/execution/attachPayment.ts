@@ -56,12 +56,17 @@ export async function attachPayment(ctx: GatewayContext, target: PaymentTarget, 
   const name = findPaymentTarget(ctx, target, payment);
   if (name === undefined) return { kind: 'none' };
   for (let attempt = 0; attempt < 5; attempt++) {
-    let current: ExecutionRequest;
-    try {
-      current = await ctx.store.get('ExecutionRequest', name, ctx.namespace);
-    } catch (e) {
-      if (isStoreError(e, 'NotFound')) return { kind: 'none' }; // gone (retention): a new request takes the payment
-      throw e;
+    // First from the gateway's informer (no read: the update below carries its resourceVersion, so a copy that
+    // trails the store costs a Conflict), then from the store.
+    const cached = attempt === 0 ? ctx.informer.get(name) : undefined;
+    let current: ExecutionRequest | undefined = cached && structuredClone(cached); // the informer's is frozen
+    if (!current) {
+      try {
+        current = await ctx.store.get('ExecutionRequest', name, ctx.namespace);
+      } catch (e) {
+        if (isStoreError(e, 'NotFound')) return { kind: 'none' }; // gone (retention): a new request takes the payment
+        throw e;
+      }
     }
     if (current.spec.apiClient !== target.spec.apiClient) return { kind: 'none' }; // another key's: never touched, never told
     if (!isSameRequest(current, target.spec)) {
