@@ -6,7 +6,7 @@
  */
 import { encodeFunctionData } from 'viem';
 import { expect } from 'vitest';
-import { API_VERSION, type AgentPolicy, type ExecutionRequest } from '../../../src/api/v1alpha1/index.ts';
+import { API_VERSION, isTerminal, type AgentPolicy, type ExecutionRequest } from '../../../src/api/v1alpha1/index.ts';
 import { counterAbi } from '../../../src/devnet/contracts.ts';
 import type { ScenarioService } from '../service.ts';
 
@@ -133,7 +133,8 @@ export async function killSwitchUnderLoadScenario(svc: ScenarioService, n = 30):
         await new Promise((r) => setTimeout(r, 15));
       }
     })();
-    const signed = async () => (await requestsOf(svc, agent)).filter((r) => r.status?.phase === 'Broadcasting').length;
+    // Signed (and handed to the bundler right after: Broadcasting is written only once that has lasted a second).
+    const signed = async () => (await requestsOf(svc, agent)).filter((r) => r.status?.userOperation !== undefined && !isTerminal(r.status.phase)).length;
     await expect.poll(signed, { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(6);
     await rpc('evm_mine'); // the first bundle is included; the next one carries what was signed meanwhile
     const mined = new Date().toISOString();
