@@ -25,8 +25,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeFunctionData, formatTransactionReceipt, toFunctionSelector, type Address, type Hex, type TransactionReceipt } from 'viem';
-import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
+import {
+  encodeDeployData,
+  encodeFunctionData,
+  formatTransactionReceipt,
+  getContractAddress,
+  toFunctionSelector,
+  type Abi,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { SignedUserOperation } from '../src/api/v1alpha1/index.ts';
 import { simpleAccountFactoryAbi } from '../src/chain/abi.ts';
 import { encodeHandleOps } from '../src/chain/bundler/bundleSimulation.ts';
 import { outcomesFromLogs } from '../src/chain/bundler/receipt.ts';
@@ -35,12 +46,13 @@ import { createChainClient, type ChainClient } from '../src/chain/client.ts';
 import { readFees } from '../src/chain/fees.ts';
 import { calldataGas, GAS, handleOpsGasLimit, preVerificationGasFor, type OperationGasLimits } from '../src/chain/gas.ts';
 import { deriveOwnerAccount, walletSalt } from '../src/chain/ownerKey.ts';
-import { DUMMY_SIGNATURE, encodeSponsorshipWindow } from '../src/chain/paymaster.ts';
+import { DUMMY_SIGNATURE, encodeSponsorshipWindow, signCompactSponsorship } from '../src/chain/paymaster.ts';
 import { simulateCalls } from '../src/chain/simulate.ts';
-import { buildSignedOperation, fromSignedUserOperation, packUserOperation } from '../src/chain/userOperation.ts';
+import { buildSignedOperation, fromSignedUserOperation, packUserOperation, signAsOwner, type BuildOperationParameters, type UserOperation07 } from '../src/chain/userOperation.ts';
 import { builtinBundlerOf, type ChainConfig } from '../src/config/chainConfig.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
+import compactArtifact from '../src/devnet/artifacts/CompactVerifyingPaymaster.json' with { type: 'json' };
 
 /** A paymaster the operations are sponsored by: its address and the paymasterData a stub and a signature have. */
 export interface PaymasterVariant {
@@ -55,9 +67,14 @@ export interface GasOptions {
   counter: Address;
   /** A funded key to deploy the wallets with (not the executor: its nonce is the bundles'). */
   deployerKey: Hex;
-  /** The reference (config.paymaster) comes first whatever is given here. */
-  variants?: readonly PaymasterVariant[];
+  /**
+   * Deploys contracts/CompactVerifyingPaymaster.sol (same signer, its own deposit) and measures it beside the
+   * reference, on the same wallets in the same run. Default true.
+   */
+  compact?: boolean;
   sizes?: readonly number[];
+  /** Operations of one wallet in a bundle (consecutive nonces): 1 = every operation from another wallet. Default 1, 2. */
+  perWallet?: readonly number[];
 }
 
 /** Per operation, for one bundle size: the measured figure and its parts (summing to it). */
@@ -75,6 +92,8 @@ export interface GasRow {
 
 export interface GasVariantReport {
   label: string;
+  /** Operations per wallet in each bundle. */
+  perWallet: number;
   paymaster: Address;
   /** Bytes of paymasterAndData in one operation. */
   paymasterAndDataBytes: number;
@@ -113,7 +132,6 @@ interface BundleParts {
 export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> {
   const { config, counter } = opts;
   const sizes = opts.sizes ?? [1, 10, 20, 32];
-  const variants: PaymasterVariant[] = [{ label: 'reference (eth-infinitism VerifyingPaymaster v0.7)', paymaster: config.paymaster }, ...(opts.variants ?? [])];
   const client = createChainClient(config);
   const syncSend = builtinBundlerOf(config).syncSend;
   const owner = deriveOwnerAccount(randomBytes(32).toString('hex'), 'gas-bench');
@@ -122,6 +140,10 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
   const deployer = privateKeyToAccount(opts.deployerKey);
   const fees = await readFees(client);
   const walletCount = Math.max(...sizes);
+  const variants: PaymasterVariant[] = [{ label: 'reference (eth-infinitism VerifyingPaymaster v0.7)', paymaster: config.paymaster, format: 'verifying' }];
+  if (opts.compact ?? true) {
+    variants.push({ label: 'CompactVerifyingPaymaster', paymaster: await deployCompactPaymaster(client, config, deployer, paymasterSigner.address), format: 'compact' });
+  }
 
   // Wallets deployed through the factory directly (anyone may): the operations measured carry no initCode.
   const wallets: Address[] = [];
@@ -158,7 +180,8 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
   let txNonce = await client.getTransactionCount({ address: executor.address, blockTag: 'pending' });
   const validUntil = Math.floor(Date.now() / 1000) + 3_600;
 
-  const sendBundle = async (variant: PaymasterVariant, count: number): Promise<{ receipt: TransactionReceipt; paymasterAndDataBytes: number; data: Hex }> => {
+  /** A bundle of `count` operations, `perWallet` consecutive nonces of each wallet (the bundler's order). */
+  const sendBundle = async (variant: PaymasterVariant, count: number, perWallet = 1): Promise<{ receipt: TransactionReceipt; paymasterAndDataBytes: number; data: Hex }> => {
     const gas: OperationGasLimits = {
       callGasLimit: sim.value.callGasLimit,
       verificationGasLimit: GAS.verification,
@@ -180,18 +203,19 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
         signature: DUMMY_SIGNATURE,
       }),
     );
+    const slots = Array.from({ length: count }, (_, j) => ({ wallet: Math.floor(j / perWallet), nonce: nonces[Math.floor(j / perWallet)]! + BigInt(j % perWallet) }));
     const signed = await Promise.all(
-      wallets.slice(0, count).map((sender, i) =>
-        buildSignedOperation({
+      slots.map(({ wallet, nonce }) =>
+        signOperation(variant, {
           chainId: config.chainId,
           entryPoint: config.entryPoint,
-          sender,
-          nonce: nonces[i]!,
+          sender: wallets[wallet]!,
+          nonce,
           callData,
           gas,
           maxFeePerGas: fees.maxFeePerGas,
           maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-          sponsorship: sponsorshipOf(variant, paymasterSigner, { validUntil, validAfter: 0 }),
+          sponsorship: { paymaster: variant.paymaster, signer: paymasterSigner, window: { validUntil, validAfter: 0 } },
           owner,
         }),
       ),
@@ -211,7 +235,7 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
     const receipt = await sendAndWait(client, tx, syncSend);
     const ok = [...outcomesFromLogs(receipt.logs, config.entryPoint).values()].filter((o) => o.success).length;
     if (receipt.status !== 'success' || ok !== count) throw new Error(`${config.name}: ${variant.label}: ${ok} of ${count} operations succeeded (${receipt.transactionHash})`);
-    for (let i = 0; i < count; i++) nonces[i]!++;
+    for (const { wallet } of slots) nonces[wallet]!++;
     return { receipt, paymasterAndDataBytes: (packed[0]!.paymasterAndData.length - 2) / 2, data };
   };
 
@@ -219,22 +243,59 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
   for (const v of variants) await sendBundle(v, walletCount);
 
   const reports: GasVariantReport[] = [];
-  for (const variant of variants) {
-    const measured: { size: number; parts: BundleParts }[] = [];
-    let pmBytes = 0;
-    for (const size of sizes) {
-      const { receipt, paymasterAndDataBytes, data } = await sendBundle(variant, size);
-      pmBytes = paymasterAndDataBytes;
-      measured.push({ size, parts: await bundleParts(client, receipt, data, { entryPoint: config.entryPoint, paymaster: variant.paymaster }) });
+  for (const perWallet of opts.perWallet ?? [1, 2]) {
+    for (const variant of variants) {
+      const measured: { size: number; parts: BundleParts }[] = [];
+      let pmBytes = 0;
+      for (const size of sizes.filter((n) => n >= perWallet && n % perWallet === 0)) {
+        const { receipt, paymasterAndDataBytes, data } = await sendBundle(variant, size, perWallet);
+        pmBytes = paymasterAndDataBytes;
+        measured.push({ size, parts: await bundleParts(client, receipt, data, { entryPoint: config.entryPoint, paymaster: variant.paymaster }) });
+      }
+      reports.push({ ...report(variant, pmBytes, measured), perWallet });
     }
-    reports.push(report(variant, pmBytes, measured));
   }
   return reports;
 }
 
-function sponsorshipOf(variant: PaymasterVariant, signer: LocalAccount, window: { validUntil: number; validAfter: number }) {
-  if ((variant.format ?? 'verifying') !== 'verifying') throw new Error(`${variant.label}: no signer for format ${variant.format}`);
-  return { paymaster: variant.paymaster, signer, window };
+/**
+ * The service's build and sign code for the reference (buildSignedOperation); for the compact paymaster the same
+ * steps with its sponsorship encoding (the same hash, signed by the same key) and the same owner signature.
+ */
+async function signOperation(variant: PaymasterVariant, p: BuildOperationParameters): Promise<SignedUserOperation> {
+  if ((variant.format ?? 'verifying') === 'verifying') return buildSignedOperation(p);
+  const op: UserOperation07 = {
+    sender: p.sender,
+    nonce: p.nonce,
+    callData: p.callData,
+    callGasLimit: p.gas.callGasLimit,
+    verificationGasLimit: p.gas.verificationGasLimit,
+    preVerificationGas: p.gas.preVerificationGas,
+    maxFeePerGas: p.maxFeePerGas,
+    maxPriorityFeePerGas: p.maxPriorityFeePerGas,
+    paymaster: p.sponsorship.paymaster,
+    paymasterVerificationGasLimit: p.gas.paymasterVerificationGasLimit,
+    paymasterPostOpGasLimit: p.gas.paymasterPostOpGasLimit,
+    signature: '0x',
+  };
+  op.paymasterData = await signCompactSponsorship({ userOperation: op, chainId: p.chainId, paymaster: p.sponsorship.paymaster, window: p.sponsorship.window, signer: p.sponsorship.signer });
+  return signAsOwner(op, { owner: p.owner, entryPoint: p.entryPoint, chainId: p.chainId });
+}
+
+/** A CompactVerifyingPaymaster for `signer`, deployed by `deployer` (its owner) with a deposit in the EntryPoint. */
+async function deployCompactPaymaster(client: ChainClient, config: ChainConfig, deployer: PrivateKeyAccount, signer: Address): Promise<Address> {
+  const fees = await readFees(client);
+  const syncSend = builtinBundlerOf(config).syncSend;
+  let nonce = await client.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
+  const address = getContractAddress({ from: deployer.address, nonce: BigInt(nonce) });
+  const common = { type: 'eip1559', chainId: config.chainId, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } as const;
+  const data = encodeDeployData({ abi: compactArtifact.abi as Abi, bytecode: compactArtifact.bytecode as Hex, args: [config.entryPoint, signer] });
+  const deployed = await sendAndWait(client, await deployer.signTransaction({ ...common, nonce: nonce++, data, gas: 2_000_000n }), syncSend);
+  if (deployed.status !== 'success') throw new Error(`${config.name}: deploying CompactVerifyingPaymaster failed (${deployed.transactionHash})`);
+  const deposit = encodeFunctionData({ abi: compactArtifact.abi as Abi, functionName: 'deposit' });
+  const funded = await sendAndWait(client, await deployer.signTransaction({ ...common, nonce: nonce++, to: address, data: deposit, value: 10n ** 18n, gas: 200_000n }), syncSend);
+  if (funded.status !== 'success') throw new Error(`${config.name}: the CompactVerifyingPaymaster's deposit failed`);
+  return address;
 }
 
 /** paymasterData of the final size, for the preVerificationGas estimate. */
@@ -275,7 +336,7 @@ function fit(points: readonly [number, number][]): [number, number] {
   return [my - slope * mx, slope];
 }
 
-function report(variant: PaymasterVariant, paymasterAndDataBytes: number, measured: readonly { size: number; parts: BundleParts }[]): GasVariantReport {
+function report(variant: PaymasterVariant, paymasterAndDataBytes: number, measured: readonly { size: number; parts: BundleParts }[]): Omit<GasVariantReport, 'perWallet'> {
   const keys = ['account', 'paymaster', 'call', 'entryPoint', 'calldata'] as const;
   const fits = Object.fromEntries(keys.map((k) => [k, fit(measured.map((m) => [m.size, m.parts[k]]))])) as Record<(typeof keys)[number], [number, number]>;
   const fixed = 21_000 + keys.reduce((a, k) => a + fits[k][0], 0);
@@ -300,10 +361,11 @@ function report(variant: PaymasterVariant, paymasterAndDataBytes: number, measur
 }
 
 export function printGas(reports: readonly GasVariantReport[], chain: string): void {
-  console.log(`gas per operation, warm wallets, Counter.increment on ${chain}, bundles of distinct wallets (bench/gas.ts):`);
+  console.log(`gas per operation, warm wallets, Counter.increment on ${chain} (bench/gas.ts):`);
   const w = (x: number) => x.toFixed(0).padStart(7);
   for (const r of reports) {
-    console.log(`  ${r.label} at ${r.paymaster}, paymasterAndData ${r.paymasterAndDataBytes} bytes:`);
+    const who = r.perWallet === 1 ? 'each operation from another wallet' : `${r.perWallet} operations per wallet`;
+    console.log(`  ${r.label} at ${r.paymaster}, paymasterAndData ${r.paymasterAndDataBytes} bytes; ${who}:`);
     console.log('    bundle  gas/op  account paymaster   call EntryPoint calldata  fixed share');
     for (const row of r.rows) {
       console.log(
@@ -316,10 +378,11 @@ export function printGas(reports: readonly GasVariantReport[], chain: string): v
         `account ${m.account.toFixed(0)}, paymaster ${m.paymaster.toFixed(0)}, call ${m.call.toFixed(0)}, EntryPoint ${m.entryPoint.toFixed(0)}, calldata ${m.calldata.toFixed(0)}`,
     );
   }
-  const [ref, ...others] = reports;
-  for (const o of others) {
-    const cells = o.rows.map((row, i) => `${row.size}: ${(row.gasPerOp - ref!.rows[i]!.gasPerOp).toFixed(0)}`);
-    console.log(`  ${o.label} − reference, gas per operation by bundle size: ${cells.join(', ')}`);
+  for (const o of reports) {
+    const ref = reports.find((r) => r.perWallet === o.perWallet);
+    if (!ref || ref === o) continue;
+    const cells = o.rows.map((row, i) => `${row.size}: ${(row.gasPerOp - ref.rows[i]!.gasPerOp).toFixed(0)}`);
+    console.log(`  ${o.label} − ${ref.label}, ${o.perWallet} per wallet, gas per operation by bundle size: ${cells.join(', ')}`);
   }
 }
 
