@@ -88,8 +88,8 @@ export interface BundlerStats {
   /**
    * Per bundle size (operations in the transaction): how many bundles, their gasUsed summed, and, summed over those
    * bundles, the operations that deploy their wallet (≈ +170k each) and the distinct wallets (a wallet's second
-   * operation in a bundle costs ≈ 5k less than another wallet's): what a gas per operation is made of. Bounded by
-   * maxOpsPerBundle.
+   * operation in a bundle costs ≈ 11k less than another wallet's: bench/gas.ts): what a gas per operation is made
+   * of. Bounded by maxOpsPerBundle.
    */
   bySize: Record<number, { bundles: number; gasUsed: bigint; deployments?: number; wallets?: number }>;
 }
