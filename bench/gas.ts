@@ -28,7 +28,6 @@ import { fileURLToPath } from 'node:url';
 import {
   encodeDeployData,
   encodeFunctionData,
-  formatTransactionReceipt,
   getContractAddress,
   toFunctionSelector,
   type Abi,
@@ -52,6 +51,7 @@ import { buildSignedOperation, fromSignedUserOperation, packUserOperation, signA
 import { builtinBundlerOf, type ChainConfig } from '../src/config/chainConfig.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
+import { sendAndWait } from './ceiling.ts';
 import compactArtifact from '../src/devnet/artifacts/CompactVerifyingPaymaster.json' with { type: 'json' };
 
 /** A paymaster the operations are sponsored by: its address and the paymasterData a stub and a signature have. */
@@ -384,16 +384,6 @@ export function printGas(reports: readonly GasVariantReport[], chain: string): v
     const cells = o.rows.map((row, i) => `${row.size}: ${(row.gasPerOp - ref.rows[i]!.gasPerOp).toFixed(0)}`);
     console.log(`  ${o.label} − ${ref.label}, ${o.perWallet} per wallet, gas per operation by bundle size: ${cells.join(', ')}`);
   }
-}
-
-/** One raw transaction, sent as the bundler's executors send it (Sync when the node supports it). */
-async function sendAndWait(client: ChainClient, tx: Hex, syncSend: boolean): Promise<TransactionReceipt> {
-  if (syncSend) {
-    const raw = await client.request({ method: 'eth_sendRawTransactionSync', params: [tx] } as never, { retryCount: 0 });
-    return formatTransactionReceipt(raw as never);
-  }
-  const hash = await client.sendRawTransaction({ serializedTransaction: tx });
-  return client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
 }
 
 // Standalone: a devnet of its own (the ethereum chain: no L1 data fee in the figures).
