@@ -373,6 +373,10 @@ export function printGas(reports: readonly GasVariantReport[], chain: string): v
       );
     }
     const m = r.marginal;
+    if (r.rows.length < 2) {
+      console.log('    (one bundle size: its parts keep their share of the fixed cost; the fixed share is the 21000 alone)');
+      continue;
+    }
     console.log(
       `    fixed per bundle ${r.fixed.toFixed(0)} (21000 + handleOps' own); each operation adds ${m.total.toFixed(0)}: ` +
         `account ${m.account.toFixed(0)}, paymaster ${m.paymaster.toFixed(0)}, call ${m.call.toFixed(0)}, EntryPoint ${m.entryPoint.toFixed(0)}, calldata ${m.calldata.toFixed(0)}`,
