@@ -196,7 +196,7 @@ async function prepareChain(config: ChainConfig, counter: Address, opts: Ceiling
 }
 
 /** One raw transaction, sent as the bundler's executors send it (Sync when the node supports it). */
-async function sendAndWait(client: ChainClient, tx: Hex, syncSend: boolean): Promise<TransactionReceipt> {
+export async function sendAndWait(client: ChainClient, tx: Hex, syncSend: boolean): Promise<TransactionReceipt> {
   if (syncSend) {
     const raw = await client.request({ method: 'eth_sendRawTransactionSync', params: [tx] } as never, { retryCount: 0 });
     return formatTransactionReceipt(raw as never);

@@ -12,7 +12,8 @@
  * without, interleaved, bench/budgets.ts), BENCH_PERP_KEEPER_DELAY_MS (default 200: the
  * devnet GMX keeper's delay before it executes an order; the figures are printed net of it), BENCH_CPU_PROFILE=<file> to
  * write a V8 CPU profile of the sustained-load window (summarize it with bench/profile.ts). The same load
- * against the cluster layout: bench/cluster.ts.
+ * against the cluster layout: bench/cluster.ts. Last, gas per operation of warm wallets by bundle size with its breakdown
+ * (bench/gas.ts, also runnable alone).
  *
  * Figures that travel between machines: the service's CPU time per confirmed request, and its throughput as a
  * fraction of the chain's own ceiling (bench/ceiling.ts), measured in the same run on the same devnet.
@@ -28,6 +29,7 @@ import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
 import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
+import { measureGas, printGas } from './gas.ts';
 import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
 import { loadGenerator, printLatency, printThroughput } from './load.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
@@ -130,15 +132,17 @@ console.log(
 // 3. Gas per operation, from the bundles sent during the throughput run, by bundle size. The first operation
 // of each of the AGENTS wallets also deploys it (≈ +170k): those sit in the smaller, earlier bundles mostly.
 const buckets = [[1, 1], [2, 4], [5, 9], [10, 19], [20, Infinity]] as const;
-const byBucket = buckets.map(() => ({ bundles: 0, ops: 0, gas: 0n }));
+const byBucket = buckets.map(() => ({ bundles: 0, ops: 0, gas: 0n, deployments: 0, wallets: 0 }));
 let ops = 0;
 let gas = 0n;
 let bundles = 0;
 for (const [chain, w] of service.workers) {
   const before = statsBefore.get(chain)!;
   const after = w.bundlerStats();
-  for (const { size, bundles: n, gasUsed } of bundlesSince(after.bySize, before.bySize)) {
+  for (const { size, bundles: n, gasUsed, deployments, wallets } of bundlesSince(after.bySize, before.bySize)) {
     const b = byBucket[buckets.findIndex(([lo, hi]) => size >= lo && size <= hi)]!;
+    b.deployments += deployments;
+    b.wallets += wallets;
     b.bundles += n;
     b.ops += size * n;
     b.gas += gasUsed;
@@ -154,7 +158,10 @@ console.log(
 byBucket.forEach((b, i) => {
   const [lo, hi] = buckets[i]!;
   if (b.bundles > 0)
-    console.log(`  bundles of ${hi === Infinity ? `${lo}+` : lo === hi ? lo : `${lo}-${hi}`} ops: ${b.bundles} bundles, ${(Number(b.gas) / b.ops).toFixed(0)} gas per operation`);
+    console.log(
+      `  bundles of ${hi === Infinity ? `${lo}+` : lo === hi ? lo : `${lo}-${hi}`} ops: ${b.bundles} bundles, ${(Number(b.gas) / b.ops).toFixed(0)} gas per operation ` +
+        `(${b.deployments} of ${b.ops} operations deploy their wallet; ${(b.ops / Math.max(1, b.wallets)).toFixed(2)} operations per wallet in a bundle)`,
+    );
 });
 console.log(`memory: rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 
@@ -178,5 +185,10 @@ console.log(
     `${ceiling.seconds.toFixed(1)} s: ${ceiling.perSecond.toFixed(0)}/s (${ceiling.gasPerOp.toFixed(0)} gas per operation)`,
 );
 console.log(`service / ceiling: ${((100 * serviceRate) / ceiling.perSecond).toFixed(0)} % (${serviceRate.toFixed(0)}/s of ${ceiling.perSecond.toFixed(0)}/s)`);
+
+// 5. Gas per operation of warm wallets in bundles of 1, 10, 20, 32, split by call frames, the reference paymaster
+// beside the compact one, in this run (bench/gas.ts).
+const gasChain = chains.find((c) => c.name === 'ethereum') ?? chains[0]!;
+printGas(await measureGas({ config: gasChain, counter: counterOf(gasChain.name), deployerKey: devnet.manifest.accounts.funded[0]!.privateKey }), gasChain.name);
 await devnet.stop();
 rmSync(dataDir, { recursive: true, force: true });

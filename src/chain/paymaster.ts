@@ -1,4 +1,18 @@
-import { concat, encodeAbiParameters, keccak256, pad, numberToHex, size, slice, hexToBigInt, type Address, type Hex } from 'viem';
+import {
+  concat,
+  encodeAbiParameters,
+  keccak256,
+  pad,
+  numberToHex,
+  parseSignature,
+  serializeCompactSignature,
+  signatureToCompactSignature,
+  size,
+  slice,
+  hexToBigInt,
+  type Address,
+  type Hex,
+} from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import type { UserOperation } from 'viem/account-abstraction';
 import { getInitCode } from 'viem/account-abstraction';
@@ -94,6 +108,25 @@ export async function signSponsorship(params: {
 
 export const encodeSponsorshipWindow = (w: SponsorshipWindow): Hex =>
   encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [w.validUntil, w.validAfter]);
+
+/**
+ * The paymasterData of contracts/CompactVerifyingPaymaster.sol: validUntil ‖ validAfter as 6 big-endian bytes each,
+ * then the signer's signature of the same sponsorship hash in EIP-2098's 64 bytes (r, yParity‖s): 76 bytes where
+ * the VerifyingPaymaster's are 129, so 53 fewer bytes of calldata per operation (64 with the ABI's padding).
+ */
+export async function signCompactSponsorship(params: {
+  userOperation: SponsoredOperation;
+  chainId: number;
+  paymaster: Address;
+  window: SponsorshipWindow;
+  signer: LocalAccount;
+}): Promise<Hex> {
+  const signature = await params.signer.signMessage({ message: { raw: getSponsorshipHash(params) } });
+  return concat([encodeCompactSponsorshipWindow(params.window), serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)))]);
+}
+
+export const encodeCompactSponsorshipWindow = (w: SponsorshipWindow): Hex =>
+  concat([pad(numberToHex(w.validUntil), { size: 6 }), pad(numberToHex(w.validAfter), { size: 6 })]);
 
 /** A well-formed 65-byte signature for size and gas estimates (ECDSA.recover must not revert on it). */
 export const DUMMY_SIGNATURE: Hex =

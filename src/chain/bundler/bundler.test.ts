@@ -4,6 +4,7 @@ import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { entryPoint07Abi } from '../abi.ts';
 import { assertIncluded, chainUnderTest, counterAbi, freshSecret, incrementCall, outcomeRecorder, setNumberCall, uniqueId, type Included } from '../../../test/support/chainUnderTest.ts';
 import { createChainWorker, type LocalChainWorker } from '../worker/index.ts';
+import { bundlesSince } from './bundler.ts';
 import { deriveOwnerAccount } from '../ownerKey.ts';
 import { withBuiltinBundler } from '../../config/chainConfig.ts';
 
@@ -59,14 +60,26 @@ describe('built-in bundler (devnet)', () => {
     const refs = Array.from({ length: 50 }, (_, i) => ({ apiClient: `client-${i % 5}`, agentId: uniqueId(`fleet${i}`) }));
     const prepareAll = () => Promise.all(refs.map((ref, i) => worker.prepareOperation(ref, [incrementCall(env.counter)], { requestId: `r${i}` })));
 
+    // What the bundles held, from the bundler's stats by size: operations that deploy, distinct wallets.
+    const held = async (round: () => Promise<Included[]>) => {
+      const before = structuredClone(worker.bundlerStats().bySize);
+      const out = await round();
+      const since = bundlesSince(worker.bundlerStats().bySize, before);
+      return { out, ops: since.reduce((a, b) => a + b.size * b.bundles, 0), deployments: since.reduce((a, b) => a + b.deployments, 0), wallets: since.reduce((a, b) => a + b.wallets, 0) };
+    };
+
     // First operations deploy the wallets (and are much heavier).
-    const deployments = await includeAll(await prepareAll());
+    const firstRound = await held(async () => includeAll(await prepareAll()));
+    expect(firstRound).toMatchObject({ ops: 50, deployments: 50, wallets: 50 });
+    const deployments = firstRound.out;
     const first = await eventsInChainOrder(deployments.map((o) => o.txHash));
     const firstGas = first.receipts.reduce((s, r) => s + r.gasUsed, 0n) / 50n;
 
     const t0 = performance.now();
-    const included = await includeAll(await prepareAll());
+    const secondRound = await held(async () => includeAll(await prepareAll()));
+    const included = secondRound.out;
     const ms = performance.now() - t0;
+    expect(secondRound).toMatchObject({ ops: 50, deployments: 0, wallets: 50 });
     expect(included.every((o) => o.success)).toBe(true);
     const { receipts } = await eventsInChainOrder(included.map((o) => o.txHash));
     const gasPerOp = receipts.reduce((s, r) => s + r.gasUsed, 0n) / 50n;

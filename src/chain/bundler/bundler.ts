@@ -64,12 +64,14 @@ export interface BundleObserver {
 export function bundlesSince(
   after: BundlerStats['bySize'],
   before: BundlerStats['bySize'],
-): { size: number; bundles: number; gasUsed: bigint }[] {
+): { size: number; bundles: number; gasUsed: bigint; deployments: number; wallets: number }[] {
   return Object.entries(after)
     .map(([size, a]) => ({
       size: Number(size),
       bundles: a.bundles - (before[Number(size)]?.bundles ?? 0),
       gasUsed: a.gasUsed - (before[Number(size)]?.gasUsed ?? 0n),
+      deployments: (a.deployments ?? 0) - (before[Number(size)]?.deployments ?? 0),
+      wallets: (a.wallets ?? 0) - (before[Number(size)]?.wallets ?? 0),
     }))
     .filter((b) => b.bundles > 0);
 }
@@ -83,8 +85,13 @@ export interface BundlerStats {
   withdrawnOps: number;
   /** Sum of the bundle transactions' gasUsed. */
   bundleGasUsed: bigint;
-  /** Per bundle size (operations in the transaction): how many bundles, and their gasUsed summed. Bounded by maxOpsPerBundle. */
-  bySize: Record<number, { bundles: number; gasUsed: bigint }>;
+  /**
+   * Per bundle size (operations in the transaction): how many bundles, their gasUsed summed, and, summed over those
+   * bundles, the operations that deploy their wallet (≈ +170k each) and the distinct wallets (a wallet's second
+   * operation in a bundle costs ≈ 11k less than another wallet's: bench/gas.ts): what a gas per operation is made
+   * of. Bounded by maxOpsPerBundle.
+   */
+  bySize: Record<number, { bundles: number; gasUsed: bigint; deployments?: number; wallets?: number }>;
 }
 
 interface SenderState {
@@ -624,9 +631,11 @@ export class Bundler implements OperationBundler {
     }
     const { receipt } = sent;
     this.#stats.bundles++;
-    const bucket = (this.#stats.bySize[entries.length] ??= { bundles: 0, gasUsed: 0n });
+    const bucket = (this.#stats.bySize[entries.length] ??= { bundles: 0, gasUsed: 0n, deployments: 0, wallets: 0 });
     bucket.bundles++;
     bucket.gasUsed += receipt.gasUsed;
+    bucket.deployments = (bucket.deployments ?? 0) + entries.filter((e) => e.packed.initCode !== '0x').length;
+    bucket.wallets = (bucket.wallets ?? 0) + new Set(entries.map((e) => e.sender.toLowerCase())).size;
     this.#stats.bundleGasUsed += receipt.gasUsed;
     if (receipt.status !== 'success') {
       this.#o.log.warn({ txHash: receipt.transactionHash, ops: entries.length }, 'bundle transaction reverted on chain');
