@@ -118,6 +118,14 @@ export class Informer<K extends Kind> {
     return obj === undefined ? undefined : structuredClone(obj);
   }
 
+  /**
+   * The cached object itself, deep-frozen, without get()'s copy: for a reader that builds new objects from it
+   * rather than changing it (a reconciler on the hot path, where the copies cost more than anything it does).
+   */
+  peek(name: string, namespace = DEFAULT_NAMESPACE): Readonly<ResourceByKind[K]> | undefined {
+    return this.cache.get(cacheKey(namespace, name));
+  }
+
   list(filter?: (obj: ResourceByKind[K]) => boolean): ResourceByKind[K][] {
     const out: ResourceByKind[K][] = [];
     for (const obj of this.cache.values()) if (!filter || filter(obj)) out.push(structuredClone(obj));

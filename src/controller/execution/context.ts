@@ -21,7 +21,7 @@ export interface ExecutionReconcilerDeps {
   autoFeesInFlight?: (request: ExecutionRequest) => AutoFee[];
   /** The unused credits of the request's key and agent (from the cache), oldest first. */
   creditsFor?: (request: ExecutionRequest) => Credit[];
-  /** The request as the shared informer has it (a copy the reconciler may change), or undefined once gone. */
+  /** The request as the shared informer has it (deep-frozen: read it, build new objects), or undefined once gone. */
   cached(namespace: string, name: string): ExecutionRequest | undefined;
   /** The AgentPolicies of a key (from the shared cache): admission's policy step and the kill switch read them. */
   policiesFor?(apiClient: string): readonly AgentPolicy[];

@@ -170,7 +170,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
       if (result === 'moved') log?.warn(fields, `inclusion moved: ${detail}`);
       else log?.error(fields, `INCLUSION LOST: ${r.metadata.name} was ${r.status?.phase}; ${detail}`);
     },
-    cached: (ns, name) => informer.get(name, ns),
+    // The cached object itself (frozen: every phase builds new objects from it), not a copy per reconcile.
+    cached: (ns, name) => informer.peek(name, ns),
     apiClient: (ns, name) => apiClients.get(name, ns),
     policiesFor: (apiClient) => policies.byIndex(POLICIES_BY_CLIENT, apiClient),
     spendLedger,
