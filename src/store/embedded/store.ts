@@ -35,7 +35,7 @@ import {
   WalWriter,
   encodeLine,
   listSegments,
-  readSegment,
+  scanSegment,
   truncateSegment,
   type LogFiles,
   type RecoveryResult,
@@ -138,7 +138,6 @@ export async function openEmbeddedStore(opts: EmbeddedStoreOptions): Promise<Emb
 }
 
 class Embedded implements EmbeddedStore {
-  private readonly objects = new Map<Kind, Map<string, Entry>>(KINDS.map((k) => [k, new Map()]));
   /** Keys with a write appended to the log but not yet committed, and the revision of that write. */
   private readonly inFlight = new Map<string, number>();
   private committedRev: number;
@@ -167,6 +166,7 @@ class Embedded implements EmbeddedStore {
     private readonly lock: StoreLock,
     private readonly opts: EmbeddedStoreOptions,
     snapshot: { revision: number; bytes: number },
+    private readonly objects: Map<Kind, Map<string, Entry>>,
   ) {
     this.committedRev = snapshot.revision;
     this.assignedRev = snapshot.revision;
@@ -178,12 +178,12 @@ class Embedded implements EmbeddedStore {
   static async open(dir: string, lock: StoreLock, opts: EmbeddedStoreOptions): Promise<Embedded> {
     await removeSnapshotLeftovers(dir);
     await fs.rm(join(dir, PROBE_FILE), { force: true });
-    const snapshot = await readSnapshot(dir);
-    const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 });
-    for (const obj of snapshot?.objects ?? []) {
-      const kind = kindOf(obj);
-      store.objects.get(kind)!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
-    }
+    // Each object is kept serialized as it is read; the parsed ones are garbage at once.
+    const objects = new Map<Kind, Map<string, Entry>>(KINDS.map((k) => [k, new Map()]));
+    const snapshot = await readSnapshot(dir, (obj) => {
+      objects.get(kindOf(obj))!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
+    });
+    const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 }, objects);
     const { events, tail } = await store.replayLog();
     store.wal = await WalWriter.open<Mutation>(dir, tail, {
       fsync: opts.fsync ?? true,
@@ -214,18 +214,10 @@ class Embedded implements EmbeddedStore {
     const limit = this.opts.historyLimit ?? 50_000;
     let tail: SegmentTail = { startRev: this.committedRev + 1, bytes: 0, lastRev: undefined };
     for (const [i, seg] of segments.entries()) {
-      const contents = await readSegment(seg.path);
-      if (contents.tornBytes > 0) {
-        if (i !== segments.length - 1) {
-          throw new Error(`write-ahead log ${seg.path} has a bad tail but is not the last segment`);
-        }
-        // The crashed process's last write: never acknowledged, so it is dropped.
-        await truncateSegment(seg.path, contents.goodBytes);
-      }
-      this.logBytes += contents.goodBytes;
-      tail = { startRev: seg.startRev, bytes: contents.goodBytes, lastRev: contents.records.at(-1)?.rev };
-      for (const rec of contents.records) {
-        if (rec.rev <= this.committedRev) continue;
+      // Streamed: one record at a time is held, applied as it is read. A corrupt segment throws midway, and
+      // the open fails with everything applied so far discarded.
+      const scan = await scanSegment(seg.path, (rec) => {
+        if (rec.rev <= this.committedRev) return;
         const { kind, namespace, name } = recordKey(rec);
         const map = this.objects.get(kind);
         if (map === undefined) throw new Error(`${seg.path}: record of unknown kind ${kind}`);
@@ -244,7 +236,16 @@ class Embedded implements EmbeddedStore {
         this.committedRev = rec.rev;
         events.push(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
         if (events.length > 2 * limit) events.splice(0, events.length - limit);
+      });
+      if (scan.tornBytes > 0) {
+        if (i !== segments.length - 1) {
+          throw new Error(`write-ahead log ${seg.path} has a bad tail but is not the last segment`);
+        }
+        // The crashed process's last write: never acknowledged, so it is dropped.
+        await truncateSegment(seg.path, scan.goodBytes);
       }
+      this.logBytes += scan.goodBytes;
+      tail = { startRev: seg.startRev, bytes: scan.goodBytes, lastRev: scan.lastRev };
     }
     this.assignedRev = this.committedRev;
     return { events: events.slice(-limit), tail };
