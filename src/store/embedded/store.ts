@@ -51,6 +51,12 @@ export interface EmbeddedStoreOptions {
   /** Recent events kept for watches from a resourceVersion (default 50,000). */
   historyLimit?: number;
   /**
+   * And at most this much of their objects' JSON beyond the newest event (default 32 MiB, ≈ 10,000 events of a
+   * finished request): each event holds its whole object, so this, not the count, bounds the history's memory.
+   * A watch from a revision no longer kept ends with Gone, and the caller re-lists.
+   */
+  historyBytes?: number;
+  /**
    * Compact when the log since the last snapshot passes `compactRatio` × the snapshot's size plus
    * `compactFloorBytes` (defaults 1 and 4 MiB): the files stay within about twice the live data plus the
    * floor, and each compaction writes at most as many bytes as were logged since the last.
@@ -85,6 +91,10 @@ export interface EmbeddedStoreStats {
   lastSnapshotRevision: number;
   lastSnapshotBytes: number;
   lastCompactionMs: number | undefined;
+  /** JSON of the live objects, in UTF-16 code units (bytes for ASCII). */
+  objectBytes: number;
+  /** The watch history: events kept, and their objects' JSON (as objectBytes). */
+  history: { events: number; bytes: number };
 }
 
 /** A durable, single-process ResourceStore; see docs/adr/0001-embedded-store.md. */
@@ -118,6 +128,8 @@ interface Mutation {
 }
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+const DEFAULT_HISTORY_BYTES = 32 << 20;
 
 /**
  * Opens the store in `dir`: takes the lock, loads the snapshot, replays the log (ignoring a torn last
@@ -172,7 +184,7 @@ class Embedded implements EmbeddedStore {
     this.assignedRev = snapshot.revision;
     this.lastSnapshotRev = snapshot.revision;
     this.snapshotBytes = snapshot.bytes;
-    this.hub = new WatchHub(opts.historyLimit ?? 50_000, snapshot.revision);
+    this.hub = new WatchHub(opts.historyLimit ?? 50_000, opts.historyBytes ?? DEFAULT_HISTORY_BYTES, snapshot.revision);
   }
 
   static async open(dir: string, lock: StoreLock, opts: EmbeddedStoreOptions): Promise<Embedded> {
@@ -184,15 +196,13 @@ class Embedded implements EmbeddedStore {
       objects.get(kindOf(obj))!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
     });
     const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 }, objects);
-    const { events, tail } = await store.replayLog();
+    const tail = await store.replayLog();
     store.wal = await WalWriter.open<Mutation>(dir, tail, {
       fsync: opts.fsync ?? true,
       ...(opts.files !== undefined && { files: opts.files }),
       onCommit: (batch, bytes) => store.commit(batch, bytes),
       onFail: (e, lost) => store.fail(e, lost),
     });
-    // Only the last historyLimit events are kept: the history reaches back to just before the first of them.
-    store.hub.seed(events, events[0] ? events[0].rev - 1 : store.committedRev);
     const interval = opts.compactIntervalMs ?? 600_000;
     if (interval > 0) {
       store.timer = setInterval(() => {
@@ -205,13 +215,11 @@ class Embedded implements EmbeddedStore {
   }
 
   /**
-   * Applies every logged record after the snapshot; returns them as events to seed the watch history, and
-   * where appending resumes.
+   * Applies every logged record after the snapshot, each also seeding the watch history (which keeps the last
+   * of them, within its bounds); returns where appending resumes.
    */
-  private async replayLog(): Promise<{ events: ChangeEvent[]; tail: SegmentTail }> {
+  private async replayLog(): Promise<SegmentTail> {
     const segments = await listSegments(this.dir);
-    const events: ChangeEvent[] = [];
-    const limit = this.opts.historyLimit ?? 50_000;
     let tail: SegmentTail = { startRev: this.committedRev + 1, bytes: 0, lastRev: undefined };
     for (const [i, seg] of segments.entries()) {
       // Streamed: one record at a time is held, applied as it is read. A corrupt segment throws midway, and
@@ -234,8 +242,7 @@ class Embedded implements EmbeddedStore {
         if (applied.type === 'DELETED') map.delete(key);
         else map.set(key, entry);
         this.committedRev = rec.rev;
-        events.push(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
-        if (events.length > 2 * limit) events.splice(0, events.length - limit);
+        this.hub.seed(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
       });
       if (scan.tornBytes > 0) {
         if (i !== segments.length - 1) {
@@ -248,7 +255,7 @@ class Embedded implements EmbeddedStore {
       tail = { startRev: seg.startRev, bytes: scan.goodBytes, lastRev: scan.lastRev };
     }
     this.assignedRev = this.committedRev;
-    return { events: events.slice(-limit), tail };
+    return tail;
   }
 
   // ---- reads: committed state only, so nothing is seen before it is durable ----
@@ -583,7 +590,11 @@ class Embedded implements EmbeddedStore {
 
   stats(): EmbeddedStoreStats {
     let objects = 0;
-    for (const map of this.objects.values()) objects += map.size;
+    let objectBytes = 0;
+    for (const map of this.objects.values()) {
+      objects += map.size;
+      for (const e of map.values()) objectBytes += e.json.length;
+    }
     return {
       revision: this.committedRev,
       objects,
@@ -597,6 +608,8 @@ class Embedded implements EmbeddedStore {
       lastSnapshotRevision: this.lastSnapshotRev,
       lastSnapshotBytes: this.snapshotBytes,
       lastCompactionMs: this.lastCompactionMs,
+      objectBytes,
+      history: this.hub.historyStats,
     };
   }
 

@@ -5,10 +5,11 @@
  * Writes `requests` requests as the service does (a create and three status writes each, `requestLifecycle`,
  * none deleted: a retention longer than the run), fsync off, compaction as configured by default; closes the
  * store; then opens it in a fresh process (node --expose-gc) and prints that process's RSS and heap before the
- * open, right after it, after a full GC, and its peak RSS (getrusage's maxrss), beside what the writing process
+ * open, right after it, after a full GC, and its peak RSS (VmHWM), beside what the writing process
  * held after a GC. Asserts nothing.
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,15 @@ const IN_FLIGHT = 64;
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 const gc = (globalThis as { gc?: () => void }).gc;
 
+/**
+ * This process's peak RSS: VmHWM, of its own address space. (getrusage's maxrss would not do: it keeps the
+ * peak of the parent's, which it had when forked, across the exec.)
+ */
+function peakRss(): number {
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return kib === undefined ? NaN : Number(kib) * 1024;
+}
+
 interface Figures {
   rss: number;
   heapUsed: number;
@@ -28,7 +38,7 @@ interface Figures {
 function figures(collect: boolean): Figures {
   if (collect) gc?.();
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 };
+  return { rss: m.rss, heapUsed: m.heapUsed, maxRss: peakRss() };
 }
 
 const show = (f: Figures) => `rss ${mib(f.rss)}, heap used ${mib(f.heapUsed)}, peak rss ${mib(f.maxRss)}`;
