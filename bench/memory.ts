@@ -10,18 +10,19 @@
  * child's RSS before the service starts (node and the modules loaded), the idle service right after its first
  * start, and the store's bytes per request. Options: MEM_AGENTS (default 50), MEM_INFLIGHT (8), MEM_SETTLE_MS
  * (default 5,000: how long the restarted service runs before its second reading), MEM_RETENTION_SECONDS (the
- * service's retention of finished requests; default the service's own, 1 h).
+ * service's retention of finished requests; default the service's own, 1 h), MEM_DIR (keep the data directory there;
+ * a second run on it measures only the reopen and the restart), MEM_CPU_PROFILE=<dir> (profile the restart).
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChainName } from '../src/config/chains.ts';
 import { chainConfigsFromManifest, loadManifest, startDevnet } from '../src/devnet/devnet.ts';
 import { createKey } from '../src/keys/manage.ts';
 import { startEmbeddedService } from '../src/roles/embedded.ts';
-import { openEmbeddedStore } from '../src/store/embedded/index.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../src/store/embedded/index.ts';
 import { loadGenerator } from './load.ts';
 
 const FIRST = Number(process.env.MEM_FIRST ?? 1_000);
@@ -36,12 +37,28 @@ interface Reading {
   label: string;
   requests: number;
   rss: number;
+  /** The process's peak RSS so far (VmHWM). */
+  maxRss: number;
   heapUsed: number;
   external: number;
   walBytes: number;
   snapshotBytes: number;
   objects?: number;
+  /** The store's live objects' JSON, and its watch history's events and their JSON (EmbeddedStore.stats()). */
+  objectBytes?: number;
+  historyEvents?: number;
+  historyBytes?: number;
   ms?: number;
+}
+
+/** What the store holds in memory, as a Reading's fields (absent from a store without these stats). */
+function storeHeld(store: EmbeddedStore): Partial<Reading> {
+  const s = store.stats() as Partial<ReturnType<EmbeddedStore['stats']>> & { objects: number };
+  return {
+    objects: s.objects,
+    ...(s.objectBytes !== undefined && { objectBytes: s.objectBytes }),
+    ...(s.history !== undefined && { historyEvents: s.history.events, historyBytes: s.history.bytes }),
+  };
 }
 
 type Phase = 'load' | 'store' | 'restart';
@@ -66,11 +83,20 @@ function storeFiles(storeDir: string): { walBytes: number; snapshotBytes: number
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
+/**
+ * This process's peak RSS: VmHWM, of its own address space. (getrusage's maxrss would not do: it keeps the
+ * peak of the parent's, which it had when forked, across the exec.)
+ */
+function peakRss(): number {
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return kib === undefined ? NaN : Number(kib) * 1024;
+}
+
 /** After a full GC when the process allows it: what is held, not what is garbage yet. */
 function read(label: string, requests: number, storeDir: string, extra: Partial<Reading> = {}, collect = false): Reading {
   if (collect) gc?.();
   const m = process.memoryUsage();
-  return { label, requests, rss: m.rss, heapUsed: m.heapUsed, external: m.external, ...storeFiles(storeDir), ...extra };
+  return { label, requests, rss: m.rss, maxRss: peakRss(), heapUsed: m.heapUsed, external: m.external, ...storeFiles(storeDir), ...extra };
 }
 
 async function child(phase: Phase): Promise<void> {
@@ -86,8 +112,8 @@ async function child(phase: Phase): Promise<void> {
     const t0 = performance.now();
     const store = await openEmbeddedStore({ dir: storeDir, compactIntervalMs: 0 });
     const ms = performance.now() - t0;
-    send(read('store opened (snapshot read, log replayed)', 0, storeDir, { objects: store.stats().objects, ms }));
-    send(read('store opened, after a full GC', 0, storeDir, { objects: store.stats().objects }, true));
+    send(read('store opened (snapshot read, log replayed)', 0, storeDir, { ...storeHeld(store), ms }));
+    send(read('store opened, after a full GC', 0, storeDir, storeHeld(store), true));
     await store.close();
     return;
   }
@@ -98,20 +124,21 @@ async function child(phase: Phase): Promise<void> {
     chains,
     serviceSecret: process.env.MEM_SECRET!,
     port: 0,
-    connections: { maxConnectionsPerAddress: 0 },
+    // The generator's keep-alive sockets idle between its windows: the server must not close them meanwhile.
+    connections: { maxConnectionsPerAddress: 0, keepAliveTimeoutMs: 600_000 },
     ...(RETENTION_SECONDS !== undefined && { retentionSeconds: RETENTION_SECONDS }),
   });
   const ms = performance.now() - t0;
-  const objects = () => service.store.stats().objects;
+  const objects = () => storeHeld(service.store);
   if (phase === 'restart') {
-    send(read('restarted: service serving (replay done)', 0, storeDir, { objects: objects(), ms }));
+    send(read('restarted: service serving (replay done)', 0, storeDir, { ...objects(), ms }));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    send(read(`restarted, ${SETTLE_MS / 1000} s later`, 0, storeDir, { objects: objects() }));
-    send(read(`restarted, ${SETTLE_MS / 1000} s later, after a full GC`, 0, storeDir, { objects: objects() }, true));
+    send(read(`restarted, ${SETTLE_MS / 1000} s later`, 0, storeDir, objects()));
+    send(read(`restarted, ${SETTLE_MS / 1000} s later, after a full GC`, 0, storeDir, objects(), true));
     await service.stop();
     return;
   }
-  send(read('idle service, right after its start', 0, storeDir, { objects: objects(), ms }, true));
+  send(read('idle service, right after its start', 0, storeDir, { ...objects(), ms }, true));
   const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
   const manifest = loadManifest(process.env.MEM_MANIFEST!);
   const counterOf = (chain: ChainName) => manifest.chains.find((c) => c.name === chain)!.testContracts.counter;
@@ -128,8 +155,8 @@ async function child(phase: Phase): Promise<void> {
       other += r.other;
       rate = Math.max(10, r.confirmed / r.elapsedSeconds);
     }
-    send(read(`after ${target.toLocaleString('en')} requests`, confirmed, storeDir, { objects: objects() }));
-    send(read(`after ${target.toLocaleString('en')} requests, after a full GC`, confirmed, storeDir, { objects: objects() }, true));
+    send(read(`after ${target.toLocaleString('en')} requests`, confirmed, storeDir, objects()));
+    send(read(`after ${target.toLocaleString('en')} requests, after a full GC`, confirmed, storeDir, objects(), true));
   }
   if (other > 0) console.log(`  (${other} requests ended otherwise than Confirmed)`);
   load.close();
@@ -141,7 +168,8 @@ function runChild(phase: Phase, env: Record<string, string>): Promise<Reading[]>
   return new Promise((resolve, reject) => {
     const readings: Reading[] = [];
     const p = fork(join(import.meta.dirname, '../bin/run-ts.js'), [import.meta.filename, phase], {
-      execArgv: ['--expose-gc'],
+      // MEM_CPU_PROFILE=<dir>: a V8 CPU profile of the restarted service (bench/profile.ts summarizes it).
+      execArgv: ['--expose-gc', ...(phase === 'restart' && process.env.MEM_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.MEM_CPU_PROFILE}`] : [])],
       env: { ...process.env, ...env, MEM_PHASE: phase },
     });
     p.on('message', (m: { reading?: Reading }) => {
@@ -158,22 +186,37 @@ function runChild(phase: Phase, env: Record<string, string>): Promise<Reading[]>
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 function print(phase: Phase, r: Reading): void {
   const parts = [
-    `rss ${mib(r.rss)}`,
+    `rss ${mib(r.rss)} (peak ${mib(r.maxRss)})`,
     `heap used ${mib(r.heapUsed)}`,
     `external ${mib(r.external)}`,
     `store files ${mib(r.walBytes + r.snapshotBytes)} (log ${mib(r.walBytes)}, snapshot ${mib(r.snapshotBytes)})`,
     ...(r.objects !== undefined ? [`${r.objects} objects`] : []),
+    ...(r.objectBytes !== undefined ? [`their JSON ${mib(r.objectBytes)}`] : []),
+    ...(r.historyBytes !== undefined ? [`watch history ${r.historyEvents} events, ${mib(r.historyBytes)}`] : []),
     ...(r.ms !== undefined ? [`${(r.ms / 1000).toFixed(2)} s to start`] : []),
   ];
   console.log(`  [${phase}] ${r.label}${r.requests ? ` (${r.requests} confirmed)` : ''}: ${parts.join(', ')}`);
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-mem-'));
+  // MEM_DIR keeps the data directory (devnet state, store, service secret) for another run, which then measures only
+  // the reopen and the restart: the same files read by two versions of the code.
+  const kept = process.env.MEM_DIR;
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'aw-bench-mem-'));
+  mkdirSync(dataDir, { recursive: true });
+  const secretFile = join(dataDir, 'bench-secret');
+  const reuse = kept !== undefined && existsSync(secretFile);
+  if (!reuse) writeFileSync(secretFile, randomBytes(32).toString('hex'), { mode: 0o600 });
   const devnet = await startDevnet({ dataDir, log: () => undefined });
   try {
-    const env = { MEM_DATA_DIR: dataDir, MEM_MANIFEST: devnet.manifestPath, MEM_SECRET: randomBytes(32).toString('hex') };
+    const env = { MEM_DATA_DIR: dataDir, MEM_MANIFEST: devnet.manifestPath, MEM_SECRET: readFileSync(secretFile, 'utf8') };
     console.log(`memory: embedded service, ${AGENTS} agents × ${INFLIGHT} in flight, sponsored executes to confirmed; retention ${RETENTION_SECONDS ?? 3600} s`);
+    if (reuse) {
+      console.log(`  (reusing ${dataDir}: the reopen and the restart only)`);
+      await runChild('store', env);
+      await runChild('restart', env);
+      return;
+    }
     const load = await runChild('load', env);
     const store = await runChild('store', env);
     const restart = await runChild('restart', env);
@@ -191,6 +234,17 @@ async function main(): Promise<void> {
         `heap used ${(perRequest(first, last, (r) => r.heapUsed) / 1024).toFixed(1)} KiB, store files ${(perRequest(first, last, files) / 1024).toFixed(1)} KiB per request`,
     );
     console.log(`  store files per request at ${last.requests}: ${(files(last) / last.requests / 1024).toFixed(1)} KiB (${last.objects} objects live)`);
+    for (const r of [first, last]) {
+      const held = r.heapUsed - idle.heapUsed;
+      const inStore = (r.objectBytes ?? 0) + (r.historyBytes ?? 0);
+      console.log(
+        `  heap held at ${r.requests} (after GC, beyond the idle service's): ${mib(held)}, ${(held / r.requests / 1024).toFixed(1)} KiB per request; ` +
+          (r.historyBytes === undefined
+            ? 'the store does not say its share'
+            : `the store's objects ${mib(r.objectBytes!)} and watch history ${mib(r.historyBytes)} (${r.historyEvents} events), ` +
+              `the rest (informer caches of parsed objects, per-request maps, code) ${mib(held - inStore)}`),
+      );
+    }
     const replayed = at(store, 'store opened,');
     const storeBase = at(store, 'node and modules');
     console.log(
@@ -210,7 +264,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await devnet.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (kept === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
