@@ -11,12 +11,14 @@
  * start, and the store's bytes per request. Options: MEM_AGENTS (default 50), MEM_INFLIGHT (8), MEM_SETTLE_MS
  * (default 5,000: how long the restarted service runs before its second reading), MEM_RETENTION_SECONDS (the
  * service's retention of finished requests; default the service's own, 1 h), MEM_DIR (keep the data directory there;
- * a second run on it measures only the reopen and the restart), MEM_CPU_PROFILE=<dir> (profile the restart).
+ * a second run on it measures only the reopen and the restart), MEM_CPU_PROFILE=<dir> (profile the restart),
+ * MEM_HEAP_SNAPSHOT=<file> (the load child's heap at its last reading).
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { writeHeapSnapshot } from 'node:v8';
 import { join } from 'node:path';
 import type { ChainName } from '../src/config/chains.ts';
 import { chainConfigsFromManifest, loadManifest, startDevnet } from '../src/devnet/devnet.ts';
@@ -159,6 +161,8 @@ async function child(phase: Phase): Promise<void> {
     send(read(`after ${target.toLocaleString('en')} requests, after a full GC`, confirmed, storeDir, objects(), true));
   }
   if (other > 0) console.log(`  (${other} requests ended otherwise than Confirmed)`);
+  // MEM_HEAP_SNAPSHOT=<file>: the heap at the last reading, to attribute what it holds (Chrome DevTools reads it).
+  if (process.env.MEM_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEM_HEAP_SNAPSHOT);
   load.close();
   await service.stop();
   send(read('service stopped (store closed)', confirmed, storeDir));
