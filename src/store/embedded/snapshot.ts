@@ -21,7 +21,8 @@ interface Header {
 
 export interface Snapshot {
   revision: number;
-  objects: AnyResource[];
+  /** Objects it holds. */
+  count: number;
   /** The file's size. */
   bytes: number;
 }
@@ -64,7 +65,11 @@ export async function writeSnapshot(dir: string, revision: number, objectsJson: 
   return bytes;
 }
 
-export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
+/**
+ * Reads the snapshot, handing each object to `onObject` as it is parsed (the file is streamed: the objects
+ * are never all parsed at once). Undefined when there is none.
+ */
+export async function readSnapshot(dir: string, onObject: (obj: AnyResource) => void): Promise<Snapshot | undefined> {
   const path = join(dir, SNAPSHOT_FILE);
   let bytes: number;
   try {
@@ -74,20 +79,21 @@ export async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
   }
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   let header: Header | undefined;
-  const objects: AnyResource[] = [];
+  let count = 0;
   for await (const line of lines) {
     if (header === undefined) {
       header = JSON.parse(line) as Header;
       if (header.format !== FORMAT) throw new Error(`${path}: unknown snapshot format ${JSON.stringify(header.format)}`);
       continue;
     }
-    objects.push(JSON.parse(line) as AnyResource);
+    onObject(JSON.parse(line) as AnyResource);
+    count++;
   }
   if (header === undefined) throw new Error(`${path}: empty snapshot`);
-  if (objects.length !== header.count) {
-    throw new Error(`${path}: snapshot holds ${objects.length} objects, its header says ${header.count}`);
+  if (count !== header.count) {
+    throw new Error(`${path}: snapshot holds ${count} objects, its header says ${header.count}`);
   }
-  return { revision: header.revision, objects, bytes };
+  return { revision: header.revision, count, bytes };
 }
 
 /** Removes temporary files a crash may have left behind. */

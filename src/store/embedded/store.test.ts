@@ -103,6 +103,33 @@ describe('watch', () => {
   });
 });
 
+describe('history bytes', () => {
+  it('keeps at most historyBytes of objects beyond the newest event, after reopen and live: older revisions are Gone', async () => {
+    for (const n of ['a', 'b', 'c', 'd', 'e']) await store.create(apiClient(n));
+    const all = store.stats().history;
+    expect(all.events).toBe(5);
+    const size = all.bytes / 5; // the five objects' JSON are as long as one another
+    await store.close();
+    // Room for two objects, not three.
+    const opts = { dir, historyBytes: Math.floor(2.5 * size) };
+    store = await openEmbeddedStore(opts);
+    const replays = async (from: number, expected: string[]) => {
+      const gone = store.watch('ApiClient', { resourceVersion: String(from - 1) }, () => undefined);
+      await expect(gone.done).rejects.toMatchObject({ code: 'Gone' });
+      const c = collect<ApiClient>();
+      const w = store.watch('ApiClient', { resourceVersion: String(from) }, c.onEvent);
+      await c.until(expected.length);
+      expect(c.events.map(summary)).toEqual(expected);
+      w.stop();
+    };
+    expect(store.stats().history).toEqual({ events: 2, bytes: 2 * size });
+    await replays(3, ['ADDED d@4', 'ADDED e@5']);
+    await store.create(apiClient('f'));
+    expect(store.stats().history).toEqual({ events: 2, bytes: 2 * size });
+    await replays(4, ['ADDED e@5', 'ADDED f@6']);
+  });
+});
+
 describe('group commit', () => {
   it('writes issued in the same tick share one write and one fdatasync', async () => {
     const before = store.stats().wal;

@@ -35,7 +35,7 @@ import {
   WalWriter,
   encodeLine,
   listSegments,
-  readSegment,
+  scanSegment,
   truncateSegment,
   type LogFiles,
   type RecoveryResult,
@@ -50,6 +50,12 @@ export interface EmbeddedStoreOptions {
   fsync?: boolean;
   /** Recent events kept for watches from a resourceVersion (default 50,000). */
   historyLimit?: number;
+  /**
+   * And at most this much of their objects' JSON beyond the newest event (default 32 MiB, ≈ 10,000 events of a
+   * finished request): each event holds its whole object, so this, not the count, bounds the history's memory.
+   * A watch from a revision no longer kept ends with Gone, and the caller re-lists.
+   */
+  historyBytes?: number;
   /**
    * Compact when the log since the last snapshot passes `compactRatio` × the snapshot's size plus
    * `compactFloorBytes` (defaults 1 and 4 MiB): the files stay within about twice the live data plus the
@@ -85,6 +91,10 @@ export interface EmbeddedStoreStats {
   lastSnapshotRevision: number;
   lastSnapshotBytes: number;
   lastCompactionMs: number | undefined;
+  /** JSON of the live objects, in UTF-16 code units (bytes for ASCII). */
+  objectBytes: number;
+  /** The watch history: events kept, and their objects' JSON (as objectBytes). */
+  history: { events: number; bytes: number };
 }
 
 /** A durable, single-process ResourceStore; see docs/adr/0001-embedded-store.md. */
@@ -119,6 +129,8 @@ interface Mutation {
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
 
+const DEFAULT_HISTORY_BYTES = 32 << 20;
+
 /**
  * Opens the store in `dir`: takes the lock, loads the snapshot, replays the log (ignoring a torn last
  * line), and starts appending. Fails with StoreError Unavailable if another live process owns the directory.
@@ -138,7 +150,6 @@ export async function openEmbeddedStore(opts: EmbeddedStoreOptions): Promise<Emb
 }
 
 class Embedded implements EmbeddedStore {
-  private readonly objects = new Map<Kind, Map<string, Entry>>(KINDS.map((k) => [k, new Map()]));
   /** Keys with a write appended to the log but not yet committed, and the revision of that write. */
   private readonly inFlight = new Map<string, number>();
   private committedRev: number;
@@ -167,32 +178,31 @@ class Embedded implements EmbeddedStore {
     private readonly lock: StoreLock,
     private readonly opts: EmbeddedStoreOptions,
     snapshot: { revision: number; bytes: number },
+    private readonly objects: Map<Kind, Map<string, Entry>>,
   ) {
     this.committedRev = snapshot.revision;
     this.assignedRev = snapshot.revision;
     this.lastSnapshotRev = snapshot.revision;
     this.snapshotBytes = snapshot.bytes;
-    this.hub = new WatchHub(opts.historyLimit ?? 50_000, snapshot.revision);
+    this.hub = new WatchHub(opts.historyLimit ?? 50_000, opts.historyBytes ?? DEFAULT_HISTORY_BYTES, snapshot.revision);
   }
 
   static async open(dir: string, lock: StoreLock, opts: EmbeddedStoreOptions): Promise<Embedded> {
     await removeSnapshotLeftovers(dir);
     await fs.rm(join(dir, PROBE_FILE), { force: true });
-    const snapshot = await readSnapshot(dir);
-    const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 });
-    for (const obj of snapshot?.objects ?? []) {
-      const kind = kindOf(obj);
-      store.objects.get(kind)!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
-    }
-    const { events, tail } = await store.replayLog();
+    // Each object is kept serialized as it is read; the parsed ones are garbage at once.
+    const objects = new Map<Kind, Map<string, Entry>>(KINDS.map((k) => [k, new Map()]));
+    const snapshot = await readSnapshot(dir, (obj) => {
+      objects.get(kindOf(obj))!.set(keyOf(obj.metadata.namespace, obj.metadata.name), toEntry(obj));
+    });
+    const store = new Embedded(dir, lock, opts, snapshot ?? { revision: 0, bytes: 0 }, objects);
+    const tail = await store.replayLog();
     store.wal = await WalWriter.open<Mutation>(dir, tail, {
       fsync: opts.fsync ?? true,
       ...(opts.files !== undefined && { files: opts.files }),
       onCommit: (batch, bytes) => store.commit(batch, bytes),
       onFail: (e, lost) => store.fail(e, lost),
     });
-    // Only the last historyLimit events are kept: the history reaches back to just before the first of them.
-    store.hub.seed(events, events[0] ? events[0].rev - 1 : store.committedRev);
     const interval = opts.compactIntervalMs ?? 600_000;
     if (interval > 0) {
       store.timer = setInterval(() => {
@@ -205,27 +215,17 @@ class Embedded implements EmbeddedStore {
   }
 
   /**
-   * Applies every logged record after the snapshot; returns them as events to seed the watch history, and
-   * where appending resumes.
+   * Applies every logged record after the snapshot, each also seeding the watch history (which keeps the last
+   * of them, within its bounds); returns where appending resumes.
    */
-  private async replayLog(): Promise<{ events: ChangeEvent[]; tail: SegmentTail }> {
+  private async replayLog(): Promise<SegmentTail> {
     const segments = await listSegments(this.dir);
-    const events: ChangeEvent[] = [];
-    const limit = this.opts.historyLimit ?? 50_000;
     let tail: SegmentTail = { startRev: this.committedRev + 1, bytes: 0, lastRev: undefined };
     for (const [i, seg] of segments.entries()) {
-      const contents = await readSegment(seg.path);
-      if (contents.tornBytes > 0) {
-        if (i !== segments.length - 1) {
-          throw new Error(`write-ahead log ${seg.path} has a bad tail but is not the last segment`);
-        }
-        // The crashed process's last write: never acknowledged, so it is dropped.
-        await truncateSegment(seg.path, contents.goodBytes);
-      }
-      this.logBytes += contents.goodBytes;
-      tail = { startRev: seg.startRev, bytes: contents.goodBytes, lastRev: contents.records.at(-1)?.rev };
-      for (const rec of contents.records) {
-        if (rec.rev <= this.committedRev) continue;
+      // Streamed: one record at a time is held, applied as it is read. A corrupt segment throws midway, and
+      // the open fails with everything applied so far discarded.
+      const scan = await scanSegment(seg.path, (rec) => {
+        if (rec.rev <= this.committedRev) return;
         const { kind, namespace, name } = recordKey(rec);
         const map = this.objects.get(kind);
         if (map === undefined) throw new Error(`${seg.path}: record of unknown kind ${kind}`);
@@ -242,12 +242,20 @@ class Embedded implements EmbeddedStore {
         if (applied.type === 'DELETED') map.delete(key);
         else map.set(key, entry);
         this.committedRev = rec.rev;
-        events.push(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
-        if (events.length > 2 * limit) events.splice(0, events.length - limit);
+        this.hub.seed(changeEvent(rec.rev, applied.type, kind, entry, before?.labels));
+      });
+      if (scan.tornBytes > 0) {
+        if (i !== segments.length - 1) {
+          throw new Error(`write-ahead log ${seg.path} has a bad tail but is not the last segment`);
+        }
+        // The crashed process's last write: never acknowledged, so it is dropped.
+        await truncateSegment(seg.path, scan.goodBytes);
       }
+      this.logBytes += scan.goodBytes;
+      tail = { startRev: seg.startRev, bytes: scan.goodBytes, lastRev: scan.lastRev };
     }
     this.assignedRev = this.committedRev;
-    return { events: events.slice(-limit), tail };
+    return tail;
   }
 
   // ---- reads: committed state only, so nothing is seen before it is durable ----
@@ -582,7 +590,11 @@ class Embedded implements EmbeddedStore {
 
   stats(): EmbeddedStoreStats {
     let objects = 0;
-    for (const map of this.objects.values()) objects += map.size;
+    let objectBytes = 0;
+    for (const map of this.objects.values()) {
+      objects += map.size;
+      for (const e of map.values()) objectBytes += e.json.length;
+    }
     return {
       revision: this.committedRev,
       objects,
@@ -596,6 +608,8 @@ class Embedded implements EmbeddedStore {
       lastSnapshotRevision: this.lastSnapshotRev,
       lastSnapshotBytes: this.snapshotBytes,
       lastCompactionMs: this.lastCompactionMs,
+      objectBytes,
+      history: this.hub.historyStats,
     };
   }
 

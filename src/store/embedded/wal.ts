@@ -86,35 +86,78 @@ export interface SegmentContents {
   tornBytes: number;
 }
 
+/** What scanning a segment found, its records having gone to the caller one by one. */
+export interface SegmentScan {
+  /** Good records. */
+  count: number;
+  /** The revision of the last good record. */
+  lastRev: number | undefined;
+  goodBytes: number;
+  tornBytes: number;
+}
+
 /**
  * Reads a segment. A bad line at the end (the last write of a crashed process, never acknowledged) is a torn
  * tail and is reported, not an error; a bad line followed by good ones is corruption of acknowledged data,
  * and opening fails rather than silently dropping it (etcd's WAL draws the same line).
  */
 export async function readSegment(path: string): Promise<SegmentContents> {
-  const buf = await fs.readFile(path);
   const records: WalRecord[] = [];
-  let offset = 0;
+  const { goodBytes, tornBytes } = await scanSegment(path, (rec) => records.push(rec));
+  return { records, goodBytes, tornBytes };
+}
+
+/** Bytes read at a time: a segment is streamed, never held whole (it may be as large as the live data). */
+const SCAN_CHUNK = 1 << 20;
+
+/**
+ * readSegment without keeping the records: each good one goes to `onRecord` in order as it is read, so
+ * replay holds one record at a time. When the segment turns out corrupt (a bad line, then a good one) the
+ * records before were handed over already and the call throws; the caller must then discard what it built.
+ */
+export async function scanSegment(path: string, onRecord: (rec: WalRecord) => void): Promise<SegmentScan> {
+  const fh = await fs.open(path, 'r');
+  const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
+  /** Bytes of the segment before `carry`, which holds the start of a line not yet ended. */
+  let base = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  let count = 0;
+  let lastRev: number | undefined;
   let goodBytes = 0;
   let badAt: number | undefined;
-  while (offset < buf.length) {
-    const nl = buf.indexOf(0x0a, offset);
-    const end = nl < 0 ? buf.length : nl;
-    const rec = nl < 0 ? undefined : decodeLine(buf.toString('utf8', offset, end));
-    if (rec === undefined) {
-      badAt ??= offset;
-    } else {
-      if (badAt !== undefined) {
-        throw new Error(
-          `write-ahead log ${path} is corrupt: bad record at byte ${badAt} followed by good ones (revision ${rec.rev})`,
-        );
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(chunk, 0, SCAN_CHUNK, null);
+      if (bytesRead === 0) break;
+      // Lines are decoded from `buf`, which starts at segment byte `base`.
+      const buf = carry.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      let offset = 0;
+      for (let nl = buf.indexOf(0x0a, offset); nl >= 0; nl = buf.indexOf(0x0a, offset)) {
+        const rec = decodeLine(buf.toString('utf8', offset, nl));
+        if (rec === undefined) {
+          badAt ??= base + offset;
+        } else {
+          if (badAt !== undefined) {
+            throw new Error(
+              `write-ahead log ${path} is corrupt: bad record at byte ${badAt} followed by good ones (revision ${rec.rev})`,
+            );
+          }
+          onRecord(rec);
+          count++;
+          lastRev = rec.rev;
+          goodBytes = base + nl + 1;
+        }
+        offset = nl + 1;
       }
-      records.push(rec);
-      goodBytes = end + 1;
+      // Copied: `chunk` is reused by the next read.
+      carry = Buffer.from(buf.subarray(offset));
+      base += offset;
     }
-    offset = end + 1;
+  } finally {
+    await fh.close();
   }
-  return { records, goodBytes, tornBytes: buf.length - goodBytes };
+  // A last line without its newline is torn (it is never acknowledged before its newline is on disk).
+  return { count, lastRev, goodBytes, tornBytes: base + carry.length - goodBytes };
 }
 
 /** Cuts a torn tail off a segment so that new records are appended after the last good one. */

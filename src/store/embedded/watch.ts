@@ -14,27 +14,47 @@ export interface ChangeEvent {
   prevLabels?: Readonly<Record<string, string>> | undefined;
 }
 
-/** Fixed-capacity ring of the most recent events, in revision order. */
+/**
+ * Ring of the most recent events, in revision order, holding at most `capacity` events and, beyond the newest,
+ * at most `maxBytes` of their objects' JSON: each event holds the whole object at its revision, so a count alone
+ * lets the history grow to 50,000 objects (≈ 150 MiB of requests) whatever the live data.
+ */
 class History {
   private readonly buf: (ChangeEvent | undefined)[];
   private start = 0;
   private size = 0;
+  /** UTF-16 code units of the events' JSON (bytes for the ASCII our objects are, as V8 keeps them). */
+  private chars = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    private readonly maxBytes: number,
+  ) {
     this.buf = new Array<ChangeEvent | undefined>(capacity);
   }
 
-  /** Appends; returns the evicted event, if the ring was full. */
-  push(ev: ChangeEvent): ChangeEvent | undefined {
-    if (this.size < this.capacity) {
-      this.buf[(this.start + this.size) % this.capacity] = ev;
-      this.size++;
-      return undefined;
-    }
-    const evicted = this.buf[this.start];
-    this.buf[this.start] = ev;
-    this.start = (this.start + 1) % this.capacity;
+  /** Appends; returns the revision of the last event evicted to make room, if any was. */
+  push(ev: ChangeEvent): number | undefined {
+    let evicted: number | undefined;
+    if (this.size === this.capacity) evicted = this.shift();
+    this.buf[(this.start + this.size) % this.capacity] = ev;
+    this.size++;
+    this.chars += ev.json.length;
+    while (this.chars > this.maxBytes && this.size > 1) evicted = this.shift();
     return evicted;
+  }
+
+  private shift(): number {
+    const ev = this.buf[this.start]!;
+    this.buf[this.start] = undefined;
+    this.start = (this.start + 1) % this.capacity;
+    this.size--;
+    this.chars -= ev.json.length;
+    return ev.rev;
+  }
+
+  get stats(): { events: number; bytes: number } {
+    return { events: this.size, bytes: this.chars };
   }
 
   private at(i: number): ChangeEvent {
@@ -144,16 +164,18 @@ export class WatchHub {
   private oldestServable: number;
   private latest: number;
 
-  constructor(capacity: number, currentRevision: number) {
-    this.history = new History(Math.max(1, capacity));
+  constructor(capacity: number, maxBytes: number, currentRevision: number) {
+    this.history = new History(Math.max(1, capacity), maxBytes);
     this.oldestServable = currentRevision;
     this.latest = currentRevision;
   }
 
-  /** Seeds the history at open with events replayed from the log (those after `fromRevision`). */
-  seed(events: readonly ChangeEvent[], fromRevision: number): void {
-    this.oldestServable = fromRevision;
-    for (const ev of events) this.record(ev);
+  /**
+   * Seeds the history at open with an event replayed from the log, in order (the history reaches back to the
+   * revision the hub was made at: the snapshot's).
+   */
+  seed(ev: ChangeEvent): void {
+    this.record(ev);
   }
 
   publish(events: readonly ChangeEvent[]): void {
@@ -165,7 +187,7 @@ export class WatchHub {
 
   private record(ev: ChangeEvent): void {
     const evicted = this.history.push(ev);
-    if (evicted !== undefined) this.oldestServable = evicted.rev;
+    if (evicted !== undefined) this.oldestServable = evicted;
     this.latest = ev.rev;
   }
 
@@ -207,6 +229,10 @@ export class WatchHub {
   /** Ends every watch (store closed or failed). */
   endAll(error: StoreError): void {
     for (const w of [...this.watchers]) w.end(error);
+  }
+
+  get historyStats(): { events: number; bytes: number } {
+    return this.history.stats;
   }
 
   get watchCount(): number {
