@@ -44,6 +44,7 @@ export const TRACE_QUEUED_ANNOTATION = 'agentwallet.dev/trace-queued-at';
 
 let on = false;
 let stopProvider: (() => Promise<void>) | undefined;
+let flushProvider: (() => Promise<void>) | undefined;
 
 /** Whether spans are being recorded in this process. The hot paths ask this first. */
 export const tracingOn = (): boolean => on;
@@ -97,6 +98,12 @@ export async function startTracing(settings: TracingSettings): Promise<void> {
   trace.setGlobalTracerProvider(provider);
   on = true;
   stopProvider = () => provider.shutdown();
+  flushProvider = () => provider.forceFlush();
+}
+
+/** Sends the spans batched so far now (the bench, before it reads them); a no-op when tracing is off. */
+export async function flushTracing(): Promise<void> {
+  await flushProvider?.();
 }
 
 /** Starts tracing when the OTEL_* variables ask for it; a no-op otherwise. Each process entry point calls this once. */
@@ -110,6 +117,7 @@ export async function startTracingFromEnv(role: string, env: NodeJS.ProcessEnv =
 export async function stopTracing(): Promise<void> {
   const stop = stopProvider;
   stopProvider = undefined;
+  flushProvider = undefined;
   on = false;
   await stop?.();
   trace.disable();
@@ -131,14 +139,15 @@ const tracerOf = (name: string): Tracer => trace.getTracer(name);
  */
 export function inSpan<T>(tracer: string, name: string, fn: (span: Span | undefined) => Promise<T>, attributes?: Attributes, parent?: Context): Promise<T> {
   if (!on) return fn(undefined);
-  return tracerOf(tracer).startActiveSpan(name, { ...(attributes && { attributes }) }, parent ?? context.active(), async (span) => {
+  // Times in sub-ms epoch (the SDK's default start is Date.now(), whole ms): spans of several processes line up.
+  return tracerOf(tracer).startActiveSpan(name, { startTime: epochMs(), ...(attributes && { attributes }) }, parent ?? context.active(), async (span) => {
     try {
       return await fn(span);
     } catch (e) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message.slice(0, 200) : String(e) });
       throw e;
     } finally {
-      span.end();
+      span.end(epochMs());
     }
   });
 }
