@@ -134,11 +134,14 @@ export const TRACERS = {
 const tracerOf = (name: string): Tracer => trace.getTracer(name);
 
 /**
- * Runs `fn` in a new span child of the active one (or of `parent`), ending it when `fn` settles; a throw marks it
- * an error. With tracing off: `fn()`, nothing else.
+ * Runs `fn` in a new span child of the active one, ending it when `fn` settles; a throw marks it an error. Without
+ * an active span, `fn` runs untraced: work outside a request's trace (pollers, audits) makes no traces of its own.
+ * `parent` (even an empty context) starts the span there instead: a trace's root (the gateway's execute).
+ * With tracing off: `fn()`, nothing else.
  */
 export function inSpan<T>(tracer: string, name: string, fn: (span: Span | undefined) => Promise<T>, attributes?: Attributes, parent?: Context): Promise<T> {
   if (!on) return fn(undefined);
+  if (parent === undefined && trace.getSpanContext(context.active()) === undefined) return fn(undefined);
   // Times in sub-ms epoch (the SDK's default start is Date.now(), whole ms): spans of several processes line up.
   return tracerOf(tracer).startActiveSpan(name, { startTime: epochMs(), ...(attributes && { attributes }) }, parent ?? context.active(), async (span) => {
     try {
@@ -171,8 +174,12 @@ export function recordSpan(tracer: string, name: string, startMs: number, endMs:
 /** Now, in epoch ms with sub-ms decimals (Date.now() is whole ms). */
 export const epochMs = (): number => performance.timeOrigin + performance.now();
 
-/** The active context, to continue later from another callback (a bundle sent after the submit returned). */
-export const activeContext = (): Context | undefined => (on ? context.active() : undefined);
+/** The active context when a span is in it, to continue later from another callback (a bundle sent after the submit returned). */
+export function activeContext(): Context | undefined {
+  if (!on) return undefined;
+  const ctx = context.active();
+  return trace.getSpanContext(ctx) === undefined ? undefined : ctx;
+}
 
 /** Runs `fn` with `ctx` active (a context captured by activeContext); `fn()` when tracing is off or ctx is absent. */
 export function withContext<T>(ctx: Context | undefined, fn: () => T): T {
