@@ -81,10 +81,10 @@ describe('tracing on', () => {
       expect(await startTracingFromEnv('embedded', { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })).toBe(true);
       const annotations = await inSpan(TRACERS.gateway, 'execute', async () => traceAnnotations(), undefined, ROOT_CONTEXT);
       expect(annotations[TRACEPARENT_ANNOTATION]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-      await reconcileInTrace({ metadata: { annotations } }, () => inSpan(TRACERS.controller, 'admission.simulation', async () => undefined));
+      await reconcileInTrace(() => ({ metadata: { annotations } }), () => inSpan(TRACERS.controller, 'admission.simulation', async () => undefined));
       // An untraced request joins no trace, even from inside another one's span, and starts none.
       await inSpan(TRACERS.gateway, 'other', async () => undefined, undefined, contextOfAnnotations({}));
-      await inSpan(TRACERS.gateway, 'other', () => reconcileInTrace({ metadata: {} }, () => inSpan(TRACERS.controller, 'untraced', async () => undefined)), undefined, ROOT_CONTEXT);
+      await inSpan(TRACERS.gateway, 'other', () => reconcileInTrace(() => ({ metadata: {} }), () => inSpan(TRACERS.controller, 'untraced', async () => undefined)), undefined, ROOT_CONTEXT);
       await inSpan(TRACERS.controller, 'untraced', async () => undefined); // no active span: no root of its own
       expect(trace.getSpanContext(contextOfAnnotations({}))).toBeUndefined();
       await flushTracing();

@@ -210,10 +210,12 @@ export function contextOfAnnotations(annotations: Readonly<Record<string, string
  * under the root context, so it never joins a trace it does not belong to.
  */
 export function reconcileInTrace<T>(
-  obj: { metadata: { annotations?: Record<string, string> | undefined }; status?: { phase?: string | undefined } | undefined } | undefined,
+  /** The object reconciled (read only when tracing is on: the off path costs nothing). */
+  read: () => { metadata: { annotations?: Record<string, string> | undefined }; status?: { phase?: string | undefined } | undefined } | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
   if (!on) return fn();
+  const obj = read();
   const parent = contextOfAnnotations(obj?.metadata.annotations);
   if (trace.getSpanContext(parent) === undefined) return context.with(ROOT_CONTEXT, fn);
   const phase = obj?.status?.phase ?? 'New';
