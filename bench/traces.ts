@@ -5,7 +5,8 @@
  * per request, when it starts (p50, from the gateway's execute), its duration p50/p95, and its share of
  * execute → Confirmed written (sum of its durations over sum of the requests' totals: nested spans overlap, so the
  * shares do not add up to 100 %). Then the cost of tracing: CPU per request and latency with tracing off and on.
- * Options: BENCH_TRACES_N (default 100), BENCH_TRACES_COST_N (default 100 per round, 2 rounds of off and on).
+ * Options: BENCH_TRACES_N (default 100), BENCH_TRACES_COST_N (default 100 per round, 2 rounds of off, on sampling
+ * none, and on), BENCH_TRACES_CLUSTER_ROUNDS (default 2: fresh clusters with tracing on and off, alternating).
  * Figures, not assertions; docs/benchmarks.md "Where one request's time goes (traces)".
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -102,6 +103,18 @@ function printBreakdown(label: string, traces: Trace[], by: 'scope' | 'service')
 }
 
 const cpuMsOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * CPU the service spends with no request (timers, watches, leases), per ms of wall time, over 2 s: taken out of a
+ * sequential run's CPU, which otherwise charges a slower run with more of it.
+ */
+async function idleCpuPerMs(cpuMs: () => Promise<number>): Promise<number> {
+  const c0 = await cpuMs();
+  const t0 = performance.now();
+  await sleep(2_000);
+  return ((await cpuMs()) - c0) / (performance.now() - t0);
+}
 
 async function benchEmbedded(): Promise<void> {
   const receiver = await startOtlpReceiver();
@@ -121,27 +134,33 @@ async function benchEmbedded(): Promise<void> {
     const traces = await awaitTraces(receiver, since, N);
     printBreakdown(`embedded (one process), ${N} sequential sponsored executes`, traces, 'scope');
 
-    // The cost: the same sequential executes with tracing off and on, two rounds each, alternating.
-    const cost = { off: { cpu: 0, n: 0, lat: [] as number[] }, on: { cpu: 0, n: 0, lat: [] as number[] } };
+    // The cost: the same sequential executes with tracing off, on but sampling none (the context propagation and
+    // the API without recording or exporting), and on; two rounds of each, interleaved.
+    const modes = { off: undefined, unsampled: { ...settings, sampleRatio: 0 }, on: settings } as const;
+    const cost = Object.fromEntries(Object.keys(modes).map((m) => [m, { cpu: 0, n: 0, lat: [] as number[] }])) as Record<keyof typeof modes, { cpu: number; n: number; lat: number[] }>;
     for (let round = 0; round < 2; round++) {
-      for (const mode of ['off', 'on'] as const) {
-        if (mode === 'off') await stopTracing();
-        else await startTracing(settings);
+      for (const [mode, s] of Object.entries(modes) as [keyof typeof modes, TracingSettings | undefined][]) {
+        await stopTracing();
+        if (s) await startTracing(s);
+        const idlePerMs = await idleCpuPerMs(async () => cpuMsOf(process.cpuUsage()));
         const receiverCpu0 = receiver.cpuMs;
         const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
         const lat = await load.latency(COST_N);
         await flushTracing(); // the export of what this window traced belongs to its cost
-        const used = cpuMsOf(process.cpuUsage(cpu0)) - (receiver.cpuMs - receiverCpu0);
+        const used = cpuMsOf(process.cpuUsage(cpu0)) - (receiver.cpuMs - receiverCpu0) - idlePerMs * (performance.now() - t0);
         cost[mode].cpu += used;
         cost[mode].n += COST_N + 1;
         cost[mode].lat.push(...lat);
       }
     }
-    const per = (m: 'off' | 'on') => cost[m].cpu / cost[m].n;
+    const per = (m: keyof typeof modes) => cost[m].cpu / cost[m].n;
+    const vsOff = (m: keyof typeof modes) => `${per(m).toFixed(2)} ms (+${(per(m) - per('off')).toFixed(2)} ms, +${((per(m) / per('off') - 1) * 100).toFixed(0)} %)`;
+    const latOf = (m: keyof typeof modes) => `p50 ${pct(cost[m].lat, 50).toFixed(2)} ms, p95 ${pct(cost[m].lat, 95).toFixed(2)} ms`;
     console.log(
-      `\nembedded, tracing off vs on (${cost.on.n} requests each, sequential, this process's CPU without the receiver's decoding):` +
-        `\n  CPU per request: off ${per('off').toFixed(2)} ms, on ${per('on').toFixed(2)} ms (+${(per('on') - per('off')).toFixed(2)} ms, +${((per('on') / per('off') - 1) * 100).toFixed(0)} %)` +
-        `\n  execute → confirmed p50: off ${pct(cost.off.lat, 50).toFixed(2)} ms, on ${pct(cost.on.lat, 50).toFixed(2)} ms; p95 off ${pct(cost.off.lat, 95).toFixed(2)} ms, on ${pct(cost.on.lat, 95).toFixed(2)} ms`,
+      `\nembedded, tracing off / on sampling none / on (${cost.on.n} requests each, sequential; this process's CPU less its idle rate over the same time, the receiver's decoding taken out):` +
+        `\n  CPU per request: off ${per('off').toFixed(2)} ms, unsampled ${vsOff('unsampled')}, on ${vsOff('on')}` +
+        `\n  execute → confirmed: off ${latOf('off')}; unsampled ${latOf('unsampled')}; on ${latOf('on')}`,
     );
     load.close();
   } finally {
@@ -164,42 +183,52 @@ async function clusterCpuMs(processes: readonly { opsPort: number }[]): Promise<
 }
 
 /** One cluster (every role a process, a real kube-apiserver), tracing on or off by the roles' environment. */
-async function benchClusterOnce(receiver: OtlpReceiver | undefined): Promise<{ cpuPerRequest: number; latencies: number[] }> {
-  if (receiver) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
+async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ cpuPerRequest: number; latencies: number[]; traces: Trace[] }> {
+  if (on) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
   else delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  let result = { cpuPerRequest: 0, latencies: [] as number[] };
-  await withBenchCluster('traces', async ({ cluster }) => {
-    const { apiKey } = await cluster.newKey();
-    const counterOf = (chain: ChainName) => cluster.devnet.chain(chain).testContracts.counter;
-    const load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
-    await load.latency(10);
-    const live = cluster.processes.filter((p) => p.child.exitCode === null);
-    const since = epochMs();
-    const cpu0 = await clusterCpuMs(live);
-    const latencies = await load.latency(N);
-    const cpu = (await clusterCpuMs(live)) - cpu0;
-    result = { cpuPerRequest: cpu / (N + 1), latencies };
-    if (receiver) {
-      const traces = await awaitTraces(receiver, since, N);
-      printBreakdown(`cluster (gateway, 2 controllers, 3 chain workers, kube-apiserver), ${N} sequential sponsored executes`, traces, 'service');
-      const services = new Set(traces.flatMap((t) => t.spans.map((s) => s.service)));
-      console.log(`  services in the traces: ${[...services].sort().join(', ')}`);
-    }
-    load.close();
-  });
-  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  let result = { cpuPerRequest: 0, latencies: [] as number[], traces: [] as Trace[] };
+  try {
+    await withBenchCluster('traces', async ({ cluster }) => {
+      const { apiKey } = await cluster.newKey();
+      const counterOf = (chain: ChainName) => cluster.devnet.chain(chain).testContracts.counter;
+      const load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
+      await load.latency(10);
+      const live = cluster.processes.filter((p) => p.child.exitCode === null);
+      const idlePerMs = await idleCpuPerMs(() => clusterCpuMs(live));
+      const since = epochMs();
+      const cpu0 = await clusterCpuMs(live);
+      const t0 = performance.now();
+      const latencies = await load.latency(N);
+      const cpu = (await clusterCpuMs(live)) - cpu0 - idlePerMs * (performance.now() - t0);
+      result = { cpuPerRequest: cpu / (N + 1), latencies, traces: on ? await awaitTraces(receiver, since, N) : [] };
+      load.close();
+    });
+  } finally {
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  }
   return result;
 }
 
 async function benchCluster(): Promise<void> {
   const receiver = await startOtlpReceiver();
+  const rounds = Number(process.env.BENCH_TRACES_CLUSTER_ROUNDS ?? 2);
+  const runs = { off: [] as Awaited<ReturnType<typeof benchClusterOnce>>[], on: [] as Awaited<ReturnType<typeof benchClusterOnce>>[] };
   try {
-    const on = await benchClusterOnce(receiver);
-    const off = await benchClusterOnce(undefined);
+    // Fresh clusters, off and on alternating (on first in even rounds): the machine's drift falls on both.
+    for (let round = 0; round < rounds; round++) {
+      for (const on of round % 2 === 0 ? [true, false] : [false, true]) runs[on ? 'on' : 'off'].push(await benchClusterOnce(receiver, on));
+    }
+    const traces = runs.on.flatMap((r) => r.traces);
+    printBreakdown(`cluster (gateway, 2 controllers, 3 chain workers, kube-apiserver), ${rounds} × ${N} sequential sponsored executes`, traces, 'service');
+    console.log(`  services in the traces: ${[...new Set(traces.flatMap((t) => t.spans.map((s) => s.service)))].sort().join(', ')}`);
+    const cpu = (m: 'off' | 'on') => runs[m].reduce((a, r) => a + r.cpuPerRequest, 0) / runs[m].length;
+    const lat = (m: 'off' | 'on') => runs[m].flatMap((r) => r.latencies);
     console.log(
-      `\ncluster, tracing off vs on (${N + 1} sequential requests each, a fresh cluster each; CPU summed over the role processes):` +
-        `\n  CPU per request: off ${off.cpuPerRequest.toFixed(2)} ms, on ${on.cpuPerRequest.toFixed(2)} ms (+${(on.cpuPerRequest - off.cpuPerRequest).toFixed(2)} ms)` +
-        `\n  execute → confirmed p50: off ${pct(off.latencies, 50).toFixed(2)} ms, on ${pct(on.latencies, 50).toFixed(2)} ms; p95 off ${pct(off.latencies, 95).toFixed(2)} ms, on ${pct(on.latencies, 95).toFixed(2)} ms`,
+      `\ncluster, tracing off vs on (${rounds} fresh clusters each, ${N + 1} sequential requests in each; CPU summed over the role processes, less their idle rate):` +
+        `\n  CPU per request: off ${cpu('off').toFixed(2)} ms, on ${cpu('on').toFixed(2)} ms (+${(cpu('on') - cpu('off')).toFixed(2)} ms)` +
+        `  [per cluster: off ${runs.off.map((r) => r.cpuPerRequest.toFixed(2)).join(', ')}; on ${runs.on.map((r) => r.cpuPerRequest.toFixed(2)).join(', ')}]` +
+        `\n  execute → confirmed p50: off ${pct(lat('off'), 50).toFixed(2)} ms, on ${pct(lat('on'), 50).toFixed(2)} ms; p95 off ${pct(lat('off'), 95).toFixed(2)} ms, on ${pct(lat('on'), 95).toFixed(2)} ms` +
+        `  [p50 per cluster: off ${runs.off.map((r) => pct(r.latencies, 50).toFixed(1)).join(', ')}; on ${runs.on.map((r) => pct(r.latencies, 50).toFixed(1)).join(', ')}]`,
     );
   } finally {
     await receiver.close();
