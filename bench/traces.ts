@@ -4,9 +4,10 @@
  * tracing on, the spans sent to a receiver in this process (test/support/otlpReceiver.ts); per span name: how many
  * per request, when it starts (p50, from the gateway's execute), its duration p50/p95, and its share of
  * execute → Confirmed written (sum of its durations over sum of the requests' totals: nested spans overlap, so the
- * shares do not add up to 100 %). Then the cost of tracing: CPU per request and latency with tracing off and on.
- * Options: BENCH_TRACES_N (default 100), BENCH_TRACES_COST_N (default 100 per round, 2 rounds of off, on sampling
- * none, and on), BENCH_TRACES_CLUSTER_ROUNDS (default 2: fresh clusters with tracing on and off, alternating).
+ * shares do not add up to 100 %). Then the cost of tracing: CPU per confirmed request under load, off and on.
+ * Options: BENCH_TRACES_N (default 100); the cost under load: BENCH_TRACES_ROUNDS (default 3 embedded rounds of off, on
+ * sampling none, and on), BENCH_TRACES_LOAD_SECONDS (8 per window), BENCH_TRACES_LOAD_AGENTS (30),
+ * BENCH_TRACES_LOAD_INFLIGHT (4); BENCH_TRACES_CLUSTER_ROUNDS (default 2: fresh clusters with tracing on and off, alternating).
  * Figures, not assertions; docs/benchmarks.md "Where one request's time goes (traces)".
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +24,10 @@ import { withBenchCluster } from './clusterEnv.ts';
 import { loadGenerator, pct } from './load.ts';
 
 const N = Number(process.env.BENCH_TRACES_N ?? 100);
-const COST_N = Number(process.env.BENCH_TRACES_COST_N ?? 100);
+const ROUNDS = Number(process.env.BENCH_TRACES_ROUNDS ?? 3);
+const LOAD_SECONDS = Number(process.env.BENCH_TRACES_LOAD_SECONDS ?? 8);
+const LOAD_AGENTS = Number(process.env.BENCH_TRACES_LOAD_AGENTS ?? 30);
+const LOAD_INFLIGHT = Number(process.env.BENCH_TRACES_LOAD_INFLIGHT ?? 4);
 const MODE = process.argv[2] ?? 'both';
 if (!['embedded', 'cluster', 'both'].includes(MODE)) throw new Error(`usage: bench/traces.ts [embedded|cluster|both], not ${MODE}`);
 
@@ -102,20 +106,6 @@ function printBreakdown(label: string, traces: Trace[], by: 'scope' | 'service')
   }
 }
 
-const cpuMsOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * CPU the service spends with no request (timers, watches, leases), per ms of wall time, over 2 s: taken out of a
- * sequential run's CPU, which otherwise charges a slower run with more of it.
- */
-async function idleCpuPerMs(cpuMs: () => Promise<number>): Promise<number> {
-  const c0 = await cpuMs();
-  const t0 = performance.now();
-  await sleep(2_000);
-  return ((await cpuMs()) - c0) / (performance.now() - t0);
-}
-
 async function benchEmbedded(): Promise<void> {
   const receiver = await startOtlpReceiver();
   const settings: TracingSettings = { url: receiver.url, serviceName: 'agent-wallet-embedded', exportDelayMs: 500 };
@@ -134,33 +124,31 @@ async function benchEmbedded(): Promise<void> {
     const traces = await awaitTraces(receiver, since, N);
     printBreakdown(`embedded (one process), ${N} sequential sponsored executes`, traces, 'scope');
 
-    // The cost: the same sequential executes with tracing off, on but sampling none (the context propagation and
-    // the API without recording or exporting), and on; two rounds of each, interleaved.
+    // The cost, under load (CPU per confirmed request, as bench/run.ts measures it): tracing off, on but sampling
+    // none (context propagation and the API, nothing recorded or exported), and on; rounds interleaved.
     const modes = { off: undefined, unsampled: { ...settings, sampleRatio: 0 }, on: settings } as const;
-    const cost = Object.fromEntries(Object.keys(modes).map((m) => [m, { cpu: 0, n: 0, lat: [] as number[] }])) as Record<keyof typeof modes, { cpu: number; n: number; lat: number[] }>;
-    for (let round = 0; round < 2; round++) {
-      for (const [mode, s] of Object.entries(modes) as [keyof typeof modes, TracingSettings | undefined][]) {
+    type Mode = keyof typeof modes;
+    const cost = Object.fromEntries(Object.keys(modes).map((m) => [m, [] as { cpuPerConfirmed: number; perSecond: number }[]])) as Record<Mode, { cpuPerConfirmed: number; perSecond: number }[]>;
+    await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, 3); // warm-up: the agents' wallets deployed
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [mode, s] of Object.entries(modes) as [Mode, TracingSettings | undefined][]) {
         await stopTracing();
         if (s) await startTracing(s);
-        const idlePerMs = await idleCpuPerMs(async () => cpuMsOf(process.cpuUsage()));
         const receiverCpu0 = receiver.cpuMs;
-        const cpu0 = process.cpuUsage();
-        const t0 = performance.now();
-        const lat = await load.latency(COST_N);
+        const r = await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, LOAD_SECONDS);
         await flushTracing(); // the export of what this window traced belongs to its cost
-        const used = cpuMsOf(process.cpuUsage(cpu0)) - (receiver.cpuMs - receiverCpu0) - idlePerMs * (performance.now() - t0);
-        cost[mode].cpu += used;
-        cost[mode].n += COST_N + 1;
-        cost[mode].lat.push(...lat);
+        const cpu = r.cpuMs - (receiver.cpuMs - receiverCpu0);
+        cost[mode].push({ cpuPerConfirmed: cpu / r.confirmed, perSecond: r.confirmed / r.elapsedSeconds });
       }
     }
-    const per = (m: keyof typeof modes) => cost[m].cpu / cost[m].n;
-    const vsOff = (m: keyof typeof modes) => `${per(m).toFixed(2)} ms (+${(per(m) - per('off')).toFixed(2)} ms, +${((per(m) / per('off') - 1) * 100).toFixed(0)} %)`;
-    const latOf = (m: keyof typeof modes) => `p50 ${pct(cost[m].lat, 50).toFixed(2)} ms, p95 ${pct(cost[m].lat, 95).toFixed(2)} ms`;
+    const med = (xs: number[]) => pct(xs, 50);
+    const cpuOf = (m: Mode) => med(cost[m].map((x) => x.cpuPerConfirmed));
+    const vsOff = (m: Mode) => `${cpuOf(m).toFixed(2)} ms (${cpuOf(m) >= cpuOf('off') ? '+' : ''}${(((cpuOf(m) / cpuOf('off')) - 1) * 100).toFixed(0)} %)`;
+    const rounds = (m: Mode) => cost[m].map((x) => `${x.cpuPerConfirmed.toFixed(2)} ms ${x.perSecond.toFixed(0)}/s`).join(', ');
     console.log(
-      `\nembedded, tracing off / on sampling none / on (${cost.on.n} requests each, sequential; this process's CPU less its idle rate over the same time, the receiver's decoding taken out):` +
-        `\n  CPU per request: off ${per('off').toFixed(2)} ms, unsampled ${vsOff('unsampled')}, on ${vsOff('on')}` +
-        `\n  execute → confirmed: off ${latOf('off')}; unsampled ${latOf('unsampled')}; on ${latOf('on')}`,
+      `\nembedded, the cost of tracing under load (${LOAD_AGENTS} agents × ${LOAD_INFLIGHT} in flight over the three chains, ${LOAD_SECONDS} s windows, ${ROUNDS} rounds interleaved; this process's CPU less the receiver's decoding, median of the rounds):` +
+        `\n  CPU per confirmed request: off ${cpuOf('off').toFixed(2)} ms, on sampling none ${vsOff('unsampled')}, on ${vsOff('on')}` +
+        `\n  rounds: off ${rounds('off')}; unsampled ${rounds('unsampled')}; on ${rounds('on')}`,
     );
     load.close();
   } finally {
@@ -183,10 +171,10 @@ async function clusterCpuMs(processes: readonly { opsPort: number }[]): Promise<
 }
 
 /** One cluster (every role a process, a real kube-apiserver), tracing on or off by the roles' environment. */
-async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ cpuPerRequest: number; latencies: number[]; traces: Trace[] }> {
+async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ cpuPerRequest: number; perSecond: number; latencies: number[]; traces: Trace[] }> {
   if (on) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
   else delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  let result = { cpuPerRequest: 0, latencies: [] as number[], traces: [] as Trace[] };
+  let result = { cpuPerRequest: 0, perSecond: 0, latencies: [] as number[], traces: [] as Trace[] };
   try {
     await withBenchCluster('traces', async ({ cluster }) => {
       const { apiKey } = await cluster.newKey();
@@ -194,13 +182,15 @@ async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ 
       const load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
       await load.latency(10);
       const live = cluster.processes.filter((p) => p.child.exitCode === null);
-      const idlePerMs = await idleCpuPerMs(() => clusterCpuMs(live));
       const since = epochMs();
-      const cpu0 = await clusterCpuMs(live);
-      const t0 = performance.now();
       const latencies = await load.latency(N);
-      const cpu = (await clusterCpuMs(live)) - cpu0 - idlePerMs * (performance.now() - t0);
-      result = { cpuPerRequest: cpu / (N + 1), latencies, traces: on ? await awaitTraces(receiver, since, N) : [] };
+      const traces = on ? await awaitTraces(receiver, since, N) : [];
+      // CPU per confirmed request under load, summed over the role processes (their /metrics).
+      await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, 3); // warm-up: the agents' wallets deployed
+      const cpu0 = await clusterCpuMs(live);
+      const r = await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, LOAD_SECONDS);
+      const cpu = (await clusterCpuMs(live)) - cpu0;
+      result = { cpuPerRequest: cpu / r.confirmed, perSecond: r.confirmed / r.elapsedSeconds, latencies, traces };
       load.close();
     });
   } finally {
@@ -224,9 +214,9 @@ async function benchCluster(): Promise<void> {
     const cpu = (m: 'off' | 'on') => runs[m].reduce((a, r) => a + r.cpuPerRequest, 0) / runs[m].length;
     const lat = (m: 'off' | 'on') => runs[m].flatMap((r) => r.latencies);
     console.log(
-      `\ncluster, tracing off vs on (${rounds} fresh clusters each, ${N + 1} sequential requests in each; CPU summed over the role processes, less their idle rate):` +
-        `\n  CPU per request: off ${cpu('off').toFixed(2)} ms, on ${cpu('on').toFixed(2)} ms (+${(cpu('on') - cpu('off')).toFixed(2)} ms)` +
-        `  [per cluster: off ${runs.off.map((r) => r.cpuPerRequest.toFixed(2)).join(', ')}; on ${runs.on.map((r) => r.cpuPerRequest.toFixed(2)).join(', ')}]` +
+      `\ncluster, tracing off vs on (${rounds} fresh clusters each; CPU summed over the role processes under load: ${LOAD_AGENTS} agents × ${LOAD_INFLIGHT} in flight, ${LOAD_SECONDS} s):` +
+        `\n  CPU per confirmed request: off ${cpu('off').toFixed(2)} ms, on ${cpu('on').toFixed(2)} ms (${cpu('on') >= cpu('off') ? '+' : ''}${(((cpu('on') / cpu('off')) - 1) * 100).toFixed(0)} %)` +
+        `  [per cluster: off ${runs.off.map((r) => `${r.cpuPerRequest.toFixed(2)} ms ${r.perSecond.toFixed(0)}/s`).join(', ')}; on ${runs.on.map((r) => `${r.cpuPerRequest.toFixed(2)} ms ${r.perSecond.toFixed(0)}/s`).join(', ')}]` +
         `\n  execute → confirmed p50: off ${pct(lat('off'), 50).toFixed(2)} ms, on ${pct(lat('on'), 50).toFixed(2)} ms; p95 off ${pct(lat('off'), 95).toFixed(2)} ms, on ${pct(lat('on'), 95).toFixed(2)} ms` +
         `  [p50 per cluster: off ${runs.off.map((r) => pct(r.latencies, 50).toFixed(1)).join(', ')}; on ${runs.on.map((r) => pct(r.latencies, 50).toFixed(1)).join(', ')}]`,
     );
