@@ -117,12 +117,14 @@ async function benchEmbedded(): Promise<void> {
   try {
     const { api_key } = await createKey(service.store, { mode: 'sponsored', requestsPerSecond: 100_000, burst: 100_000 }, undefined, service.webhookSecrets);
     const counterOf = (chain: ChainName) => devnet.manifest.chains.find((c) => c.name === chain)!.testContracts.counter;
-    const load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf });
+    let load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf });
     await load.latency(10); // warm-up: the wallet's deployment, JIT
     const since = epochMs();
     await load.latency(N);
     const traces = await awaitTraces(receiver, since, N);
     printBreakdown(`embedded (one process), ${N} sequential sponsored executes`, traces, 'scope');
+    load.close();
+    load = loadGenerator({ url: service.url, apiKey: api_key, store: service.store, counterOf }); // fresh keep-alive sockets
 
     // The cost, under load (CPU per confirmed request, as bench/run.ts measures it): tracing off, on but sampling
     // none (context propagation and the API, nothing recorded or exported), and on; rounds interleaved.
@@ -179,13 +181,16 @@ async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ 
     await withBenchCluster('traces', async ({ cluster }) => {
       const { apiKey } = await cluster.newKey();
       const counterOf = (chain: ChainName) => cluster.devnet.chain(chain).testContracts.counter;
-      const load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
+      let load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
       await load.latency(10);
       const live = cluster.processes.filter((p) => p.child.exitCode === null);
       const since = epochMs();
       const latencies = await load.latency(N);
       const traces = on ? await awaitTraces(receiver, since, N) : [];
-      // CPU per confirmed request under load, summed over the role processes (their /metrics).
+      load.close();
+      // CPU per confirmed request under load, summed over the role processes (their /metrics). A new generator:
+      // the keep-alive sockets idle while the traces arrived may be closed by the gateway as they are reused.
+      load = loadGenerator({ url: cluster.url, apiKey, store: cluster.store, namespace: cluster.namespace, counterOf });
       await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, 3); // warm-up: the agents' wallets deployed
       const cpu0 = await clusterCpuMs(live);
       const r = await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, LOAD_SECONDS);
