@@ -195,6 +195,7 @@ async function benchClusterOnce(receiver: OtlpReceiver, on: boolean): Promise<{ 
       const cpu0 = await clusterCpuMs(live);
       const r = await load.throughput(LOAD_AGENTS, LOAD_INFLIGHT, LOAD_SECONDS);
       const cpu = (await clusterCpuMs(live)) - cpu0;
+      for (const [why, n] of r.otherReasons) console.log(`  (tracing ${on ? 'on' : 'off'}) not confirmed ×${n}: ${why}`);
       result = { cpuPerRequest: cpu / r.confirmed, perSecond: r.confirmed / r.elapsedSeconds, latencies, traces };
       load.close();
     });
