@@ -8,6 +8,7 @@ import { faucetSettingsFromManifest, startFaucet, type RunningFaucet } from '../
 import { ensureDevKey } from './devKey.ts';
 import { registerRunningService } from '../admin/running.ts';
 import { startEmbeddedService } from './embedded.ts';
+import { startTracingFromEnv, stopTracing } from '../lib/tracing.ts';
 import { faucetPort } from './faucet.ts';
 
 /**
@@ -32,6 +33,8 @@ export async function runDev(argv: string[]): Promise<number> {
   const devnet = await startDevnet({ dataDir, log: (l) => say(`[devnet] ${l}`), protocols: { gmxKeeperDelayMs: gmxKeeperDelay(values['gmx-keeper-delay-ms']) } });
   say(`devnet ${devnet.manifest.fresh ? 'deployed (fresh chain state)' : 'reloaded'} in ${Math.round(performance.now() - t0)} ms; manifest ${devnet.manifestPath}`);
 
+  // Request traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md); off otherwise.
+  await startTracingFromEnv('embedded');
   let service;
   try {
     service = await startEmbeddedService({
@@ -107,6 +110,7 @@ export async function runDev(argv: string[]): Promise<number> {
   await unregister();
   await faucet.stop();
   await service.stop();
+  await stopTracing();
   await devnet.stop();
   return 0;
 }

@@ -5,6 +5,7 @@ import { ensurePrivateDir } from '../lib/privateFs.ts';
 import { registerRunningService } from '../admin/running.ts';
 import { doctorTarget, healthy, runDoctor } from '../doctor/index.ts';
 import { startEmbeddedService } from './embedded.ts';
+import { startTracingFromEnv, stopTracing } from '../lib/tracing.ts';
 import { keysFromEnv, NETWORK_OPTIONS, networkChainConfig, networkInputs } from './networks.ts';
 
 export const SERVE_OPTIONS = {
@@ -48,6 +49,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   } else say(`doctor: ${results.length} checks, none failed`);
 
   await ensurePrivateDir(dataDir);
+  // Request traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md); off otherwise.
+  await startTracingFromEnv('embedded');
   const service = await startEmbeddedService({
     dataDir,
     chains,
@@ -73,5 +76,6 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
   });
   await unregister();
   await service.stop();
+  await stopTracing();
   return 0;
 }

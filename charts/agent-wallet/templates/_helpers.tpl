@@ -88,7 +88,7 @@ agentwallet.dev/chain: {{ .chain }}
 {{- toJson $enabled }}
 {{- end }}
 
-{{/* The environment every role shares: where the config is, who the pod is, the Redis password. */}}
+{{/* The environment every role shares: where the config is, who the pod is, the Redis password, where traces go. */}}
 {{- define "agent-wallet.commonEnv" -}}
 - name: AGENT_WALLET_CONFIG
   value: /etc/agent-wallet/config.yaml
@@ -106,6 +106,15 @@ agentwallet.dev/chain: {{ .chain }}
     secretKeyRef:
       name: {{ .Values.redis.auth.existingSecret }}
       key: {{ .Values.redis.auth.key }}
+{{- end }}
+{{- if .Values.tracing.enabled }}
+{{- /* The standard OTEL_ variables: each role names itself (service.name agent-wallet-<role>, src/lib/tracing.ts). */}}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ required "tracing.endpoint is required with tracing.enabled" .Values.tracing.endpoint | quote }}
+- name: OTEL_TRACES_SAMPLER
+  value: parentbased_traceidratio
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ .Values.tracing.sampleRatio | toString | quote }}
 {{- end }}
 {{- end }}
 

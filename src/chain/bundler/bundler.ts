@@ -15,6 +15,8 @@ import { lookupOperationOnChain } from './outcomeLookup.ts';
 import { RecentOutcomes, type OutcomeListener } from './outcomes.ts';
 import { outcomesFromLogs } from './receipt.ts';
 import type { BundlerBaseOptions, OperationBundler } from './types.ts';
+import { recordBundleSent, submittedTrace } from './traces.ts';
+import { epochMs } from '../../lib/tracing.ts';
 
 export interface BundlerOptions extends BundlerBaseOptions {
   chainId: number;
@@ -223,6 +225,7 @@ export class Bundler implements OperationBundler {
       inFlight: false,
       failedSends: 0,
       submittedAt: Date.now(),
+      trace: submittedTrace(),
     });
     this.#wake();
     return 'accepted';
@@ -604,12 +607,14 @@ export class Bundler implements OperationBundler {
     // bundle holding a withdrawn entry is not sent; its other entries go back to the pool and into the next one.
     if (entries.some((e) => e.withdrawn)) return;
     for (const e of entries) e.carried = true;
+    const sentAt = epochMs();
     const sent = await this.#executors.send(
       executor,
       { to: this.#o.entryPoint, data, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas },
       { syncSend: this.#o.syncSend, receiptPollMs: this.#o.receiptPollMs, receiptTimeoutMs: this.#o.receiptTimeoutMs },
     );
     this.#observe(entries.length, sent);
+    recordBundleSent(entries, sentAt, sent.kind === 'receipt' ? sent.receipt.status : sent.kind);
     if (sent.kind === 'failed') {
       this.#o.log.warn({ executor: executor.account.address, err: describeError(sent.error) }, 'bundle transaction refused; will retry');
       for (const e of entries) this.#state(e.sender).expected = undefined;

@@ -3,6 +3,7 @@ import type { PackedUserOperation } from 'viem/account-abstraction';
 import type { SignedUserOperation } from '../../api/v1alpha1/index.ts';
 import { ChainError } from '../errors.ts';
 import type { OperationGasLimits } from '../gas.ts';
+import type { SubmittedTrace } from './traces.ts';
 
 /** One operation the bundler holds. */
 export interface PoolEntry {
@@ -26,6 +27,8 @@ export interface PoolEntry {
   carried?: true;
   /** Withdrawn from the pool while a bundle being simulated held it: that bundle must not be sent with it. */
   withdrawn?: true;
+  /** The trace it was submitted in, when tracing is on (traces.ts). */
+  trace?: SubmittedTrace | undefined;
 }
 
 const senderKey = (a: Address) => a.toLowerCase();

@@ -77,6 +77,7 @@ import {
 import { fromGrpcStatus, isRetryableTransportFailure, isServiceError } from './errors.ts';
 import * as pb from './generated/chainworker/v1/chainworker.ts';
 import { CHAIN_METADATA_KEY } from './service.ts';
+import { injectInto } from '../../lib/tracing.ts';
 
 export type ChainWorkerMethod =
   | 'resolveWallet'
@@ -523,6 +524,7 @@ class GrpcChainWorker implements RemoteChainWorker {
   #metadata(): Metadata {
     const md = new Metadata();
     md.set(CHAIN_METADATA_KEY, this.chain);
+    injectInto((k, v) => md.set(k, v)); // the caller's trace (traceparent), when tracing is on
     return md;
   }
 

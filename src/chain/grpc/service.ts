@@ -1,6 +1,7 @@
 import { Metadata, status, type handleUnaryCall, type ServerWritableStream, type StatusObject } from '@grpc/grpc-js';
 import type { SignedUserOperation as DomainOperation } from '../../api/v1alpha1/index.ts';
 import { ChainError } from '../errors.ts';
+import { extractFrom, inRemoteSpan, TRACERS } from '../../lib/tracing.ts';
 import { silentLogger, type Logger } from '../../lib/logger.ts';
 import { describeError } from '../revert.ts';
 import type { ChainWorker, SendingAccounts } from '../types.ts';
@@ -92,7 +93,9 @@ export function createChainWorkerService(worker: ChainWorker & SendingAccounts, 
       if (refused) return callback(refused, null);
       // Runs to completion even if the caller gives up (deadline, cancel): the worker's steps are not
       // interruptible halfway, and each is safe to finish (see client.ts on what a caller may repeat).
-      run(call.request).then(
+      // In the caller's trace when its metadata carries one (src/lib/tracing.ts).
+      const parent = extractFrom(call.metadata, (md, k) => md.get(k)[0]?.toString());
+      inRemoteSpan(TRACERS.chainWorker, `chainworker.${method}`, parent, () => run(call.request)).then(
         (res) => callback(null, res),
         (e: unknown) => callback(failed(method, e), null),
       );

@@ -21,6 +21,8 @@ import { startSpendStatus } from './admission/spendStatus.ts';
 import { createExecutionReconciler } from './reconciler.ts';
 import type { ReplanDeps } from './replan.ts';
 import { createInFlightRestorer, inFlightOperation, withRestore } from './restorer.ts';
+import { reconcileInTrace } from '../../lib/tracing.ts';
+import { traceStatusWrites, traceWorkerCalls } from './traces.ts';
 
 export interface ExecutionControllerOptions {
   store: ResourceStore;
@@ -128,7 +130,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   );
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.
-  const workers = new Map([...opts.workers].map(([chain, w]) => [chain, withRestore(w, () => restorer.restore(chain))]));
+  // Traced (a span per call: simulate, sign, submit, outcome) when tracing is on; the workers themselves otherwise.
+  const workers = new Map([...opts.workers].map(([chain, w]) => [chain, traceWorkerCalls(withRestore(w, () => restorer.restore(chain)))]));
   // Outcomes the workers pushed, until the request's reconcile takes them: it need not ask again over gRPC.
   const pushed = new Map<string, OperationOutcome>();
   const suspects = opts.inclusionSuspects ?? new InclusionSuspects();
@@ -141,7 +144,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     logger: log,
   });
   const reconciler = createExecutionReconciler({
-    store: opts.store,
+    store: traceStatusWrites(opts.store),
     workers,
     payments: opts.payments,
     amounts: createHeldAmounts((chain) => informer.byIndex('heldQuotes', chain)),
@@ -196,7 +199,8 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
   const controller = new Controller({
     name: 'execution',
     informer,
-    reconcile: ({ namespace: ns, name }) => reconciler.reconcile(ns, name),
+    // In the request's trace when it carries one (src/lib/tracing.ts): a span per reconcile, and the queue wait.
+    reconcile: ({ namespace: ns, name }) => reconcileInTrace(() => informer.get(name, ns), () => reconciler.reconcile(ns, name)),
     concurrency: opts.concurrency ?? 64,
     // Status writes that do not move the phase (e.g. submit attempts) need no new reconcile.
     updatePredicate: (a, b) => a.status?.phase !== b.status?.phase || a.metadata.generation !== b.metadata.generation,

@@ -13,6 +13,7 @@ import {
 } from '../../api/v1alpha1/index.ts';
 import { isStoreError, type ResourceStore } from '../../store/types.ts';
 import { GatewayError } from '../errors.ts';
+import { inSpan, traceAnnotations, TRACERS } from '../../lib/tracing.ts';
 
 /**
  * sha256 of what the caller asked, without any payment: what an Idempotency-Key retry is compared with, and how
@@ -94,12 +95,13 @@ export async function createOrReplay(
           [LABELS.chain]: spec.chain,
           [LABELS.agentHash]: agentHash(spec.agentId),
         },
-        annotations: { [ANNOTATIONS.accepted]: accepted, [ANNOTATIONS.idempotencyBodyHash]: bodyHash },
+        // With tracing on, the request carries its trace to the controller (src/lib/tracing.ts).
+        annotations: { [ANNOTATIONS.accepted]: accepted, [ANNOTATIONS.idempotencyBodyHash]: bodyHash, ...traceAnnotations() },
       },
       spec,
     };
     try {
-      return { request: await store.create(fresh), replayed: false };
+      return { request: await inSpan(TRACERS.gateway, 'store.create', () => store.create(fresh)), replayed: false };
     } catch (e) {
       if (idempotencyKey === undefined || !isStoreError(e, 'AlreadyExists') || attempt >= 2) throw e;
     }

@@ -12,6 +12,7 @@ import type { GatewayContext } from '../context.ts';
 import { executeAndAnswer } from '../execution/index.ts';
 import { errorResponses, jsonResponse } from '../../http/openapi.ts';
 import { z } from 'zod';
+import { extractFrom, inSpan, TRACERS } from '../../lib/tracing.ts';
 
 export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -39,14 +40,25 @@ export function executeRoutes(ctx: GatewayContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const body = request.body;
-        return executeAndAnswer(ctx, clientOf(request), request, reply, {
-          agentId: body.agent_id,
-          chain: body.chain,
-          calls: callsOf(body),
-          batch: body.batch_calls !== undefined,
-          strategyId: body.strategy_id,
-          callbackUrl: body.callback_url,
-        });
+        // HTTP in → answer: the root of the request's trace (or a child of the caller's traceparent header).
+        return inSpan(
+          TRACERS.gateway,
+          'execute',
+          async (span) => {
+            const answer = await executeAndAnswer(ctx, clientOf(request), request, reply, {
+              agentId: body.agent_id,
+              chain: body.chain,
+              calls: callsOf(body),
+              batch: body.batch_calls !== undefined,
+              strategyId: body.strategy_id,
+              callbackUrl: body.callback_url,
+            });
+            span?.setAttribute('http.response.status_code', reply.statusCode);
+            return answer;
+          },
+          { 'agentwallet.chain': body.chain },
+          extractFrom(request.headers, (h, k) => (typeof h[k] === 'string' ? h[k] : undefined)),
+        );
       },
     );
   };

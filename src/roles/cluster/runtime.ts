@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { CliError, parse } from '../../lib/args.ts';
 import { ConfigError, loadClusterConfig, type ClusterConfig } from './config.ts';
+import { startTracingFromEnv, stopTracing } from '../../lib/tracing.ts';
 
 /** Options every cluster role takes. */
 export const roleOptions = {
@@ -39,6 +40,8 @@ export async function loadRoleContext(
   if (!Number.isInteger(opsPort) || opsPort < 0 || opsPort > 65535) throw new CliError(`invalid ops port ${values['ops-port']}`);
   const identity = env.POD_NAME ?? `${hostname()}-${process.pid}`;
   const log = pino({ level: config.logLevel, base: { role, pod: identity } });
+  // Request traces when the chart sets OTEL_EXPORTER_OTLP_ENDPOINT (tracing.enabled); off otherwise.
+  if (await startTracingFromEnv(role, env)) log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'tracing on');
   return { config, log, opsPort, identity };
 }
 
@@ -66,16 +69,18 @@ export function runUntilSignal(log: PinoLogger, stop: () => Promise<void>): Prom
       stopping = true;
       log.info({ signal }, 'stopping');
       const t0 = performance.now();
-      stop().then(
-        () => {
-          log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
-          resolve(0);
-        },
-        (err: unknown) => {
-          log.error({ err }, 'stop failed');
-          resolve(1);
-        },
-      );
+      stop()
+        .finally(() => stopTracing().catch(() => undefined)) // the spans still batched are sent before the exit
+        .then(
+          () => {
+            log.info({ ms: Math.round(performance.now() - t0) }, 'stopped');
+            resolve(0);
+          },
+          (err: unknown) => {
+            log.error({ err }, 'stop failed');
+            resolve(1);
+          },
+        );
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);

@@ -17,6 +17,7 @@ import { loadClusterConfig, workerChainConfig } from '../../../src/roles/cluster
 import { DEFAULT_PAYMENT_SETTINGS } from '../../../src/payments/settings.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../../src/webhooks/settings.ts';
 import { createMetrics } from '../../../src/metrics/index.ts';
+import { tracingSettingsFromEnv } from '../../../src/lib/tracing.ts';
 import { kubeBinDir } from '../../support/kubeApiServer.ts';
 import { KUBECONFIG_ENV } from '../../support/cluster.ts';
 import {
@@ -118,6 +119,46 @@ it('a chain sponsored by an ERC-7677 paymaster service: its worker gets the serv
   const full = workerChainConfig(chain, { AGENT_WALLET_EXECUTOR_KEYS: `0x${'22'.repeat(32)}`, AGENT_WALLET_SPONSOR_URL: 'https://pm.example.com/v2/secret-key' });
   expect(full.sponsor).toMatchObject({ kind: 'erc7677', url: 'https://pm.example.com/v2/secret-key' });
   expect(full.paymasterSignerKey).toBeUndefined();
+});
+
+describe('tracing values', () => {
+  const rolesEnv = async (tracing: Record<string, unknown> | undefined) => {
+    // A values file: `--set` would pass 0.1 as a string.
+    const extra = join(mkdtempSync(join(tmpdir(), 'aw-chart-tracing-')), 'tracing.yaml');
+    writeFileSync(extra, JSON.stringify(tracing ? { tracing } : {}));
+    const ms = parseManifests(await renderChart({ namespace: 'agents', values: [valuesFile('full'), extra] }));
+    return byKind(ms, 'Deployment')
+      .map((d) => ({ name: d.metadata.name, env: ((d as Tree).spec.template.spec.containers[0].env ?? []) as { name: string; value?: string }[] }))
+      .filter((d) => d.env.some((e) => e.name === 'AGENT_WALLET_CONFIG')); // the service's roles (not the in-chart Redis)
+  };
+
+  it('are off by default: no role gets an OTEL_ variable, and the service reads that as tracing off', async () => {
+    const roles = await rolesEnv(undefined);
+    expect(roles.length).toBeGreaterThanOrEqual(3);
+    for (const r of roles) {
+      expect(r.env.filter((e) => e.name.startsWith('OTEL_')), r.name).toEqual([]);
+      expect(tracingSettingsFromEnv('gateway', Object.fromEntries(r.env.map((e) => [e.name, e.value])))).toBeUndefined();
+    }
+  });
+
+  it('on: every role (gateway, controller, each chain worker) gets the endpoint and the sampling ratio it traces with', async () => {
+    const roles = await rolesEnv({ enabled: true, endpoint: 'http://otel-collector.monitoring:4318', sampleRatio: 0.1 });
+    const names = roles.map((r) => r.name);
+    for (const part of ['gateway', 'controller', 'worker-ethereum', 'worker-base']) expect(names.some((n) => n.endsWith(part)), part).toBe(true);
+    for (const r of roles) {
+      const env = Object.fromEntries(r.env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+      expect(tracingSettingsFromEnv('controller', env), r.name).toEqual({
+        url: 'http://otel-collector.monitoring:4318/v1/traces',
+        serviceName: 'agent-wallet-controller',
+        sampleRatio: 0.1,
+      });
+      expect(env.OTEL_TRACES_SAMPLER).toBe('parentbased_traceidratio');
+    }
+  });
+
+  it('on without an endpoint is refused', async () => {
+    await expect(renderChart({ namespace: 'agents', values: [valuesFile('minimal')], set: { 'tracing.enabled': 'true' } })).rejects.toThrow(/tracing.endpoint is required/);
+  });
 });
 
 describe.each(['minimal', 'full'] as const)('the chart rendered with values-%s.yaml', (values) => {

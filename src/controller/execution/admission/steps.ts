@@ -6,6 +6,7 @@ import { simulateOrFail } from '../simulation.ts';
 import { needsOutflows } from './policy.ts';
 import { conditions, fail, paidMessage, simulationStatus, write, type SimulationEstimates } from '../status.ts';
 import type { AdmissionInput, AdmissionStep, Admitted } from './types.ts';
+import { inSpan, TRACERS } from '../../../lib/tracing.ts';
 
 /** The calls must succeed from the request's wallet now; a revert fails the request with its (decoded) reason. */
 export const simulationStep: AdmissionStep = {
@@ -51,7 +52,7 @@ export async function runAdmission(
 ): Promise<{ kind: 'admitted'; found: Admitted } | { kind: 'stopped'; result: ReconcileResult }> {
   let found: Admitted = {};
   for (const step of steps) {
-    const outcome = await step.run(r, input, found);
+    const outcome = await inSpan(TRACERS.controller, `admission.${step.name}`, () => step.run(r, input, found));
     if (outcome.kind === 'stop') return { kind: 'stopped', result: outcome.result };
     found = { ...found, ...outcome.found };
   }
