@@ -200,7 +200,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
     name: 'execution',
     informer,
     // In the request's trace when it carries one (src/lib/tracing.ts): a span per reconcile, and the queue wait.
-    reconcile: ({ namespace: ns, name }) => reconcileInTrace(() => informer.get(name, ns), () => reconciler.reconcile(ns, name)),
+    reconcile: ({ namespace: ns, name }) => reconcileInTrace(() => informer.peek(name, ns), () => reconciler.reconcile(ns, name)),
     concurrency: opts.concurrency ?? 64,
     // Status writes that do not move the phase (e.g. submit attempts) need no new reconcile.
     updatePredicate: (a, b) => a.status?.phase !== b.status?.phase || a.metadata.generation !== b.metadata.generation,
