@@ -59,8 +59,12 @@ const SponsorshipTtlSeconds = z.number().int().positive().default(600);
 export const BuiltinBundlerConfigSchema = z.object({
   kind: z.literal('builtin'),
   maxOpsPerBundle: z.number().int().positive().default(32),
-  /** How long the bundler waits for more operations before sending a non-full bundle. */
-  maxWaitMs: z.number().int().min(0).default(2),
+  /**
+   * How long the bundler waits for more operations before sending a non-full bundle when none is in flight.
+   * Default 0: a lone operation goes at once (its latency is the chain's); operations that arrive while a
+   * bundle is in flight share the next one anyway (maxBusyWaitMs).
+   */
+  maxWaitMs: z.number().int().min(0).default(0),
   /**
    * While a bundle is in flight, how long a non-full bundle may wait for it (after its oldest operation
    * arrived) before it is sent anyway from another executor: fuller bundles at a bounded latency cost.

@@ -40,7 +40,7 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
   });
 
   /** The controller's reconciler over `w` (the real worker, or the real worker with a cancel stored mid-call). */
-  function reconcilerOver(w: ChainWorker) {
+  function reconcilerOver(w: ChainWorker, broadcastingAfterMs?: number) {
     const payments = createPaymentPolicies({ store, namespace: 'default', terms: new Map(), settings: DEFAULT_PAYMENT_SETTINGS, logger: silentLogger });
     return createExecutionReconciler({
       store,
@@ -50,6 +50,7 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
       cached: (ns, name) => cache.get(`${ns}/${name}`),
       earlierUnsigned: () => 0,
       takePushedOutcome: () => undefined,
+      ...(broadcastingAfterMs !== undefined && { broadcastingAfterMs }),
     });
   }
   /** The reconciler reads a cache; here the cache is what the store answers just before each reconcile. */
@@ -130,9 +131,9 @@ describe('execution reconciler: a cancel against the signing (devnet, embedded s
     expect(after.status?.phase).toBe('Queued');
     expect(after.status?.userOperation).toBeDefined();
     expect(decisionOf(after)).toMatchObject({ kind: 'not_cancellable', body: { reason: 'signed', status: 'queued' } });
-    // And it goes on: the next look submits it, the cancel notwithstanding, and the one after writes Broadcasting
-    // (nothing pushed an outcome here).
-    const goingOn = reconcilerOver(worker);
+    // And it goes on: the next look hands it on, the cancel notwithstanding, and the one after writes Broadcasting
+    // (nothing pushed an outcome here, and this reconciler waits 0 ms for one).
+    const goingOn = reconcilerOver(worker, 0);
     for (let i = 0; i < 2; i++) {
       cache.set(`default/${req.metadata.name}`, await store.get('ExecutionRequest', req.metadata.name));
       await goingOn.reconcile('default', req.metadata.name);

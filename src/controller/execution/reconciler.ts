@@ -92,6 +92,8 @@ export function createExecutionReconciler(deps: ExecutionReconcilerDeps) {
     const req = deps.cached(namespace, name);
     if (!req) return { done: true };
     const phase = req.status?.phase;
+    // Handed on from Queued and moved on by another path (the kill switch, a restart's look): nothing to remember.
+    if (phase !== 'Queued' && req.status?.userOperation) r.handedOn.delete(req.status.userOperation.hash);
     if (isTerminal(phase)) {
       const suspect = deps.inclusionSuspects?.has(namespace, name) === true;
       const worker = deps.workers.get(req.spec.chain);

@@ -44,7 +44,7 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function reconciler(opts: { push: boolean }) {
+  function reconciler(opts: { push: boolean; broadcastingAfterMs?: number }) {
     const payments = createPaymentPolicies({ store, namespace: 'default', terms: new Map(), settings: DEFAULT_PAYMENT_SETTINGS, logger: silentLogger });
     return createExecutionReconciler({
       store,
@@ -59,9 +59,11 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
         pushed.delete(hash.toLowerCase());
         return o;
       },
+      ...(opts.broadcastingAfterMs !== undefined && { broadcastingAfterMs: opts.broadcastingAfterMs }),
     });
   }
   const cache = new Map<string, ExecutionRequest>();
+  let lastSentBefore = 0;
   async function look(r: ReturnType<typeof reconciler>, name: string) {
     cache.set(`default/${name}`, await store.get('ExecutionRequest', name));
     return r.reconcile('default', name);
@@ -69,7 +71,9 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
   async function signedRequest(r: ReturnType<typeof reconciler>) {
     const base = executionRequest(uniqueId('req'), 'client-a', { chain: 'arbitrum', agentId: uniqueId('agent') });
     const req = await store.create({ ...base, spec: { ...base.spec, calls: [incrementCall(env.counter)] } });
-    await look(r, req.metadata.name);
+    const sentBefore = Date.now();
+    expect(await look(r, req.metadata.name)).toEqual({ requeueAfterMs: expect.any(Number) }); // signed, written, handed on
+    lastSentBefore = sentBefore;
     const queued = await store.get('ExecutionRequest', req.metadata.name);
     expect(queued.status?.phase).toBe('Queued');
     return queued;
@@ -92,12 +96,9 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
     const r = reconciler({ push: true });
     const queued = await signedRequest(r);
     const hash = queued.status!.userOperation!.hash.toLowerCase();
+    // Signing handed it on right after the Queued write: the outcome is on its way.
     const writes = writesOf(queued.metadata.name);
-    const final = new Promise<void>((resolve) => arrived.set(hash, resolve));
-    const sentBefore = Date.now();
-    const first = await look(r, queued.metadata.name);
-    expect(first).toEqual({ requeueAfterMs: 1_000 }); // handed on; no write
-    expect((await store.get('ExecutionRequest', queued.metadata.name)).status?.phase).toBe('Queued');
+    const final = pushed.has(hash) ? Promise.resolve() : new Promise<void>((resolve) => arrived.set(hash, resolve));
     await final; // the worker's push (which enqueues the request in the controller)
     await look(r, queued.metadata.name);
     const done = await store.get('ExecutionRequest', queued.metadata.name);
@@ -106,18 +107,21 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
     expect(writes.phases).toEqual(['Confirmed']);
     expect(done.status?.history?.map((h) => h.phase)).toEqual(['Queued', 'Broadcasting', 'Confirmed']);
     const broadcastAt = Date.parse(done.status!.history![1]!.time);
-    expect(broadcastAt).toBeGreaterThanOrEqual(sentBefore - 1_000); // ISO seconds precision is not assumed
+    expect(broadcastAt).toBeGreaterThanOrEqual(lastSentBefore);
     expect(broadcastAt).toBeLessThanOrEqual(Date.parse(done.status!.history![2]!.time));
     expect(done.status?.submitAttempts).toBe(1);
     expect(done.status?.conditions?.find((c) => c.type === 'Submitted')).toMatchObject({ status: 'True', reason: 'BundlerAccepted' });
   });
 
-  it('no outcome by the next look: Broadcasting is written, and tracking reaches Confirmed as before', async () => {
-    const r = reconciler({ push: false });
-    const queued = await signedRequest(r);
+  it('no outcome within broadcastingAfterMs: Broadcasting is written, and tracking reaches Confirmed as before', async () => {
+    const r = reconciler({ push: false, broadcastingAfterMs: 50 });
+    const queued = await signedRequest(r); // handed on
     const writes = writesOf(queued.metadata.name);
-    await look(r, queued.metadata.name); // handed on
-    await look(r, queued.metadata.name); // nothing pushed: Broadcasting
+    const early = await look(r, queued.metadata.name); // looked at early (its Queued event): no write yet
+    expect('requeueAfterMs' in early && early.requeueAfterMs).toBeGreaterThan(0);
+    expect(writes.phases).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await look(r, queued.metadata.name); // nothing pushed by then: Broadcasting
     expect((await store.get('ExecutionRequest', queued.metadata.name)).status?.phase).toBe('Broadcasting');
     for (let i = 0; i < 50; i++) {
       await look(r, queued.metadata.name); // track: asks the worker
@@ -132,9 +136,8 @@ describe('execution reconciler: the Broadcasting write only when it lasts (devne
 
   it('a restart between the send and the next look (a new reconciler, nothing in memory) sends the same operation again, and it runs once', async () => {
     const before = reconciler({ push: false });
-    const queued = await signedRequest(before);
-    await look(before, queued.metadata.name); // handed on; then "the process dies"
-    const after = reconciler({ push: false });
+    const queued = await signedRequest(before); // signed and handed on; then "the process dies"
+    const after = reconciler({ push: false, broadcastingAfterMs: 0 });
     await look(after, queued.metadata.name); // Queued, nothing in memory: hands the same operation on again
     await look(after, queued.metadata.name); // Broadcasting
     for (let i = 0; i < 50; i++) {

@@ -10,6 +10,7 @@ import type { Reconciling } from '../context.ts';
 import { failByPolicy, refusalAtSigning, valuationAtSigning } from '../admission/policy.ts';
 import { failByBudget, holdBudget } from '../admission/budget.ts';
 import { replanAtSigning } from '../replan.ts';
+import { handOn } from './submit.ts';
 import { simulateOrFail, simulationFailed } from '../simulation.ts';
 import { CACHE_CATCH_UP_MS, conditions, fail, paidMessage, simulationStatus, write, type SimulationEstimates } from '../status.ts';
 
@@ -28,6 +29,9 @@ export interface SigningPlan {
   /** Gas at the maximum fee of the simulation the calls are signed from: what the budgets hold at signing. */
   costWei: bigint;
 }
+
+/** What the Queued write answers when it landed (identity, not shape: a conflict answers a requeue). */
+const WRITTEN: ReconcileResult = { done: true };
 
 /** The wallet cannot pay its auto fee after all: the caller answers with the mode's 402 (admit.ts). */
 export const FEE_UNCOVERED = { feeUncovered: true } as const;
@@ -145,9 +149,12 @@ export async function sign(r: Reconciling, req: ExecutionRequest, worker: ChainW
       Submitted: ['Unknown', 'Signed', `nonce ${op.nonce}`],
       Succeeded: ['Unknown', 'Queued', ''],
     }),
-  }), undefined, { evenIfCancelRequested: true }); // a cancel the cache did not show came too late: the signed operation stands
+  }), WRITTEN, { evenIfCancelRequested: true }); // a cancel the cache did not show came too late: the signed operation stands
   if (payment?.paid?.method === 'credit' && payment.paid.creditOf !== undefined) await markCreditUsed(r, req, payment.paid.creditOf);
-  return signed;
+  if (signed !== WRITTEN) return signed;
+  // Durable now: hand it on at once (phases/submit.ts). A worker that does not take it leaves the request Queued,
+  // and its next look hands it on again.
+  return handOn(r, op, worker).catch((): ReconcileResult => ({ requeueAfterMs: 1_000 }));
 }
 
 /**
