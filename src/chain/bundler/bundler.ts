@@ -532,19 +532,26 @@ export class Bundler implements OperationBundler {
       let remaining = entries;
       // Each round either sends or removes at least one operation, so this ends.
       while (remaining.length > 0) {
-        const fees = await readFees(this.#o.client);
-        remaining = remaining.filter((e) => {
-          if (e.validUntil >= Number(fees.blockTimestamp) + 1) return true;
-          this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
-          return false;
-        });
-        if (remaining.length === 0) return;
         const gas = minBig(handleOpsGasLimit(remaining.map((e) => e.gas)), this.#gasBudget);
         const data = encodeHandleOps(
           remaining.map((e) => e.packed),
           this.#o.beneficiary,
         );
-        const sim = await simulateBundle(this.#o.client, { entryPoint: this.#o.entryPoint, from: executor.account.address, data, gas });
+        // The fees and the simulation in one round trip (the transport batches calls made in one tick): the
+        // simulation needs no fee, and a bundle that held an expired operation is simulated again without it.
+        const [fees, sim] = await Promise.all([
+          readFees(this.#o.client),
+          simulateBundle(this.#o.client, { entryPoint: this.#o.entryPoint, from: executor.account.address, data, gas }),
+        ]);
+        const live = remaining.filter((e) => {
+          if (e.validUntil >= Number(fees.blockTimestamp) + 1) return true;
+          this.#finalize(e, { state: 'dropped', code: 'expired', message: `sponsorship expired at ${e.validUntil} before inclusion` });
+          return false;
+        });
+        if (live.length !== remaining.length) {
+          remaining = live;
+          continue;
+        }
         if (sim.kind === 'rpc') {
           this.#o.log.warn({ err: sim.message }, 'bundle simulation: the chain did not answer; will retry');
           await sleep(200);
