@@ -31,7 +31,8 @@ import { bundlesSince } from '../src/chain/index.ts';
 import { measureChainCeiling } from './ceiling.ts';
 import { measureGas, printGas } from './gas.ts';
 import { measureConfirmationLatency, printConfirmationLatency } from './confirmation.ts';
-import { loadGenerator, printLatency, printThroughput } from './load.ts';
+import { loadGenerator, pct, printLatency, printThroughput } from './load.ts';
+import { floorLine, measureChainFloors, signingFloorMs } from './floors.ts';
 import { measureManualFlow, printManualFlow } from './payments.ts';
 import { measureBudgetCost, printBudgetCost } from './budgets.ts';
 import { measurePerp, printPerp } from './perp.ts';
@@ -54,7 +55,11 @@ const BUDGET_N = Number(process.env.BENCH_BUDGET_N ?? 100);
 const PERP_KEEPER_DELAY_MS = Number(process.env.BENCH_PERP_KEEPER_DELAY_MS ?? 200);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
-const devnet = await startDevnet({ dataDir, log: () => undefined, protocols: { gmxKeeperDelayMs: PERP_KEEPER_DELAY_MS } });
+// The devnet's state snapshots (anvil_dumpState, for a devnet that survives restarts) pause a chain for up to
+// ~100 ms each: they would be the p99 of every figure here, the devnet's and not the service's. A bench devnet is
+// thrown away, so they are rare unless BENCH_DEVNET_SNAPSHOTS=1.
+const snapshots = process.env.BENCH_DEVNET_SNAPSHOTS === '1' ? {} : { snapshots: { pollMs: 3_600_000 } };
+const devnet = await startDevnet({ dataDir, log: () => undefined, protocols: { gmxKeeperDelayMs: PERP_KEEPER_DELAY_MS }, ...snapshots });
 const chains = devnet.chainConfigs().map((c) => ({
   ...c,
   ...(process.env.BENCH_EXECUTORS && { executorKeys: c.executorKeys.slice(0, Number(process.env.BENCH_EXECUTORS)) }),
@@ -82,6 +87,15 @@ const load = loadGenerator({ url: service.url, apiKey: api_key, store: service.s
 // 1. Latency, one agent, one request at a time (the first one also deploys the wallet).
 const plainLatency = await load.latency(LATENCY_N);
 printLatency(plainLatency);
+// Its floors, same run, same chain (bench/floors.ts): the chain's own transfer, one eth_call, one fdatasync.
+const floors = await measureChainFloors(devnet.manifest.chains.find((c) => c.name === 'ethereum')!, devnet.manifest.accounts.funded[3]!.privateKey);
+console.log(floorLine('a plain transfer on the same chain, sent → mined', floors.transfer));
+console.log(floorLine('one simulation eth_call', floors.call));
+console.log(floorLine('one durable write (a 400-byte append + fdatasync)', floors.fdatasync));
+console.log(
+  `  execute → confirmed / transfer: p50 ${(pct(plainLatency, 50) / pct(floors.transfer, 50)).toFixed(2)}×, p99 ${(pct(plainLatency, 99) / pct(floors.transfer, 99)).toFixed(2)}× ` +
+    `(p99 against the transfer's p50: ${(pct(plainLatency, 99) / pct(floors.transfer, 50)).toFixed(2)}×)`,
+);
 
 // 1b. Webhook delivery latency (terminal state → receiver has it), beside its references from the same run.
 printWebhookLatency(await measureWebhookLatency({ url: service.url, apiKey: api_key, store: service.store, counterOf, receiver }, WEBHOOK_N));
@@ -124,9 +138,15 @@ if (profiler) {
   profiler.disconnect();
 }
 printThroughput(sustained, AGENTS, INFLIGHT);
+const signingFloor = await signingFloorMs();
+const cpuPerRequest = sustained.cpuMs / Math.max(1, sustained.confirmed);
 console.log(
-  `  CPU of the service process: ${(sustained.cpuMs / Math.max(1, sustained.confirmed)).toFixed(2)} ms per confirmed request ` +
+  `  CPU of the service process: ${cpuPerRequest.toFixed(2)} ms per confirmed request ` +
     `(${(sustained.cpuMs / 1000 / sustained.elapsedSeconds).toFixed(2)} cores over the window, load generator included)`,
+);
+console.log(
+  `  reference, same run: building and signing one sponsored operation (two signatures, no RPC): ${signingFloor.toFixed(2)} ms of CPU; ` +
+    `the service takes ${(cpuPerRequest / signingFloor).toFixed(1)}× that per confirmed request`,
 );
 
 // 3. Gas per operation, from the bundles sent during the throughput run, by bundle size. The first operation

@@ -95,6 +95,10 @@ function printBreakdown(label: string, traces: Trace[], by: 'scope' | 'service')
       rows.set(name, row);
     }
   }
+  // The slowest trace, span by span: where a tail request's time went.
+  const slowest = traces.reduce((a, b) => (b.totalMs > a.totalMs ? b : a));
+  const steps = [...slowest.spans].sort((a, b) => a.startMs - b.startMs).map((s) => `${s.name} +${(s.startMs - slowest.t0).toFixed(1)}/${(s.endMs - s.startMs).toFixed(1)}`);
+  console.log(`  the slowest (${slowest.totalMs.toFixed(1)} ms), span +start/duration ms: ${steps.join(', ')}`);
   const ordered = [...rows].sort((a, b) => pct(a[1].starts, 50) - pct(b[1].starts, 50) || pct(b[1].durations, 50) - pct(a[1].durations, 50));
   console.log(`  ${'span'.padEnd(32)} ${by.padEnd(16)} ${'/req'.padStart(5)} ${'starts p50'.padStart(11)} ${'p50'.padStart(9)} ${'p95'.padStart(9)} ${'share'.padStart(7)}`);
   for (const [name, row] of ordered) {

@@ -126,7 +126,7 @@ export async function startExecutionController(opts: ExecutionControllerOptions)
 
   const spendLedger = new SpendLedger(
     (apiClient) => informer.byIndex(SPEND_BY_CLIENT, apiClient),
-    (ns, name) => informer.get(name, ns),
+    (ns, name) => informer.peek(name, ns),
   );
   const restorer = createInFlightRestorer(opts.store, namespace, opts.workers);
   // A worker that restarted in its own process refuses to sign until restored: the reconciler's workers restore and retry.

@@ -77,7 +77,7 @@ export async function startOrderController(opts: OrderControllerOptions): Promis
 
   async function reconcile(ns: string, name: string): Promise<ReconcileResult> {
     const key = `${ns}/${name}`;
-    const cached = informer.get(name, ns);
+    const cached = informer.peek(name, ns); // read only (frozen, no copy)
     if (!cached || !followed(cached, families)) {
       cursors.delete(key);
       return { done: true };

@@ -96,7 +96,7 @@ export async function startRetentionController(opts: RetentionControllerOptions)
   const counts: RetentionStats = { archived: 0, conflicts: 0 };
 
   async function reconcile(ns: string, name: string): Promise<ReconcileResult> {
-    const cached = informer.get(name, ns);
+    const cached = informer.peek(name, ns); // read only (frozen, no copy)
     if (!cached || !isTerminal(cached.status?.phase)) return { done: true };
     if (dueAt(cached, retentionMs) > Date.now()) return { requeueAfterMs: dueAt(cached, retentionMs) - Date.now() };
     // Its completion webhook is still owed: kept until the delivery ends (the change of its state brings it back).

@@ -66,7 +66,7 @@ export async function startWebhookController(opts: WebhookControllerOptions): Pr
   let controller: Controller<'ExecutionRequest'> | undefined;
   const reconciler = createWebhookReconciler({
     store: opts.store,
-    cached: (namespace, name) => opts.informer.get(name, namespace),
+    cached: (namespace, name) => opts.informer.peek(name, namespace), // frozen: the reconciler builds new objects
     secrets: opts.secrets,
     transport: opts.transport,
     slots: new AttemptSlots({ perEndpoint: settings.maxConcurrencyPerEndpoint, perClient: settings.maxConcurrencyPerClient }),
