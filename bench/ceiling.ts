@@ -121,27 +121,15 @@ async function prepareChain(config: ChainConfig, counter: Address, opts: Ceiling
   });
   if (!sim.ok) throw new Error(`${config.name}: simulating the ceiling's call failed: ${sim.error.message}`);
   const callData = encodeWalletCallData(calls);
-  const gas: OperationGasLimits = {
+  const gas = warmOperationGas({
     callGasLimit: sim.value.callGasLimit,
-    verificationGasLimit: GAS.verification,
-    preVerificationGas: 0n,
-    paymasterVerificationGasLimit: GAS.paymasterVerification,
-    paymasterPostOpGasLimit: GAS.paymasterPostOp,
-  };
-  gas.preVerificationGas = preVerificationGasFor(
-    packUserOperation({
-      sender: wallets[0]!,
-      nonce: 0n,
-      callData,
-      ...gas,
-      preVerificationGas: 1_000_000n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxFeePerGas,
-      paymaster: config.paymaster,
-      paymasterData: `0x${'00'.repeat(64)}${DUMMY_SIGNATURE.slice(2)}`,
-      signature: DUMMY_SIGNATURE,
-    }),
-  );
+    sender: wallets[0]!,
+    callData,
+    maxFeePerGas: fees.maxFeePerGas,
+    paymaster: config.paymaster,
+    paymasterData: `0x${'00'.repeat(64)}${DUMMY_SIGNATURE.slice(2)}`,
+  });
+
 
   // Wallet i belongs to executor i mod E: each wallet's operations travel in one lane, in nonce order, so
   // no bundle can arrive before the one holding the wallet's previous nonce.
@@ -203,4 +191,33 @@ export async function sendAndWait(client: ChainClient, tx: Hex, syncSend: boolea
   }
   const hash = await client.sendRawTransaction({ serializedTransaction: tx });
   return client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+}
+
+/**
+ * The gas limits the worker signs a deployed wallet's operation with: its call gas, the fixed validation limits,
+ * and preVerificationGas from the packed size with paymaster data of its final size (`paymasterData`, a stub).
+ */
+export function warmOperationGas(p: { callGasLimit: bigint; sender: Address; callData: Hex; maxFeePerGas: bigint; paymaster: Address; paymasterData: Hex }): OperationGasLimits {
+  const gas: OperationGasLimits = {
+    callGasLimit: p.callGasLimit,
+    verificationGasLimit: GAS.verification,
+    preVerificationGas: 0n,
+    paymasterVerificationGasLimit: GAS.paymasterVerification,
+    paymasterPostOpGasLimit: GAS.paymasterPostOp,
+  };
+  gas.preVerificationGas = preVerificationGasFor(
+    packUserOperation({
+      sender: p.sender,
+      nonce: 0n,
+      callData: p.callData,
+      ...gas,
+      preVerificationGas: 1_000_000n,
+      maxFeePerGas: p.maxFeePerGas,
+      maxPriorityFeePerGas: p.maxFeePerGas,
+      paymaster: p.paymaster,
+      paymasterData: p.paymasterData,
+      signature: DUMMY_SIGNATURE,
+    }),
+  );
+  return gas;
 }

@@ -43,7 +43,7 @@ import { outcomesFromLogs } from '../src/chain/bundler/receipt.ts';
 import { encodeWalletCallData, toWalletCalls } from '../src/chain/calls.ts';
 import { createChainClient, type ChainClient } from '../src/chain/client.ts';
 import { readFees } from '../src/chain/fees.ts';
-import { calldataGas, GAS, handleOpsGasLimit, preVerificationGasFor, type OperationGasLimits } from '../src/chain/gas.ts';
+import { calldataGas, handleOpsGasLimit } from '../src/chain/gas.ts';
 import { deriveOwnerAccount, walletSalt } from '../src/chain/ownerKey.ts';
 import { DUMMY_SIGNATURE, encodeSponsorshipWindow, signCompactSponsorship } from '../src/chain/paymaster.ts';
 import { simulateCalls } from '../src/chain/simulate.ts';
@@ -51,7 +51,7 @@ import { buildSignedOperation, fromSignedUserOperation, packUserOperation, signA
 import { builtinBundlerOf, type ChainConfig } from '../src/config/chainConfig.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { sendAndWait } from './ceiling.ts';
+import { sendAndWait, warmOperationGas } from './ceiling.ts';
 import compactArtifact from '../src/devnet/artifacts/CompactVerifyingPaymaster.json' with { type: 'json' };
 
 /** A paymaster the operations are sponsored by: its address and the paymasterData a stub and a signature have. */
@@ -182,27 +182,15 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
 
   /** A bundle of `count` operations, `perWallet` consecutive nonces of each wallet (the bundler's order). */
   const sendBundle = async (variant: PaymasterVariant, count: number, perWallet = 1): Promise<{ receipt: TransactionReceipt; paymasterAndDataBytes: number; data: Hex }> => {
-    const gas: OperationGasLimits = {
+    const gas = warmOperationGas({
       callGasLimit: sim.value.callGasLimit,
-      verificationGasLimit: GAS.verification,
-      preVerificationGas: 0n,
-      paymasterVerificationGasLimit: GAS.paymasterVerification,
-      paymasterPostOpGasLimit: GAS.paymasterPostOp,
-    };
-    gas.preVerificationGas = preVerificationGasFor(
-      packUserOperation({
-        sender: wallets[0]!,
-        nonce: 0n,
-        callData,
-        ...gas,
-        preVerificationGas: 1_000_000n,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxFeePerGas,
-        paymaster: variant.paymaster,
-        paymasterData: stubPaymasterData(variant.format ?? 'verifying'),
-        signature: DUMMY_SIGNATURE,
-      }),
-    );
+      sender: wallets[0]!,
+      callData,
+      maxFeePerGas: fees.maxFeePerGas,
+      paymaster: variant.paymaster,
+      paymasterData: stubPaymasterData(variant.format ?? 'verifying'),
+    });
+
     const slots = Array.from({ length: count }, (_, j) => ({ wallet: Math.floor(j / perWallet), nonce: nonces[Math.floor(j / perWallet)]! + BigInt(j % perWallet) }));
     const signed = await Promise.all(
       slots.map(({ wallet, nonce }) =>
