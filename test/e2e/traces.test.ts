@@ -56,13 +56,16 @@ describe('request traces, embedded', () => {
     expect(one('worker.simulate').parentSpanId).toBe(one('admission.simulation').spanId);
     expect(one('worker.sign').parentSpanId).toBe(reconcile.spanId);
     expect(one('status Queued').parentSpanId).toBe(reconcile.spanId);
-    // The bundler's spans are children of the submit that handed it the operation.
+    // The bundler's spans are children of the submit that handed it the operation: right after the Queued write,
+    // in the same reconcile (phases/sign.ts → submit.ts handOn).
     const submit = one('worker.submit');
-    expect(spans.find((s) => s.spanId === submit.parentSpanId)?.name).toBe('reconcile Queued');
+    expect(submit.parentSpanId).toBe(reconcile.spanId);
     expect(one('bundle.wait')).toMatchObject({ parentSpanId: submit.spanId, scope: TRACERS.chainWorker });
     expect(one('bundle.send')).toMatchObject({ parentSpanId: submit.spanId, scope: TRACERS.chainWorker });
     expect(one('bundle.send').attributes['agentwallet.bundle.result']).toBe('success');
-    expect(spans.find((s) => s.spanId === one('status Confirmed').parentSpanId)?.name).toBe('reconcile Broadcasting');
+    // Written by the reconcile the worker's pushed outcome started: from Queued when it came within
+    // broadcastingAfterMs (the devnet mines at once), from Broadcasting on a machine slow enough to pass it.
+    expect(['reconcile Queued', 'reconcile Broadcasting']).toContain(spans.find((s) => s.spanId === one('status Confirmed').parentSpanId)?.name);
     // The timeline in order: created, queued, signed, sent in a bundle, mined, then written Confirmed.
     expect(one('queue').startMs).toBeLessThanOrEqual(reconcile.startMs);
     expect(one('status Queued').endMs).toBeLessThanOrEqual(one('bundle.wait').startMs);

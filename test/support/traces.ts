@@ -19,7 +19,6 @@ export const REQUEST_SPANS = [
   'worker.sign',
   'status Queued',
   'worker.submit',
-  'status Broadcasting',
   'bundle.wait',
   'bundle.send',
   'status Confirmed',
