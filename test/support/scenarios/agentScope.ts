@@ -61,7 +61,8 @@ export async function agentScopeScenario(svc: ScenarioService): Promise<void> {
   // The operator narrows the key to another agent: the first agent's request is no longer the key's to see or cancel.
   const key = await svc.store.get('ApiClient', clientId);
   await svc.store.update({ ...key, spec: { ...key.spec, agentScope: { match: 'exact', agentId: other } } });
-  expect((await api.get(`/status/${id}`)).status).toBe(404);
+  // It takes effect when the gateway's watch of the keys delivers the change (src/gateway/apiClientView.ts).
+  await expect.poll(async () => (await api.get(`/status/${id}`)).status, { timeout: 10_000, interval: 20 }).toBe(404);
   expect((await api.post(`/status/${id}/cancel`, {})).status).toBe(404);
   expect((await api.get(`/wallet?agent_id=${other}&chain=${chain}`)).status).toBe(200);
   // Its Idempotency-Key reused for the agent it now acts for: refused, without naming the first agent's request.
