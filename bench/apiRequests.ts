@@ -10,12 +10,13 @@
  * on chain (the 402, the proof attached to the request, the PaymentReceipt claim).
  */
 import { encodeFunctionData, erc20Abi, type Address } from 'viem';
-import { API_VERSION, isTerminal, type ExecutionRequest } from '../src/api/v1alpha1/index.ts';
+import { API_VERSION } from '../src/api/v1alpha1/index.ts';
 import { devnetChain, devnetWalletClient } from '../src/devnet/clients.ts';
 import { counterAbi } from '../src/devnet/contracts.ts';
 import type { KubeApiServer } from '../test/support/kubeApiServer.ts';
 import { startWebhookReceiver } from '../test/support/webhookReceiver.ts';
 import { withBenchCluster } from './clusterEnv.ts';
+import { watchTerminal } from './load.ts';
 
 const N = Number(process.env.BENCH_REQUESTS ?? 50);
 
@@ -39,20 +40,8 @@ try {
     async ({ cluster, api, manifest }) => {
       const chain = manifest.chains.find((c) => c.name === 'base')!;
       const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
-      const terminal = new Map<string, (r: ExecutionRequest) => void>();
-      const early = new Map<string, ExecutionRequest>();
-      const watch = cluster.store.watch('ExecutionRequest', { namespace: cluster.namespace }, (e) => {
-        if (!isTerminal(e.object.status?.phase)) return;
-        const done = terminal.get(e.object.metadata.name);
-        if (done) done(e.object);
-        else early.set(e.object.metadata.name, e.object);
-      });
-      const finished = (id: string) =>
-        new Promise<ExecutionRequest>((resolve) => {
-          const seen = early.get(id);
-          if (seen) resolve(seen);
-          else terminal.set(id, resolve);
-        });
+      const terminal = watchTerminal(cluster.store, cluster.namespace);
+      const finished = (id: string) => terminal.finished(id);
       const post = async (apiKey: string, body: unknown, proof?: string) => {
         const res = await fetch(`${cluster.url}/execute`, {
           method: 'POST',
@@ -125,7 +114,7 @@ try {
         }
         console.log(`    ${'total'.padEnd(40)} ${(total / N).toFixed(2)}`);
       }
-      watch.stop();
+      terminal.stop();
     },
     { webhooks: { allowLoopback: true }, controllerEnv: { NODE_EXTRA_CA_CERTS: receiver.caPath } },
   );

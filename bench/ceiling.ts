@@ -88,38 +88,10 @@ async function prepareChain(config: ChainConfig, counter: Address, opts: Ceiling
   const executors = config.executorKeys.map((k) => privateKeyToAccount(k));
 
   // Warm wallets, deployed through the factory directly (anyone may): the figure is for warm operations.
-  const wallets: Address[] = [];
   const deployer = privateKeyToAccount(opts.deployerKey);
-  let deployerNonce = await client.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
   const fees = await readFees(client);
-  for (let i = 0; i < opts.walletsPerChain; i++) {
-    const salt = walletSalt(`ceiling-${i}`);
-    const args = [owner.address, salt] as const;
-    wallets.push(await client.readContract({ address: config.simpleAccountFactory, abi: simpleAccountFactoryAbi, functionName: 'getAddress', args }));
-    const tx = await deployer.signTransaction({
-      type: 'eip1559',
-      chainId: config.chainId,
-      nonce: deployerNonce++,
-      to: config.simpleAccountFactory,
-      data: encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args }),
-      gas: 500_000n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const r = await sendAndWait(client, tx, builtinBundlerOf(config).syncSend);
-    if (r.status !== 'success') throw new Error(`${config.name}: deploying ceiling wallet ${i} failed`);
-  }
-
-  // The call gas the worker would sign for Counter.increment from a warm wallet.
-  const calls = toWalletCalls([{ target: counter, value: '0', data: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }) }]);
-  const sim = await simulateCalls(client, {
-    entryPoint: config.entryPoint,
-    sender: wallets[0]!,
-    deployed: true,
-    implementationCode: () => Promise.reject(new Error('deployed wallets need no code override')),
-    calls,
-  });
-  if (!sim.ok) throw new Error(`${config.name}: simulating the ceiling's call failed: ${sim.error.message}`);
+  const wallets = await deployWarmWallets(client, config, deployer, owner.address, 'ceiling', opts.walletsPerChain);
+  const { sim, calls } = await incrementCallGas(client, config, counter, wallets[0]!);
   const callData = encodeWalletCallData(calls);
   const gas = warmOperationGas({
     callGasLimit: sim.value.callGasLimit,
@@ -220,4 +192,42 @@ export function warmOperationGas(p: { callGasLimit: bigint; sender: Address; cal
     }),
   );
   return gas;
+}
+
+/** `n` wallets of `owner` (salts `<tag>-<i>`), deployed through the factory directly (anyone may), in order. */
+export async function deployWarmWallets(client: ChainClient, config: ChainConfig, deployer: PrivateKeyAccount, owner: Address, tag: string, n: number): Promise<Address[]> {
+  const wallets: Address[] = [];
+  const fees = await readFees(client);
+  let deployerNonce = await client.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
+  for (let i = 0; i < n; i++) {
+    const args = [owner, walletSalt(`${tag}-${i}`)] as const;
+    wallets.push(await client.readContract({ address: config.simpleAccountFactory, abi: simpleAccountFactoryAbi, functionName: 'getAddress', args }));
+    const tx = await deployer.signTransaction({
+      type: 'eip1559',
+      chainId: config.chainId,
+      nonce: deployerNonce++,
+      to: config.simpleAccountFactory,
+      data: encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args }),
+      gas: 500_000n,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const r = await sendAndWait(client, tx, builtinBundlerOf(config).syncSend);
+    if (r.status !== 'success') throw new Error(`${config.name}: deploying ${tag} wallet ${i} failed`);
+  }
+  return wallets;
+}
+
+/** The call gas the worker would sign for Counter.increment from a deployed wallet, and the calls it carries. */
+export async function incrementCallGas(client: ChainClient, config: ChainConfig, counter: Address, sender: Address) {
+  const calls = toWalletCalls([{ target: counter, value: '0', data: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }) }]);
+  const sim = await simulateCalls(client, {
+    entryPoint: config.entryPoint,
+    sender,
+    deployed: true,
+    implementationCode: () => Promise.reject(new Error('deployed wallets need no code override')),
+    calls,
+  });
+  if (!sim.ok) throw new Error(`${config.name}: simulating Counter.increment failed: ${sim.error.message}`);
+  return { sim, calls };
 }

@@ -37,21 +37,18 @@ import {
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { SignedUserOperation } from '../src/api/v1alpha1/index.ts';
-import { simpleAccountFactoryAbi } from '../src/chain/abi.ts';
 import { encodeHandleOps } from '../src/chain/bundler/bundleSimulation.ts';
 import { outcomesFromLogs } from '../src/chain/bundler/receipt.ts';
-import { encodeWalletCallData, toWalletCalls } from '../src/chain/calls.ts';
+import { encodeWalletCallData } from '../src/chain/calls.ts';
 import { createChainClient, type ChainClient } from '../src/chain/client.ts';
 import { readFees } from '../src/chain/fees.ts';
 import { calldataGas, handleOpsGasLimit } from '../src/chain/gas.ts';
-import { deriveOwnerAccount, walletSalt } from '../src/chain/ownerKey.ts';
+import { deriveOwnerAccount } from '../src/chain/ownerKey.ts';
 import { DUMMY_SIGNATURE, encodeSponsorshipWindow, signCompactSponsorship } from '../src/chain/paymaster.ts';
-import { simulateCalls } from '../src/chain/simulate.ts';
-import { buildSignedOperation, fromSignedUserOperation, packUserOperation, signAsOwner, type BuildOperationParameters, type UserOperation07 } from '../src/chain/userOperation.ts';
+import { buildSignedOperation, fromSignedUserOperation, packUserOperation, signAsOwner, sponsoredOperation, type BuildOperationParameters } from '../src/chain/userOperation.ts';
 import { builtinBundlerOf, type ChainConfig } from '../src/config/chainConfig.ts';
-import { counterAbi } from '../src/devnet/contracts.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { sendAndWait, warmOperationGas } from './ceiling.ts';
+import { deployWarmWallets, incrementCallGas, sendAndWait, warmOperationGas } from './ceiling.ts';
 import compactArtifact from '../src/devnet/artifacts/CompactVerifyingPaymaster.json' with { type: 'json' };
 
 /** A paymaster the operations are sponsored by: its address and the paymasterData a stub and a signature have. */
@@ -146,35 +143,9 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
   }
 
   // Wallets deployed through the factory directly (anyone may): the operations measured carry no initCode.
-  const wallets: Address[] = [];
-  let deployerNonce = await client.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
-  for (let i = 0; i < walletCount; i++) {
-    const args = [owner.address, walletSalt(`gas-${i}`)] as const;
-    wallets.push(await client.readContract({ address: config.simpleAccountFactory, abi: simpleAccountFactoryAbi, functionName: 'getAddress', args }));
-    const tx = await deployer.signTransaction({
-      type: 'eip1559',
-      chainId: config.chainId,
-      nonce: deployerNonce++,
-      to: config.simpleAccountFactory,
-      data: encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args }),
-      gas: 500_000n,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    const r = await sendAndWait(client, tx, syncSend);
-    if (r.status !== 'success') throw new Error(`${config.name}: deploying gas wallet ${i} failed`);
-  }
-
+  const wallets = await deployWarmWallets(client, config, deployer, owner.address, 'gas', walletCount);
   // The call gas the worker would sign for Counter.increment from a deployed wallet (as bench/ceiling.ts).
-  const calls = toWalletCalls([{ target: counter, value: '0', data: encodeFunctionData({ abi: counterAbi, functionName: 'increment' }) }]);
-  const sim = await simulateCalls(client, {
-    entryPoint: config.entryPoint,
-    sender: wallets[0]!,
-    deployed: true,
-    implementationCode: () => Promise.reject(new Error('deployed wallets need no code override')),
-    calls,
-  });
-  if (!sim.ok) throw new Error(`${config.name}: simulating Counter.increment failed: ${sim.error.message}`);
+  const { sim, calls } = await incrementCallGas(client, config, counter, wallets[0]!);
   const callData = encodeWalletCallData(calls);
   const nonces = wallets.map(() => 0n);
   let txNonce = await client.getTransactionCount({ address: executor.address, blockTag: 'pending' });
@@ -252,20 +223,7 @@ export async function measureGas(opts: GasOptions): Promise<GasVariantReport[]> 
  */
 async function signOperation(variant: PaymasterVariant, p: BuildOperationParameters): Promise<SignedUserOperation> {
   if ((variant.format ?? 'verifying') === 'verifying') return buildSignedOperation(p);
-  const op: UserOperation07 = {
-    sender: p.sender,
-    nonce: p.nonce,
-    callData: p.callData,
-    callGasLimit: p.gas.callGasLimit,
-    verificationGasLimit: p.gas.verificationGasLimit,
-    preVerificationGas: p.gas.preVerificationGas,
-    maxFeePerGas: p.maxFeePerGas,
-    maxPriorityFeePerGas: p.maxPriorityFeePerGas,
-    paymaster: p.sponsorship.paymaster,
-    paymasterVerificationGasLimit: p.gas.paymasterVerificationGasLimit,
-    paymasterPostOpGasLimit: p.gas.paymasterPostOpGasLimit,
-    signature: '0x',
-  };
+  const op = sponsoredOperation(p);
   op.paymasterData = await signCompactSponsorship({ userOperation: op, chainId: p.chainId, paymaster: p.sponsorship.paymaster, window: p.sponsorship.window, signer: p.sponsorship.signer });
   return signAsOwner(op, { owner: p.owner, entryPoint: p.entryPoint, chainId: p.chainId });
 }

@@ -24,23 +24,43 @@ export const pct = (xs: number[], p: number) => {
 };
 export const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
-export function loadGenerator(target: LoadTarget) {
-  const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
+/**
+ * Each request's terminal state as a store watch delivers it, with no read of its own (a read would count in the
+ * API server's requests per execution): one that ended before anyone asked is kept until `finished` takes it.
+ */
+export function watchTerminal(store: ResourceStore, namespace?: string) {
   const waiting = new Map<string, (r: ExecutionRequest) => void>();
-  // Terminal before its execute's answer was read (nobody waiting yet): kept until execute() takes it, so the
-  // generator needs no read of its own (it would count in the API server's requests per execution).
   const early = new Map<string, ExecutionRequest>();
-  const watch = target.store.watch('ExecutionRequest', target.namespace ? { namespace: target.namespace } : {}, (e) => {
+  const watch = store.watch('ExecutionRequest', namespace ? { namespace } : {}, (e) => {
     if (!isTerminal(e.object.status?.phase)) return;
     const name = e.object.metadata.name;
     const resolve = waiting.get(name);
-    if (resolve) resolve(e.object);
-    else if (e.type !== 'DELETED') {
+    if (resolve) {
+      waiting.delete(name);
+      resolve(e.object);
+    } else if (e.type !== 'DELETED') {
       early.set(name, e.object);
-      // Others' requests (another generator's) are never taken: keep the newest few thousand.
+      // Requests nobody asks for (another generator's) are never taken: keep the newest few thousand.
       if (early.size > 4096) early.delete(early.keys().next().value!);
     }
   });
+  return {
+    /** Resolves with the request once it is terminal. */
+    finished(id: string): Promise<ExecutionRequest> {
+      const seen = early.get(id);
+      if (seen) {
+        early.delete(id);
+        return Promise.resolve(seen);
+      }
+      return new Promise((resolve) => waiting.set(id, resolve));
+    },
+    stop: () => watch.stop(),
+  };
+}
+
+export function loadGenerator(target: LoadTarget) {
+  const increment = encodeFunctionData({ abi: counterAbi, functionName: 'increment' });
+  const terminal = watchTerminal(target.store, target.namespace);
   // The load generator shares the machine with the service: keep it cheap (keep-alive node:http).
   const httpAgent = new Agent({ keepAlive: true, maxSockets: 512 });
 
@@ -70,13 +90,7 @@ export function loadGenerator(target: LoadTarget) {
     const res = await post('/execute', { agent_id: agent, chain, target_contract: target.counterOf(chain), calldata: increment, value: '0' });
     const body = res.body as { request_id: string; status: string };
     if (res.status !== 200) throw new Error(`execute: HTTP ${res.status} ${JSON.stringify(body)}`);
-    const done = new Promise<ExecutionRequest>((resolve) => waiting.set(body.request_id, resolve));
-    // It may have finished before we registered (the watch kept it).
-    const finished = early.get(body.request_id);
-    if (finished) {
-      early.delete(body.request_id);
-      waiting.get(body.request_id)!(finished);
-    }
+    const done = terminal.finished(body.request_id);
     return { id: body.request_id, done };
   }
 
@@ -88,7 +102,6 @@ export function loadGenerator(target: LoadTarget) {
       const t0 = performance.now();
       const { id, done } = await execute('latency-agent', 'ethereum');
       const r = await done;
-      waiting.delete(id);
       if (r.status?.phase !== 'Confirmed') throw new Error(`${id} ended ${r.status?.phase}`);
       out.push(performance.now() - t0);
     }
@@ -111,9 +124,8 @@ export function loadGenerator(target: LoadTarget) {
       while (performance.now() < deadline) {
         while (pending.size < inflight && performance.now() < deadline) {
           const p: Promise<void> = execute(`bench-agent-${i}`, chain)
-            .then(({ id, done }) =>
+            .then(({ done }) =>
               done.then((r) => {
-                waiting.delete(id);
                 if (r.status?.phase === 'Confirmed') confirmed++;
                 else {
                   other++;
@@ -138,7 +150,7 @@ export function loadGenerator(target: LoadTarget) {
     latency,
     throughput,
     close() {
-      watch.stop();
+      terminal.stop();
       httpAgent.destroy();
     },
   };

@@ -29,13 +29,9 @@ export interface BuildOperationParameters {
 export const encodeFactoryData = (owner: Address, salt: bigint): Hex =>
   encodeFunctionData({ abi: simpleAccountFactoryAbi, functionName: 'createAccount', args: [owner, salt] });
 
-/**
- * Builds a sponsored UserOperation and signs it: the paymaster signer signs the sponsorship hash first (it
- * covers every field but paymasterData and signature), then the owner signs the userOpHash as an Ethereum
- * signed message, which is what SimpleAccount v0.7 `_validateSignature` recovers.
- */
-export async function buildSignedOperation(p: BuildOperationParameters): Promise<SignedUserOperation> {
-  const op: UserOperation07 = {
+/** The operation's fields before its paymasterData and signature: what the sponsorship hash covers. */
+export function sponsoredOperation(p: Omit<BuildOperationParameters, 'owner' | 'entryPoint' | 'chainId'>): UserOperation07 {
+  return {
     sender: p.sender,
     nonce: p.nonce,
     ...(p.deployment && { factory: p.deployment.factory, factoryData: encodeFactoryData(p.deployment.owner, p.deployment.salt) }),
@@ -50,6 +46,15 @@ export async function buildSignedOperation(p: BuildOperationParameters): Promise
     paymasterPostOpGasLimit: p.gas.paymasterPostOpGasLimit,
     signature: '0x',
   };
+}
+
+/**
+ * Builds a sponsored UserOperation and signs it: the paymaster signer signs the sponsorship hash first (it
+ * covers every field but paymasterData and signature), then the owner signs the userOpHash as an Ethereum
+ * signed message, which is what SimpleAccount v0.7 `_validateSignature` recovers.
+ */
+export async function buildSignedOperation(p: BuildOperationParameters): Promise<SignedUserOperation> {
+  const op = sponsoredOperation(p);
   op.paymasterData = await signSponsorship({
     userOperation: op,
     chainId: p.chainId,
